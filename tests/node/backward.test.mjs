@@ -1,0 +1,234 @@
+// backward(), hg.grad, noGrad, tensor properties, repr, detach and storage
+// sharing, against PyTorch (tests/fixtures/pytorch.json).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hg, S, V, approx, leaf, assertTree, quiet } from './helpers.mjs';
+
+test('backward_accumulates', () => {
+  const s = S('backward_accumulates');
+  const x = leaf(2);
+  x.mul(x).backward();
+  approx(V(x.grad), s.after_first, 'after first');
+  x.mul(x).backward();
+  approx(V(x.grad), s.after_second, 'after second (accumulated)');
+  x.grad = null;
+  assert.equal(x.grad, null);
+  const y = x.mul(x).mul(x);
+  y.backward(hg.tensor(3), { retainGraph: true });
+  approx(V(x.grad), s.after_clear_and_y_with_3, 'gradient 3');
+  y.backward();
+  approx(V(x.grad), s.after_y_again, 'second backward with retained graph');
+});
+
+test('backward gradient given as a number or nested array', () => {
+  const s = S('backward_accumulates');
+  const x = leaf(2);
+  x.mul(x).mul(x).backward(3);
+  approx(V(x.grad), s.after_clear_and_y_with_3, 'number gradient');
+  const s2 = S('backward_nonscalar_with_gradient');
+  const z = leaf([[1, 2], [3, 4]]);
+  z.mul(z).backward([[1, 0.5], [0.25, 2]]);
+  approx(V(z.grad), s2.x_grad, 'nested-array gradient');
+});
+
+test('backward_nonscalar_with_gradient', () => {
+  const s = S('backward_nonscalar_with_gradient');
+  const x = leaf([[1, 2], [3, 4]]);
+  x.mul(x).backward(hg.tensor([[1, 0.5], [0.25, 2]]));
+  approx(V(x.grad), s.x_grad);
+});
+
+test('backward_one_element: a [1,1] tensor takes the implicit gradient', () => {
+  const s = S('backward_one_element');
+  const x = leaf([[3]]);
+  x.mul(x).backward();
+  approx(V(x.grad), s.x_grad);
+});
+
+test('backward_inputs', () => {
+  const s = S('backward_inputs');
+  const a = leaf(2); const b = leaf(3);
+  a.mul(b).backward(undefined, { inputs: [a] });
+  approx(V(a.grad), s.a_grad);
+  approx(V(b.grad), s.b_grad);
+});
+
+test('autograd_grad (hg.grad)', () => {
+  const s = S('autograd_grad');
+  const x = leaf([1, 2, 3]);
+  const w = leaf(2);
+  const z = leaf(5);
+  const y = x.mul(w).sum();
+  const [gx, gw] = hg.grad(y, [x, w], { retainGraph: true });
+  approx(V(gx), s.gx, 'gx');
+  approx(V(gw), s.gw, 'gw');
+  assert.equal(gx.requiresGrad, s.gx_requires_grad);
+  const [gx2, gz] = hg.grad([y], [x, z], { allowUnused: true, retainGraph: true });
+  approx(V(gx2), s.gx2, 'gx2');
+  assert.equal(gz, s.gz, 'unused input gives null');
+  const v = x.mul(w);
+  const [gv] = hg.grad(v, x, { gradOutputs: hg.tensor([1, 10, 100]) });
+  approx(V(gv), s.gv, 'grad with gradOutputs');
+  assert.equal(x.grad, s.x_grad, 'x.grad untouched');
+  assert.equal(w.grad, s.w_grad, 'w.grad untouched');
+});
+
+test('autograd_grad_runs_hooks: tensor hooks run, post-accumulate hooks do not', () => {
+  const s = S('autograd_grad_runs_hooks');
+  const log = [];
+  const x = leaf(2);
+  x.registerHook((g) => { log.push(['x_hook', V(g)]); return g.mul(10); });
+  x.registerPostAccumulateGradHook(() => { log.push(['x_post_acc']); });
+  const c = x.mul(3);
+  c.registerHook((g) => { log.push(['c_hook', V(g)]); return g.add(1); });
+  const [g] = hg.grad(c.mul(c), x);
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  approx(log.map((e) => e.slice(1)), s.log.map((e) => e.slice(1)));
+  approx(V(g), s.grad);
+  assert.equal(x.grad, s.x_grad);
+});
+
+test('no_grad', () => {
+  const s = S('no_grad');
+  const x = leaf([1, 2]);
+  const y = hg.noGrad(() => x.mul(2));
+  approx(V(y), s.y);
+  assert.equal(y.requiresGrad, s.requires_grad);
+  assert.equal(y.gradFn, s.grad_fn);
+  assert.equal(y.isLeaf, s.is_leaf);
+  // recording is back on afterwards (hand: x*2 requires grad)
+  assert.equal(x.mul(2).requiresGrad, true);
+});
+
+test('tensor_properties', () => {
+  const s = S('tensor_properties');
+  const a = leaf(2);
+  const k = leaf(3, false);
+  const c = a.mul(k);
+  c.retainGrad();
+  const d = c.detach();
+  const kk = k.mul(2);
+  for (const [nm, t] of Object.entries({ a, k, c, d, kk })) {
+    const e = s[nm];
+    assert.equal(t.isLeaf, e.is_leaf, `${nm}.isLeaf`);
+    assert.equal(t.requiresGrad, e.requires_grad, `${nm}.requiresGrad`);
+    assert.equal(t.retainsGrad, e.retains_grad, `${nm}.retainsGrad`);
+    assert.equal(t.gradFn === null ? null : t.gradFn.name, e.grad_fn, `${nm}.gradFn`);
+  }
+  c.retainGrad();
+  assert.equal(c.retainsGrad, s.c_retains_grad_after_second_call);
+});
+
+test('requiresGrad can be set on a leaf', () => {
+  const x = hg.tensor([1]);
+  x.requiresGrad = true;
+  assert.equal(x.requiresGrad, true);
+  x.mul(3).sum().backward();
+  approx(V(x.grad), [3]);
+});
+
+test('grad is settable', () => {
+  const x = leaf([1, 2]);
+  x.grad = hg.tensor([5, 6]);
+  x.mul(2).sum().backward();
+  approx(V(x.grad), [7, 8], 'accumulates into the assigned grad (5+2, 6+2)');
+});
+
+test('repr (toString)', () => {
+  const s = S('repr');
+  const a = leaf(2); const b = leaf(3);
+  const c = a.mul(b);
+  const v = leaf([1, 2]);
+  const m = hg.tensor([[1, 2.5], [3, 4]]);
+  assert.equal(a.toString(), s.leaf_0d);
+  assert.equal(c.toString(), s.mul_0d);
+  assert.equal(v.toString(), s.leaf_1d);
+  assert.equal(m.toString(), s.plain_2d);
+  assert.equal(v.mul(2).sum().toString(), s.sum);
+  assert.equal(hg.tensor(6).toString(), s.const_0d);
+  assert.equal(v.mul(2).toString(), s.v_times_2);
+  assert.equal(hg.tensor([-0.5, 1.25, 3]).toString(), s.neg_fraction);
+});
+
+test('detach', () => {
+  const s = S('detach');
+  const x = leaf([1, 2]);
+  const y = x.mul(2);
+  const d = y.detach();
+  assert.equal(d.requiresGrad, s.requires_grad);
+  assert.equal(d.isLeaf, s.is_leaf);
+  assert.equal(d.gradFn, s.grad_fn);
+  approx(V(d), s.d);
+  d.add_(1);
+  approx(V(y), s.y_after_d_add_, 'detach shares storage');
+});
+
+test('inplace_version_ok', () => {
+  const s = S('inplace_version_ok');
+  const a = leaf([1, 2]);
+  const c = a.add(1);
+  c.mul_(2);
+  assertTree(c.gradFn, s.grad_fn);
+  c.sum().backward();
+  approx(V(a.grad), s.a_grad);
+  approx(V(c), s.c);
+});
+
+test('inplace_leaf_no_grad: in-place update of a leaf under noGrad', () => {
+  const s = S('inplace_leaf_no_grad');
+  const w = leaf([1, 2]);
+  w.mul(w).sum().backward();
+  hg.noGrad(() => { w.sub_(w.grad.mul(0.5)); });
+  approx(V(w), s.w);
+  approx(V(w.grad), s.w_grad);
+  assert.equal(w.requiresGrad, s.requires_grad);
+  assert.equal(w.isLeaf, s.is_leaf);
+  assert.equal(w.gradFn, s.grad_fn);
+});
+
+test('view_shares_storage', () => {
+  const s = S('view_shares_storage');
+  const x = hg.tensor([[1, 2], [3, 4]]);
+  const v = x.reshape([4]);
+  const t = x.t();
+  x.add_(10);
+  approx(V(v), s.v, 'reshape view');
+  approx(V(t), s.t, 't view');
+});
+
+test('nothing traps: calls keep working after errors', () => {
+  for (let i = 0; i < 3; i++) {
+    assert.throws(() => hg.tensor([1, 2]).item());
+    assert.throws(() => leaf([1, 2]).mul(2).backward());
+    assert.throws(() => {
+      const a = leaf(1);
+      const c = a.mul(2);
+      c.registerHook(() => { throw new Error('boom'); });
+      c.backward();
+    });
+  }
+  const a = leaf(2);
+  a.mul(a).backward();
+  approx(V(a.grad), 4);
+  quiet(() => {});
+});
+
+test('graph(): plain description of tensors and nodes', () => {
+  const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+  const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+  const c = a.mul(b);
+  c.name = 'c';
+  const g = hg.graph([c]);
+  assert.ok(Array.isArray(g.tensors) && Array.isArray(g.nodes));
+  const byName = Object.fromEntries(g.tensors.map((t) => [t.name, t]));
+  for (const n of ['a', 'b', 'c']) assert.ok(byName[n], `tensor ${n} present`);
+  assert.equal(byName.c.gradFn, c.gradFn.id);
+  assert.equal(byName.a.isLeaf, true);
+  const mul = g.nodes.find((n) => n.id === c.gradFn.id);
+  assert.equal(mul.name, 'MulBackward0');
+  assert.equal(mul.next.length, 2);
+  const acc = g.nodes.find((n) => n.id === mul.next[0].node);
+  assert.equal(acc.name, 'AccumulateGrad');
+  assert.equal(acc.variable, a.id);
+  JSON.stringify(g); // plain data
+});

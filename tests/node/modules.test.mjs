@@ -1,0 +1,440 @@
+// Module hooks against PyTorch: forward (pre-)hooks, prepend, with_kwargs,
+// global hooks, the legacy backward hook (and its wrong answers), full
+// backward (pre-)hooks, nn.Linear, the seed-003 adjoint model.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hg, S, V, Vs, approx, leaf, assertTree, captureWarnings, assertWarnings, quiet } from './helpers.mjs';
+import { mul2, mul3, double, mul2w, fixedLinear, setParam } from './fixture_modules.mjs';
+
+const sumNet = () => new hg.Module('SumNet', (a, b, { c }) => a.add(b).add(c));
+
+test('module_sumnet: the video\'s SumNet (116, then 6 after removing the hooks)', () => {
+  const s = S('module_sumnet');
+  const log = [];
+  const net = sumNet();
+  const hp = net.registerForwardPreHook((mod, args) => {
+    log.push(['pre', Vs(args), mod.name === 'SumNet', args.length]);
+    const [a, b] = args;
+    return [a.add(10), b];
+  });
+  const hf = net.registerForwardHook((mod, args, output) => {
+    log.push(['fwd', Vs(args), V(output)]);
+    return output.add(100);
+  });
+  const a = hg.tensor(1); const b = hg.tensor(2); const c = hg.tensor(3);
+  const d = net.callWithKwargs([a, b], { c });
+  approx(V(d), s.out_with_hooks, 'with hooks');
+  hp.remove();
+  hf.remove();
+  hf.remove();
+  approx(V(net.callWithKwargs([a, b], { c })), s.out_after_remove, 'after remove');
+  assert.equal(log.length, s.log.length);
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  approx(log.map((e) => e[1]), s.log.map((e) => e[1]), 'args seen');
+  assert.equal(log[0][2], s.log[0][2], 'pre-hook gets the module');
+  assert.equal(log[0][3], s.log[0][3], 'two positional args');
+  approx(log[1][2], s.log[1][2], 'forward hook sees the output');
+});
+
+test('module_prehook_single_tensor', () => {
+  const s = S('module_prehook_single_tensor');
+  const seen = {};
+  const m = double();
+  m.registerForwardPreHook((mod, args) => args[0].add(1));
+  m.registerForwardHook((mod, args, out) => {
+    seen.args = Vs(args); seen.nargs = args.length; seen.isArray = Array.isArray(args); seen.out = V(out);
+  });
+  const y = m.call(hg.tensor(3));
+  approx(V(y), s.out);
+  approx(seen.args, s.args);
+  assert.equal(seen.nargs, s.nargs);
+  assert.equal(seen.isArray, s.is_tuple, 'args is an array (PyTorch: a tuple)');
+  approx(seen.out, s.out);
+});
+
+test('module_hook_prepend_order', () => {
+  const s = S('module_hook_prepend_order');
+  const log = [];
+  const m = double();
+  m.registerForwardPreHook(() => { log.push('p1'); });
+  m.registerForwardPreHook(() => { log.push('p2'); });
+  m.registerForwardPreHook(() => { log.push('p3'); }, { prepend: true });
+  m.registerForwardHook(() => { log.push('f1'); });
+  m.registerForwardHook(() => { log.push('f2'); }, { prepend: true });
+  m.registerForwardHook(() => { log.push('f3'); });
+  m.call(hg.tensor(1));
+  assert.deepEqual(log, s.log);
+});
+
+test('module_hooks_chain_values', () => {
+  const s = S('module_hooks_chain_values');
+  const log = [];
+  const m = double();
+  m.registerForwardPreHook((mod, a) => { log.push(['pre1', Vs(a)]); return [a[0].add(1)]; });
+  m.registerForwardPreHook((mod, a) => { log.push(['pre2', Vs(a)]); });
+  m.registerForwardPreHook((mod, a) => { log.push(['pre3', Vs(a)]); return [a[0].mul(10)]; });
+  m.registerForwardHook((mod, a, o) => { log.push(['fwd1', Vs(a), V(o)]); return o.add(1); });
+  m.registerForwardHook((mod, a, o) => { log.push(['fwd2', Vs(a), V(o)]); });
+  m.registerForwardHook((mod, a, o) => { log.push(['fwd3', Vs(a), V(o)]); return o.mul(2); });
+  const y = m.call(hg.tensor(1));
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  approx(log.map((e) => e.slice(1)), s.log.map((e) => e.slice(1)));
+  approx(V(y), s.out);
+});
+
+test('module_with_kwargs_hooks', () => {
+  const s = S('module_with_kwargs_hooks');
+  const log = [];
+  const net = sumNet();
+  net.registerForwardPreHook((mod, args, kwargs) => {
+    log.push(['pre', Vs(args), { c: V(kwargs.c) }]);
+    return [args, { c: kwargs.c.mul(10) }];
+  }, { withKwargs: true });
+  net.registerForwardHook((mod, args, kwargs, out) => {
+    log.push(['fwd', Vs(args), { c: V(kwargs.c) }, V(out)]);
+    return out.add(0.5);
+  }, { withKwargs: true });
+  net.registerForwardHook((mod, args, out) => { log.push(['fwd_plain', Vs(args), V(out)]); });
+  const y = net.callWithKwargs([hg.tensor(1), hg.tensor(2)], { c: hg.tensor(3) });
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  for (let i = 0; i < log.length; i++) {
+    const [, ...got] = log[i];
+    const [, ...want] = s.log[i];
+    approx(got[0], want[0], `${log[i][0]} args`);
+    if (want.length > 1 && typeof want[1] === 'object' && want[1] !== null && !Array.isArray(want[1])) {
+      assert.deepEqual(Object.keys(got[1]), Object.keys(want[1]), 'kwargs keys');
+      approx(got[1].c, want[1].c, `${log[i][0]} kwargs.c`);
+      if (want.length > 2) approx(got[2], want[2], `${log[i][0]} output`);
+    } else if (want.length > 1) {
+      approx(got[1], want[1], `${log[i][0]} output`);
+    }
+  }
+  approx(V(y), s.out);
+});
+
+test('module_global_hooks_order: global hooks run before the module\'s own', () => {
+  const s = S('module_global_hooks_order');
+  const log = [];
+  const m = mul2();
+  const handles = [
+    hg.registerModuleForwardPreHook(() => { log.push('global_pre'); }),
+    hg.registerModuleForwardHook(() => { log.push('global_fwd'); }),
+    hg.registerModuleFullBackwardPreHook(() => { log.push('global_bw_pre'); }),
+    hg.registerModuleFullBackwardHook(() => { log.push('global_bw'); }),
+  ];
+  let a; let b;
+  try {
+    m.registerForwardPreHook(() => { log.push('local_pre'); });
+    m.registerForwardHook(() => { log.push('local_fwd'); });
+    m.registerFullBackwardPreHook(() => { log.push('local_bw_pre'); });
+    m.registerFullBackwardHook(() => { log.push('local_bw'); });
+    a = leaf(2); b = leaf(3);
+    const out = m.call(a, b);
+    log.push('--backward--');
+    out.backward();
+  } finally {
+    for (const h of handles) h.remove();
+  }
+  assert.deepEqual(log, s.log);
+  approx(V(a.grad), s.a_grad);
+  approx(V(b.grad), s.b_grad);
+  // removed: a new module call runs no global hook
+  log.length = 0;
+  mul2().call(leaf(1), leaf(1)).backward();
+  assert.deepEqual(log, []);
+});
+
+function legacy(make, vals, s) {
+  const seen = {};
+  const m = make();
+  m.registerBackwardHook((mod, gi, go) => {
+    seen.gi = Vs(gi); seen.go = Vs(go); seen.len = gi.length;
+  });
+  const ins = vals.map((v) => leaf(v));
+  const w = captureWarnings(() => m.call(...ins));
+  const out = w.result;
+  assertWarnings(w, s.forward_warnings, 'forward warnings');
+  assert.equal(out.gradFn.name, s.node, 'node');
+  approx(V(out), s.out, 'out');
+  out.backward();
+  assert.equal(seen.len, s.len_grad_input, 'len(grad_input)');
+  approx(seen.gi, s.grad_input, 'grad_input');
+  approx(seen.go, s.grad_output, 'grad_output');
+  approx(ins.map((t) => V(t.grad)), s.input_grads, 'input grads');
+}
+
+test('module_legacy_Mul2: (3, 2) and (1,)', () => {
+  legacy(mul2, [2, 3], S('module_legacy_Mul2'));
+});
+
+test('module_legacy_Mul3: the broken (4, 6)', () => {
+  legacy(mul3, [2, 3, 4], S('module_legacy_Mul3'));
+});
+
+test('module_legacy_return_modifies', () => {
+  const s = S('module_legacy_return_modifies');
+  const m = mul2();
+  m.registerBackwardHook((mod, gi) => [gi[0].mul(0), gi[1].mul(10)]);
+  const a = leaf(2); const b = leaf(3);
+  quiet(() => m.call(a, b)).backward();
+  approx(V(a.grad), s.a_grad);
+  approx(V(b.grad), s.b_grad);
+});
+
+test('module_tensor_hook_workaround: 1, 6, 12, 8', () => {
+  const s = S('module_tensor_hook_workaround');
+  const log = [];
+  const m = mul3();
+  const a = leaf(2); const b = leaf(3); const c = leaf(4);
+  for (const [nm, t] of [['a', a], ['b', b], ['c', c]]) t.registerHook((g) => { log.push([nm, V(g)]); });
+  const d = m.call(a, b, c);
+  d.registerHook((g) => { log.push(['d', V(g)]); });
+  d.backward();
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  approx(log.map((e) => e[1]), s.log.map((e) => e[1]));
+  approx(V(a.grad), s.a_grad);
+  approx(V(b.grad), s.b_grad);
+  approx(V(c.grad), s.c_grad);
+});
+
+test('module_full_backward_Mul3: (12, 8, 6) and (1,)', () => {
+  const s = S('module_full_backward_Mul3');
+  const seen = {};
+  const m = mul3();
+  m.registerFullBackwardHook((mod, gi, go) => {
+    seen.gi = Vs(gi); seen.go = Vs(go); seen.isArray = Array.isArray(gi);
+  });
+  const a = leaf(2); const b = leaf(3); const c = leaf(4);
+  const w = captureWarnings(() => m.call(a, b, c));
+  assertWarnings(w, s.forward_warnings, 'no warning at forward');
+  w.result.backward();
+  approx(seen.gi, s.grad_input, 'grad_input');
+  approx(seen.go, s.grad_output, 'grad_output');
+  assert.equal(seen.isArray, s.gi_is_tuple);
+  approx([a, b, c].map((t) => V(t.grad)), s.grads);
+});
+
+test('module_full_backward_Mul3: output node is BackwardHookFunctionBackward as in PyTorch', () => {
+  const s = S('module_full_backward_Mul3');
+  const m = mul3();
+  m.registerFullBackwardHook(() => {});
+  const d = m.call(leaf(2), leaf(3), leaf(4));
+  assertTree(d.gradFn, s.out_grad_fn, 'graph of a module with full backward hooks');
+});
+
+test('module_full_backward_returns: a null entry', () => {
+  const s = S('module_full_backward_returns');
+  const m = mul3();
+  m.registerFullBackwardHook((mod, gi) => [gi[0].mul(10), null, gi[2].add(1)]);
+  const a = leaf(2); const b = leaf(3); const c = leaf(4);
+  m.call(a, b, c).backward();
+  approx([a, b, c].map((t) => V(t.grad)), s.grads);
+});
+
+test('module_full_backward_partial_inputs: zeros for the input not requiring grad', () => {
+  const s = S('module_full_backward_partial_inputs');
+  const seen = {};
+  const m = mul2();
+  m.registerFullBackwardHook((mod, gi, go) => { seen.gi = Vs(gi); seen.go = Vs(go); });
+  const a = leaf(2);
+  const w = captureWarnings(() => m.call(a, hg.tensor(3)).backward());
+  assertWarnings(w, s.warnings);
+  approx(seen.gi, s.grad_input);
+  approx(seen.go, s.grad_output);
+  approx(V(a.grad), s.a_grad);
+});
+
+test('module_full_backward_pre_hook', () => {
+  const s = S('module_full_backward_pre_hook');
+  const log = [];
+  const m = mul3();
+  m.registerFullBackwardPreHook((mod, go) => { log.push(['pre', Vs(go)]); return [go[0].mul(10)]; });
+  m.registerFullBackwardHook((mod, gi, go) => { log.push(['full', Vs(gi), Vs(go)]); });
+  const a = leaf(2); const b = leaf(3); const c = leaf(4);
+  m.call(a, b, c).backward();
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  approx(log.map((e) => e.slice(1)), s.log.map((e) => e.slice(1)));
+  approx([a, b, c].map((t) => V(t.grad)), s.grads);
+});
+
+test('module_legacy_Linear: what the legacy hook of nn.Linear sees', async (t) => {
+  const s = S('module_legacy_Linear');
+  const inputs = {
+    x2d_bias: [true, [[1, 2, 3]]],
+    x1d_bias: [true, [1, 2, 3]],
+    x2d_nobias: [false, [[1, 2, 3]]],
+    x2d_bias_batch2: [true, [[1, 2, 3], [-1, 0.5, 2]]],
+  };
+  assert.deepEqual(Object.keys(inputs).sort(), Object.keys(s.cases).sort());
+  for (const [name, [bias, xdata]] of Object.entries(inputs)) {
+    await t.test(name, () => {
+      const e = s.cases[name];
+      const lin = fixedLinear(bias);
+      const seen = {};
+      lin.registerBackwardHook((mod, gi, go) => {
+        seen.gi = Vs(gi); seen.giShapes = gi.map((g) => (g ? g.shape : null));
+        seen.go = Vs(go); seen.goShapes = go.map((g) => (g ? g.shape : null));
+      });
+      const x = leaf(xdata);
+      const w = captureWarnings(() => lin.call(x));
+      const out = w.result;
+      assertWarnings(w, e.forward_warnings, 'forward warnings');
+      assertTree(out.gradFn, e.node, 'node the hook is attached to');
+      approx(V(out), e.out, 'out');
+      out.backward(hg.tensor(e.gradient));
+      assert.deepEqual(seen.giShapes, e.grad_input_shapes, 'grad_input shapes');
+      approx(seen.gi, e.grad_input, 'grad_input');
+      assert.deepEqual(seen.goShapes, e.grad_output_shapes, 'grad_output shapes');
+      approx(seen.go, e.grad_output, 'grad_output');
+      approx(V(x.grad), e.x_grad, 'x.grad');
+      approx(V(lin.getParameter('weight').grad), e.weight_grad, 'weight.grad');
+      if (bias) approx(V(lin.getParameter('bias').grad), e.bias_grad, 'bias.grad');
+    });
+  }
+});
+
+test('module_seed002_linear: legacy hook zeroing grads plus a 0.1*grad tensor hook', () => {
+  const s = S('module_seed002_linear');
+  const log = [];
+  const lin = new hg.nn.Linear(3, 1, { bias: false });
+  setParam(lin.getParameter('weight'), [[0.5, -0.25, 1.0]]);
+  lin.registerBackwardHook((mod, gi, go) => {
+    log.push(['legacy', Vs(gi), gi.map((g) => g.shape), Vs(go)]);
+    return [gi[0].mul(0), gi[1].mul(0)];
+  });
+  const x = leaf([[1, 2, 3]]);
+  const w = captureWarnings(() => lin.call(x));
+  const out = w.result;
+  assertWarnings(w, s.forward_warnings);
+  out.registerHook((g) => { log.push(['out_hook', V(g)]); return g.mul(0.1); });
+  out.backward();
+  approx(V(out), s.out);
+  assertTree(out.gradFn, s.node);
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  approx(log[0][1], s.log[0][1], 'out hook value');
+  approx(log[1][1], s.log[1][1], 'legacy grad_input');
+  assert.deepEqual(log[1][2], s.log[1][2], 'legacy grad_input shapes');
+  approx(log[1][3], s.log[1][3], 'legacy grad_output');
+  approx(V(x.grad), s.x_grad);
+  approx(V(lin.getParameter('weight').grad), s.weight_grad);
+});
+
+test('module_adjoint_model: full backward hooks give the adjoint variables (seed 003)', () => {
+  const s = S('module_adjoint_model');
+  const A = [[1.0, -2.0, -1.0], [-2.0, 1.0, -2.0], [-1.0, -2.0, 1.0]];
+  const u0 = [0.5, -1.0, 2.0];
+  const y = [1.0, 0.0, -1.0];
+  const layers = [0, 1, 2].map(() => {
+    const l = new hg.Module('Layer', (u) => u.add(l.getParameter('A').matmul(u)));
+    l.registerParameter('A', hg.tensor(A.map((r) => r.map((v) => v / 4)), { requiresGrad: true }));
+    return l;
+  });
+  const list = new hg.Module('ModuleList', () => { throw new Error('ModuleList has no forward'); });
+  layers.forEach((l, i) => list.addModule(String(i), l));
+  const model = new hg.Module('Model', (u) => layers.reduce((v, l) => l.call(v), u));
+  model.addModule('layers', list);
+  const log = [];
+  layers.forEach((l, i) => l.registerFullBackwardHook((mod, gi, go) => {
+    log.push({ layer: i, grad_output: Vs(go), grad_input: Vs(gi) });
+  }));
+  const w = captureWarnings(() => {
+    const out = model.call(hg.tensor(u0));
+    const loss = out.sub(hg.tensor(y)).pow(2).sum().mul(0.5);
+    loss.backward();
+    return { out, loss };
+  });
+  assertWarnings(w, s.warnings, 'warning for the first layer (input needs no grad)');
+  approx(V(w.result.out), s.out, 'out');
+  approx(V(w.result.loss), s.loss, 'loss');
+  assert.deepEqual(log.map((e) => e.layer), s.log.map((e) => e.layer), 'hook order: last layer first');
+  approx(log.map((e) => e.grad_output), s.log.map((e) => e.grad_output), 'grad_output per layer');
+  approx(log.map((e) => e.grad_input), s.log.map((e) => e.grad_input), 'grad_input per layer (first: [null])');
+  approx(layers.map((l) => V(l.getParameter('A').grad)), s.A_grads, 'A grads');
+  // grad_output of each layer is the adjoint variable (hand formula in the fixture)
+  approx(s.log.map((e) => e.grad_output[0]), s.adjoint_by_hand.slice(0, 3), 'fixture self-check');
+  assert.deepEqual(model.namedParameters().map(([n]) => n), s.named_parameters);
+  assert.deepEqual(model.namedModules().map(([n]) => n), s.named_modules);
+});
+
+test('module_full_backward_no_input_grad: hooks fire with (null, null) and PyTorch\'s warning', () => {
+  const s = S('module_full_backward_no_input_grad');
+  const log = [];
+  const m = mul2w();
+  m.registerFullBackwardPreHook((mod, go) => { log.push(['pre', Vs(go)]); });
+  m.registerFullBackwardHook((mod, gi, go) => { log.push(['full', Vs(gi), Vs(go)]); });
+  const w = captureWarnings(() => {
+    const out = m.call(hg.tensor(2), hg.tensor(3));
+    out.backward();
+    return out;
+  });
+  assertWarnings(w, s.warnings);
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  approx(log.map((e) => e.slice(1)), s.log.map((e) => e.slice(1)));
+  approx(V(m.getParameter('w').grad), s.w_grad);
+  approx(V(w.result), s.out);
+});
+
+test('module_full_backward_output_no_grad: the hook never fires', () => {
+  const s = S('module_full_backward_output_no_grad');
+  const log = [];
+  const m = mul2();
+  m.registerFullBackwardHook(() => { log.push('full'); });
+  const wv = leaf(5);
+  const w = captureWarnings(() => {
+    const out = m.call(hg.tensor(2), hg.tensor(3));
+    out.mul(wv).backward();
+    return out;
+  });
+  assertWarnings(w, s.warnings);
+  assert.deepEqual(log, s.log);
+  assert.equal(w.result.requiresGrad, s.out_requires_grad);
+  approx(V(wv.grad), s.w_grad);
+});
+
+test('module_backward_hook_order: full-backward-pre, tensor hooks, full-backward', () => {
+  const s = S('module_backward_hook_order');
+  const log = [];
+  const m = new hg.Module('Mul3H', (a, b, c) => {
+    const t = a.mul(b);
+    t.registerHook((g) => { log.push(['inner_t', V(g)]); });
+    return t.mul(c);
+  });
+  m.registerForwardPreHook(() => { log.push(['fwd_pre']); });
+  m.registerForwardHook(() => { log.push(['fwd']); });
+  m.registerFullBackwardPreHook((mod, go) => { log.push(['bw_pre', Vs(go)]); });
+  m.registerFullBackwardHook((mod, gi, go) => { log.push(['bw', Vs(gi), Vs(go)]); });
+  const a = leaf(2); const b = leaf(3); const c = leaf(4);
+  for (const [nm, t] of [['a', a], ['b', b], ['c', c]]) t.registerHook((g) => { log.push([`in_${nm}`, V(g)]); });
+  const out = m.call(a, b, c);
+  out.registerHook((g) => { log.push(['out', V(g)]); });
+  const loss = out.mul(1);
+  log.push(['--backward--']);
+  loss.backward();
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]), 'order');
+  approx(log.map((e) => e.slice(1)), s.log.map((e) => e.slice(1)), 'values');
+  approx([a, b, c].map((t) => V(t.grad)), s.grads);
+});
+
+test('module_parameters: namedParameters, namedModules, zeroGrad', () => {
+  const s = S('module_parameters');
+  const fc = fixedLinear(true);
+  const net = new hg.Module('Net', (x) => fc.call(x).mul(net.getParameter('scale')));
+  net.registerParameter('scale', hg.tensor(2, { requiresGrad: true }));
+  net.addModule('fc', fc);
+  net.call(hg.tensor([[1, 2, 3]])).sum().backward();
+  assert.deepEqual(net.namedParameters().map(([n]) => n), s.named_parameters);
+  assert.deepEqual(net.namedModules().map(([n]) => n), s.named_modules);
+  for (const [n, p] of net.namedParameters()) approx(V(p.grad), s.grads[n], `${n}.grad`);
+  assert.equal(net.parameters().length, s.named_parameters.length);
+  net.zeroGrad();
+  for (const [n, p] of net.namedParameters()) assert.equal(p.grad, s.grads_after_zero_grad[n], `${n}.grad after zeroGrad`);
+});
+
+test('registerParameter keeps the very tensor (same id)', () => {
+  const m = new hg.Module('M', (x) => x.mul(m.getParameter('p')));
+  const p = hg.tensor(3, { requiresGrad: true });
+  m.registerParameter('p', p);
+  assert.equal(m.getParameter('p').id, p.id);
+  m.call(hg.tensor(2)).backward();
+  approx(V(p.grad), 2, 'hand: d(2p)/dp');
+});
