@@ -117,6 +117,8 @@ test('tensor_properties', () => {
   }
   c.retainGrad();
   assert.equal(c.retainsGrad, s.c_retains_grad_after_second_call);
+  a.retainGrad();
+  assert.equal(a.retainsGrad, s.a_retains_grad_after_retain_grad, 'retainGrad on a leaf is a no-op');
 });
 
 test('requiresGrad can be set on a leaf', () => {

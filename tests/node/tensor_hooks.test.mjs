@@ -2,7 +2,7 @@
 // post-accumulate hooks against PyTorch (tests/fixtures/pytorch.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hg, S, V, Vs, approx, leaf, normName } from './helpers.mjs';
+import { hg, S, V, Vs, approx, leaf, normName, assertTree } from './helpers.mjs';
 
 /** The 2021 video's graph, translated line by line. */
 function videoGraph({ removeCHook = false, useAdd = false, inplaceD = false } = {}) {
@@ -349,4 +349,76 @@ test('hook handles: {id, remove()}, distinct ids, hooks returning undefined keep
   c.backward();
   // hand calculation: d(3a)/da = 3, hooks change nothing
   approx(V(a.grad), 3);
+});
+
+test('hooks_and_inplace: hooks registered before an in-place op stay on the old node', () => {
+  const s = S('hooks_and_inplace');
+  const log = [];
+  const a = leaf([1, 2]);
+  const c = a.mul(2);
+  c.registerHook((g) => { log.push(['h1', V(g)]); return g.add(1); });
+  c.retainGrad();
+  c.add_(1);
+  c.registerHook((g) => { log.push(['h2', V(g)]); return g.mul(10); });
+  assertTree(c.gradFn, s.grad_fn);
+  c.backward(hg.tensor([1, 2]));
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
+  approx(log.map((e) => e[1]), s.log.map((e) => e[1]));
+  approx(V(c.grad), s.c_grad, 'c.grad');
+  approx(V(a.grad), s.a_grad, 'a.grad');
+  assert.equal(c.retainsGrad, s.retains_grad);
+});
+
+test('retain_grad_accumulates', () => {
+  const s = S('retain_grad_accumulates');
+  const a = leaf(2);
+  const c = a.mul(3);
+  c.retainGrad();
+  const e = c.mul(c);
+  e.backward(undefined, { retainGraph: true });
+  approx(V(c.grad), s.c_grad_first);
+  e.backward();
+  approx(V(c.grad), s.c_grad_second);
+  approx(V(a.grad), s.a_grad);
+});
+
+// hookgrad-specific: hg.trace() must list hook events in execution order.
+// The expected order of kinds is derived from PyTorch's order in
+// hook_kinds_order (labels -> the contract's hook kinds), with the
+// retain-grad hook after c's tensor hooks (PyTorch 2).
+test('trace: hook events follow PyTorch\'s execution order (hook_kinds_order)', () => {
+  const s = S('hook_kinds_order');
+  const KIND = {
+    c_t1: 'tensor', c_t2: 'tensor', c_node_pre1: 'node-pre', c_node_pre2: 'node-pre',
+    c_node_post: 'node-post', a_tensor: 'tensor', a_acc_pre: 'node-pre',
+    a_post_acc: 'post-accumulate', a_acc_post: 'node-post',
+  };
+  const expected = [];
+  for (const [label] of s.log) {
+    expected.push(KIND[label]);
+    if (label === 'c_t2') expected.push('retain-grad');
+  }
+  const a = leaf(2); const b = leaf(3);
+  const c = a.mul(b);
+  const fn = c.gradFn;
+  fn.registerHook(() => {});
+  fn.registerPrehook(() => {});
+  c.registerHook((g) => g.add(1));
+  c.retainGrad();
+  c.registerHook((g) => g.mul(2));
+  fn.registerPrehook(() => {});
+  const accA = fn.nextFunctions[0][0];
+  accA.registerHook(() => {});
+  accA.registerPrehook(() => {});
+  a.registerPostAccumulateGradHook(() => {});
+  a.registerHook((g) => g.add(1000));
+  const e = c.mul(2);
+  const events = hg.trace(() => e.backward());
+  const kinds = events.filter((ev) => ev.type === 'hook').map((ev) => ev.kind);
+  assert.deepEqual(kinds, expected);
+  const accs = events.filter((ev) => ev.type === 'accumulate');
+  const accA_ev = accs.find((ev) => ev.tensor === a.id);
+  assert.ok(accA_ev, 'accumulate event for a');
+  approx(accA_ev.grad, s.a_grad, 'accumulate event carries the value now in a.grad');
+  JSON.stringify(events); // plain data
 });
