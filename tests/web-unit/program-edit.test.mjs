@@ -1,0 +1,55 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import * as PE from '../../web/src/program-edit.js';
+
+const prog = `const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor([1, 2], { requiresGrad: true, name: 'b' });
+const c = a.mul(b); c.name = 'c';
+c.sum().backward();
+console.log(a.grad);
+`;
+
+test('declared names and insertion before the first backward', () => {
+  assert.deepEqual(PE.declaredNames(prog), ['a', 'b', 'c']);
+  const p = PE.insertBeforeBackward(prog, '// here');
+  assert.equal(p.split('\n')[3], '// here');
+  assert.equal(PE.insertBeforeBackward('const x = 1;', 'y').split('\n')[1], 'y');
+});
+
+test('hook blocks: add, parse, disable, handle.remove(), reorder, edit, delete', () => {
+  let p = PE.insertBeforeBackward(prog, PE.hookBlock({ id: PE.nextHookId(prog), kind: 'tensor', ref: 'c', template: 'scale' }));
+  assert.match(p, /const h1 = c\.registerHook\(function scaleHook\(grad\) \{\n {2}return grad\.mul\(2\);\n\}\);/);
+  p = PE.insertBeforeBackward(p, PE.hookBlock({ id: PE.nextHookId(p), kind: 'retain-grad', ref: 'c' }));
+  let blocks = PE.parseHookBlocks(p);
+  assert.deepEqual(blocks.map((b) => b.id), ['h1', 'h2']);
+  p = PE.toggleDisabled(p, 'h1');
+  assert.ok(PE.parseHookBlocks(p)[0].disabled);
+  assert.match(p, /^\/\/ const h1/m);
+  p = PE.toggleDisabled(p, 'h1');
+  assert.ok(!PE.parseHookBlocks(p)[0].disabled);
+  p = PE.toggleHandleRemove(p, 'h1');
+  assert.ok(PE.parseHookBlocks(p)[0].removed);
+  assert.match(p, /^h1\.remove\(\);$/m);
+  p = PE.moveBlock(p, 'h2', -1);
+  assert.deepEqual(PE.parseHookBlocks(p).map((b) => b.id), ['h2', 'h1']);
+  p = PE.setBlockCode(p, 'h2', 'c.retainGrad(); // edited');
+  assert.match(p, /edited/);
+  p = PE.removeBlock(p, 'h1'); p = PE.removeBlock(p, 'h2');
+  assert.equal(p, prog);
+});
+
+test('graph edits', () => {
+  assert.match(PE.addLeaf(prog, { name: 'x1', value: 5 }), /const x1 = hg\.tensor\(5, \{ requiresGrad: true, name: 'x1' \}\);/);
+  assert.match(PE.applyOp(prog, { op: 'mul', inputs: ['a', 'c'], name: 'y1' }), /const y1 = a\.mul\(c\); y1\.name = 'y1';/);
+  assert.match(PE.setLeafValue(prog, 'a', 7), /const a = hg\.tensor\(7, \{/);
+  assert.match(PE.setLeafValue(prog, 'b', [3, 4]), /const b = hg\.tensor\(\[3,4\], \{/);
+  assert.equal(PE.setLeafValue(prog, 'c', 1), null);
+  const d = PE.deleteVariable(prog, 'c');
+  assert.ok(!/\bc\b/.test(d.replace(/'[^']*'/g, '')), d);
+  assert.match(d, /const a/);
+  assert.match(PE.wrapInModule(prog, { moduleName: 'Block', inputs: ['a', 'b'], output: 'z', body: 'a.mul(b)' }), /new hg\.Module\('Block', \(a, b\) => a\.mul\(b\)\)/);
+});
+
+test('module declarations', () => {
+  assert.deepEqual(PE.declaredModules("const net = new hg.Module('SumNet', (a) => a);\nconst lin = new hg.nn.Linear(3, 1);"), [{ ref: 'net', name: 'SumNet' }, { ref: 'lin', name: 'Linear' }]);
+});

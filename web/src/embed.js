@@ -1,0 +1,62 @@
+// Embed mode (embed.html#lesson=5 or #s=…&program=1): graph + player only.
+import { findLesson, DEFAULT_LESSON } from './lessons.js';
+import { decodeHash, defaultState } from './state.js';
+import { Runner } from './runner.js';
+import { buildSession } from './session.js';
+import { frameAt, describeStep } from './trace-model.js';
+import { GraphView } from './graph-view.js';
+import { Player } from './player.js';
+
+const $ = (id) => document.getElementById(id);
+const d = decodeHash(location.hash);
+let state;
+if (d.ok && d.state) state = d.state;
+else {
+  const l = (d.ok && d.lesson && findLesson(d.lesson)) || findLesson(DEFAULT_LESSON);
+  if (!d.ok || (d.lesson && !findLesson(d.lesson))) { $('banner').hidden = false; $('banner').textContent = `${d.error || 'Unknown lesson.'} Showing the first lesson.`; }
+  state = defaultState(l.id, l.program);
+}
+const lesson = state.lesson ? findLesson(state.lesson) : null;
+$('embed-title').textContent = lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad';
+$('open-full').href = `./index.html${location.hash}`;
+if (new URLSearchParams(location.hash.slice(1)).get('program') === '1') { $('program-box').hidden = false; $('program').textContent = state.program; }
+
+const view = new GraphView($('graph'), { onSelect() {}, onToggleModule() {} });
+let session = null;
+const player = new Player({
+  onFrame(k, { animate }) {
+    if (!session) return;
+    const frame = frameAt(session.model, k);
+    view.update(frame, { animate });
+    $('scrub').max = String(session.model.steps.length); $('scrub').value = String(k);
+    $('step-count').textContent = `${k} / ${session.model.steps.length}`;
+    $('step-text').textContent = k === 0 ? 'Start: nothing has run yet.' : describeStep(session.model, frame.step);
+    if (session.result.error && k === session.model.steps.length) $('step-text').textContent = `Error: ${session.result.error.message}`;
+  },
+  onState(p) { $('play-btn').textContent = p.playing ? '⏸' : '▶'; $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play'); },
+});
+const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
+
+async function run(backward = false) {
+  $('run-btn').disabled = true;
+  const result = await runner.run(state.program, state.semantics);
+  session = await buildSession(result);
+  view.setGraph(session.model, session.input, session.layout, { legacyHandles: session.legacy });
+  $('run-btn').disabled = false;
+  player.load(session.model.steps.length, state.step ?? session.model.forwardEnd);
+  if (backward) player.play({ from: session.model.forwardEnd });
+}
+$('run-btn').onclick = () => run();
+$('backward-btn').onclick = () => (session ? player.play({ from: session.model.forwardEnd }) : run(true));
+$('play-btn').onclick = () => player.toggle();
+$('step-btn').onclick = () => player.step(1);
+$('back-btn').onclick = () => player.step(-1);
+$('scrub').oninput = (e) => { player.pause(); player.seek(Number(e.target.value)); };
+$('zoom-fit').onclick = () => view.fit();
+document.addEventListener('keydown', (e) => {
+  if (e.target.closest('input, select, textarea')) return;
+  if (e.key === ' ' && !e.target.closest('button')) { e.preventDefault(); player.toggle(); }
+  else if (e.key === 'ArrowRight') player.step(1);
+  else if (e.key === 'ArrowLeft') player.step(-1);
+});
+run();

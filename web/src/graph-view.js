@@ -1,0 +1,257 @@
+// SVG graph view: draws a laid-out model once (setGraph), then update(frame)
+// only changes values and classes of elements kept in maps keyed by id.
+// All user-derived text goes through textContent (never innerHTML).
+import { formatValue, formatShape, pyBool } from './format.js';
+import { TENSOR_FIELDS, ROW, HEAD, PAD, GAP } from './layout.js';
+import { HOOK_KIND_LABEL, formatHookValue } from './trace-model.js';
+
+const NS = 'http://www.w3.org/2000/svg';
+function el(tag, attrs = {}, parent = null, text = null) {
+  const e = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, String(v));
+  if (text !== null) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+const hookLabel = (h) => `${h.name || '<lambda>'}${h.kind && h.kind !== 'tensor' ? ` · ${HOOK_KIND_LABEL[h.kind] || h.kind}` : ''}`;
+
+export class GraphView {
+  constructor(svg, { onSelect = () => {}, onToggleModule = () => {} } = {}) {
+    this.svg = svg; this.onSelect = onSelect; this.onToggleModule = onToggleModule;
+    this.view = { x: 0, y: 0, k: 1 };
+    svg.innerHTML = '';
+    const defs = el('defs', {}, svg);
+    for (const [id, cls] of [['arrow-next', 'arrow-next'], ['arrow-op', 'arrow-op'], ['arrow-hot', 'arrow-hot']]) {
+      const m = el('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, defs);
+      el('path', { d: 'M0,0 L10,5 L0,10 z', class: cls }, m);
+    }
+    this.root = el('g', { class: 'viewport' }, svg);
+    this.installPanZoom();
+  }
+
+  /** Draws a model laid out by computeLayout. */
+  setGraph(model, input, layout, { legacyHandles = new Map() } = {}) {
+    this.model = model; this.input = input; this.layout = layout;
+    this.root.innerHTML = '';
+    const gClusters = el('g', { class: 'clusters' }, this.root);
+    const gEdges = el('g', { class: 'edges' }, this.root);
+    const gUnits = el('g', { class: 'units' }, this.root);
+    this.gFlow = el('g', { class: 'flow' }, this.root);
+    this.gPins = el('g', { class: 'pins' }, this.root);
+    this.tensorEls = new Map(); this.nodeEls = new Map(); this.edgeEls = new Map(); this.clusterEls = new Map(); this.boxes = new Map();
+
+    for (const c of input.clusters) {
+      const b = layout.clusters[c.id]; if (!b) continue;
+      const g = el('g', { class: 'cluster', 'data-module': c.id }, gClusters);
+      el('rect', { x: b.x, y: b.y, width: b.w, height: b.h, rx: 12, class: 'cluster-box' }, g);
+      const t = el('g', { class: 'cluster-toggle', role: 'button', tabindex: 0, 'aria-label': `Collapse module ${c.label}`, 'aria-expanded': 'true' }, g);
+      el('rect', { x: b.x + 6, y: b.y + 5, width: Math.min(b.w - 12, c.label.length * 7.5 + 34), height: 20, rx: 6, class: 'cluster-label-bg' }, t);
+      el('text', { x: b.x + 14, y: b.y + 19, class: 'cluster-label' }, t, `▾ ${c.label}`);
+      this.bindActivate(t, () => this.onToggleModule(c.id));
+      this.clusterEls.set(c.id, { g, box: b });
+    }
+    for (const u of input.units) {
+      const p = layout.pos[u.id]; if (!p) continue;
+      if (u.placeholder) { this.drawPlaceholder(gUnits, u, p); continue; }
+      const tb = u.tensor != null ? { x: p.x, y: p.y + (p.h - u.th) / 2, w: u.tw, h: u.th } : null;
+      const nb = u.node != null ? { x: tb ? p.x + u.tw + GAP : p.x, y: p.y + (p.h - u.nh) / 2, w: u.nw, h: u.nh } : null;
+      if (tb) { this.boxes.set(`t${u.tensor}`, tb); this.drawTensor(gUnits, model.tensors.get(u.tensor), tb); }
+      if (nb) { this.boxes.set(`n${u.node}`, nb); this.drawNode(gUnits, model.nodes.get(u.node), nb, legacyHandles); }
+      if (tb && nb) el('path', { d: `M${tb.x + tb.w},${tb.y + 16} H${nb.x}`, class: 'gradfn-link' }, gEdges);
+    }
+    // Boxes of collapsed units stand for their members.
+    const boxOfNode = (id) => this.boxes.get(`n${id}`) || this.boxes.get(input.unitOfNode[id]);
+    const boxOfTensor = (id) => this.boxes.get(`t${id}`) || this.boxes.get(input.unitOfTensor[id]);
+    for (const ev of model.trace) {
+      if (ev.type !== 'op') continue;
+      for (const i of ev.inputs || []) {
+        const a = boxOfTensor(i); const b = boxOfTensor(ev.output);
+        if (!a || !b || a === b || this.edgeEls.has(`op${i}>${ev.output}`)) continue;
+        const d = curve(a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y);
+        this.edgeEls.set(`op${i}>${ev.output}`, el('path', { d, class: 'edge-op', 'marker-end': 'url(#arrow-op)' }, gEdges));
+      }
+    }
+    for (const n of model.nodes.values()) {
+      (n.next || []).forEach((e, j) => {
+        if (e.node == null) return;
+        const a = boxOfNode(n.id); const b = boxOfNode(e.node);
+        if (!a || !b || a === b) return;
+        const d = a.y > b.y ? curve(a.x + a.w / 2, a.y, b.x + b.w / 2, b.y + b.h) : curve(a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y);
+        const path = el('path', { d, class: 'edge-next', 'marker-end': 'url(#arrow-next)' }, gEdges);
+        el('title', {}, path, `${n.name} → ${model.nodes.get(e.node)?.name} (next_functions[${j}])`);
+        this.edgeEls.set(`${n.id}>${e.node}#${j}`, path);
+      });
+    }
+    this.fit();
+  }
+
+  drawPlaceholder(parent, u, p) {
+    const c = this.input.clusters.find((x) => x.id === u.placeholder) || this.model.moduleCalls.find((x) => x.key === u.placeholder);
+    const label = c?.label || c?.name || 'module';
+    const g = el('g', { class: 'placeholder', role: 'button', tabindex: 0, 'aria-label': `Expand module ${label}`, 'aria-expanded': 'false' }, parent);
+    el('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 12, class: 'cluster-box collapsed' }, g);
+    el('text', { x: p.x + 12, y: p.y + 22, class: 'cluster-label' }, g, `▸ ${label}`);
+    el('text', { x: p.x + 12, y: p.y + 41, class: 'muted' }, g, `${u.members} item${u.members === 1 ? '' : 's'} inside`);
+    this.bindActivate(g, () => this.onToggleModule(u.placeholder));
+  }
+
+  drawTensor(parent, t, b) {
+    const g = el('g', { class: `tensor${t.requiresGrad ? ' rg' : ''}`, 'data-tensor': t.id, transform: `translate(${b.x},${b.y})`, role: 'button', tabindex: 0, 'aria-label': `Tensor ${t.name || `t${t.id}`}` }, parent);
+    el('rect', { width: b.w, height: b.h, rx: 9, class: 'box' }, g);
+    el('text', { x: 10, y: 17, class: 'title' }, g, t.name || `t${t.id}`);
+    el('text', { x: b.w - 10, y: 17, class: 'shape', 'text-anchor': 'end' }, g, `tensor ${formatShape(t.shape)}`);
+    const vals = {};
+    const gradFnName = t.gradFn != null ? this.model.nodes.get(t.gradFn)?.name || `node ${t.gradFn}` : 'None';
+    const fixed = { data: formatValue(t.data, 16), grad: formatValue(t.grad, 16), requires_grad: pyBool(t.requiresGrad), is_leaf: pyBool(t.isLeaf), grad_fn: gradFnName, retains_grad: pyBool(t.retainsGrad) };
+    TENSOR_FIELDS.forEach((f, i) => {
+      const y = HEAD + PAD + ROW * i + 11;
+      el('text', { x: 10, y, class: 'k' }, g, f);
+      vals[f] = el('text', { x: 98, y, class: `v v-${f}` }, g, fixed[f]);
+    });
+    const hy = HEAD + PAD + ROW * TENSOR_FIELDS.length + 11;
+    el('text', { x: 10, y: hy, class: 'k' }, g, (t.hooks || []).length ? 'hooks' : 'hooks  (none)');
+    const hookRows = (t.hooks || []).map((h, i) => this.hookRow(g, h, i, hy + ROW * (i + 1), b.w));
+    const title = el('title', {}, g, `${t.name || `t${t.id}`} = ${formatValue(t.data)}`);
+    this.bindActivate(g, () => this.onSelect({ tensor: t.id }));
+    this.tensorEls.set(t.id, { g, vals, hookRows, title });
+  }
+
+  drawNode(parent, n, b, legacyHandles) {
+    const g = el('g', { class: `bnode${n.name === 'AccumulateGrad' ? ' acc' : ''}`, 'data-node': n.id, transform: `translate(${b.x},${b.y})`, role: 'button', tabindex: 0, 'aria-label': `Backward node ${n.name} ${n.id}` }, parent);
+    el('rect', { width: b.w, height: b.h, rx: 9, class: 'box' }, g);
+    el('text', { x: 10, y: 17, class: 'title' }, g, n.name);
+    let y = HEAD + PAD + 11; const hookRows = [];
+    if (n.variable != null) { el('text', { x: 10, y, class: 'k' }, g, `variable: ${this.model.tName(n.variable)}`); y += ROW; }
+    for (const [label, list] of [['pre_hooks', n.preHooks || []], ['hooks', n.postHooks || []]]) {
+      el('text', { x: 10, y, class: 'k' }, g, list.length ? label : `${label}  (none)`); y += ROW;
+      for (const h of list) {
+        const row = this.hookRow(g, h, hookRows.length, y, b.w);
+        if (legacyHandles.has(h.handle)) { row.g.classList.add('legacy'); row.label.textContent = `${h.name || '<lambda>'} · ${legacyHandles.get(h.handle)} legacy hook`; }
+        hookRows.push(row); y += ROW;
+      }
+    }
+    this.bindActivate(g, () => this.onSelect({ node: n.id }));
+    this.nodeEls.set(n.id, { g, hookRows, box: b });
+  }
+
+  hookRow(g, h, i, y, w) {
+    const r = el('g', { class: `hookrow kind-${h.kind}`, 'data-handle': h.handle }, g);
+    el('rect', { x: 4, y: y - 12, width: w - 8, height: ROW, rx: 4, class: 'hookrow-bg' }, r);
+    const label = el('text', { x: 14, y, class: 'hook' }, r, hookLabel(h));
+    const val = el('text', { x: w - 8, y, class: 'hookval', 'text-anchor': 'end' }, r, '');
+    return { g: r, label, val, handle: h.handle, kind: h.kind };
+  }
+
+  bindActivate(g, fn) {
+    g.addEventListener('click', (e) => { e.stopPropagation(); fn(); });
+    g.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); e.stopPropagation(); fn(); } });
+  }
+
+  /** Applies a frame from trace-model.frameAt. */
+  update(frame, { selected = {}, animate = true } = {}) {
+    if (!this.model) return;
+    const f = frame.focus || {};
+    for (const [id, t] of this.tensorEls) {
+      const g = frame.grads.get(id) ?? null;
+      t.vals.grad.textContent = formatValue(g, 16);
+      t.vals.grad.classList.toggle('filled', g !== null);
+      t.g.classList.toggle('future', !frame.tensorCreated(id));
+      t.g.classList.toggle('focus', f.tensor === id);
+      t.g.classList.toggle('selected', selected.tensor === id);
+      for (const r of t.hookRows) this.updateHookRow(r, frame);
+    }
+    for (const [id, n] of this.nodeEls) {
+      n.g.classList.toggle('done', frame.done.has(id));
+      n.g.classList.toggle('running', f.node === id);
+      n.g.classList.toggle('future', !frame.nodeCreated(id));
+      n.g.classList.toggle('selected', selected.node === id);
+      for (const r of n.hookRows) this.updateHookRow(r, frame);
+    }
+    for (const [key, c] of this.clusterEls) c.g.classList.toggle('active', f.module === key);
+    for (const e of this.edgeEls.values()) e.classList.remove('hot');
+    this.gFlow.innerHTML = '';
+    for (const e of frame.edges) {
+      const path = this.edgeEls.get(`${e.from}>${e.to}#${e.index}`);
+      if (!path) continue;
+      path.classList.add('hot');
+      const len = path.getTotalLength ? path.getTotalLength() : 0;
+      const mid = len ? path.getPointAtLength(len / 2) : null;
+      if (animate && len) {
+        const dot = el('circle', { r: 5, class: 'flow-dot' }, this.gFlow);
+        const am = el('animateMotion', { dur: '0.6s', fill: 'freeze', path: path.getAttribute('d') }, dot);
+        am.beginElement?.();
+      }
+      if (mid) {
+        const txt = formatValue(e.value, 18);
+        const g = el('g', { class: 'flow-label' }, this.gFlow);
+        el('rect', { x: mid.x - txt.length * 3.6 - 6, y: mid.y - 10, width: txt.length * 7.2 + 12, height: 19, rx: 9 }, g);
+        el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' }, g, txt);
+      }
+    }
+    this.drawPins(frame.pins);
+  }
+
+  updateHookRow(r, frame) {
+    const fire = frame.hookFires.get(r.handle);
+    r.val.textContent = fire ? `${formatHookValue(r.kind, fire.before, 12)} → ${formatHookValue(r.kind, fire.after, 12)}` : '';
+    r.g.classList.toggle('fired', !!fire);
+    r.g.classList.toggle('firing', !!fire && fire.step === frame.k - 1);
+  }
+
+  drawPins(pins) {
+    this.gPins.innerHTML = '';
+    const stackAt = new Map();
+    for (const p of pins) {
+      const box = (p.node != null && this.boxes.get(`n${p.node}`)) || (p.tensor != null && this.boxes.get(`t${p.tensor}`)) || (p.module && this.clusterEls.get(p.module)?.box) || null;
+      const anchor = box ? { x: box.x + box.w - 10, y: box.y } : { x: 10, y: 10 };
+      const key = `${anchor.x},${anchor.y}`; const n = stackAt.get(key) || 0; stackAt.set(key, n + 1);
+      const msg = p.message.length > 46 ? `${p.message.slice(0, 45)}…` : p.message;
+      const g = el('g', { class: `pin ${p.level}`, transform: `translate(${anchor.x},${anchor.y - 24 - n * 24})` }, this.gPins);
+      const w = msg.length * 6.4 + 30;
+      el('rect', { x: -w + 20, y: 0, width: w, height: 20, rx: 10 }, g);
+      el('text', { x: -w + 30, y: 14 }, g, `${p.level === 'error' ? '✖' : '⚠'} ${msg}`);
+      el('title', {}, g, p.message);
+    }
+  }
+
+  // ---- pan & zoom ----
+  applyView() { this.root.setAttribute('transform', `translate(${this.view.x},${this.view.y}) scale(${this.view.k})`); }
+  fit() {
+    if (!this.layout) return;
+    const r = this.svg.getBoundingClientRect(); const W = r.width || 800; const H = r.height || 500;
+    const k = Math.min(1.25, Math.min(W / (this.layout.width + 20), H / (this.layout.height + 20)));
+    this.view = { k, x: (W - this.layout.width * k) / 2, y: Math.max(4, (H - this.layout.height * k) / 2) };
+    this.applyView();
+  }
+  zoomBy(f, cx, cy) {
+    const r = this.svg.getBoundingClientRect();
+    cx = cx ?? r.width / 2; cy = cy ?? r.height / 2;
+    const k = Math.max(0.1, Math.min(4, this.view.k * f)); const s = k / this.view.k;
+    this.view = { k, x: cx - (cx - this.view.x) * s, y: cy - (cy - this.view.y) * s };
+    this.applyView();
+  }
+  installPanZoom() {
+    this.svg.addEventListener('wheel', (e) => {
+      e.preventDefault();
+      const r = this.svg.getBoundingClientRect();
+      this.zoomBy(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
+    }, { passive: false });
+    let drag = null;
+    this.svg.addEventListener('pointerdown', (e) => {
+      if (e.target.closest('[role=button]')) return;
+      drag = { x: e.clientX, y: e.clientY, vx: this.view.x, vy: this.view.y };
+      this.svg.setPointerCapture(e.pointerId); this.svg.classList.add('panning');
+    });
+    this.svg.addEventListener('pointermove', (e) => {
+      if (!drag) return;
+      this.view.x = drag.vx + e.clientX - drag.x; this.view.y = drag.vy + e.clientY - drag.y; this.applyView();
+    });
+    const end = () => { drag = null; this.svg.classList.remove('panning'); };
+    this.svg.addEventListener('pointerup', end); this.svg.addEventListener('pointercancel', end);
+  }
+}
+
+function curve(x1, y1, x2, y2) {
+  const dy = Math.max(24, Math.abs(y2 - y1) / 2) * (y2 >= y1 ? 1 : -1);
+  return `M${x1},${y1} C${x1},${y1 + dy} ${x2},${y2 - dy} ${x2},${y2}`;
+}

@@ -1,0 +1,137 @@
+// Inspector: details of the selected tensor/node at the current frame, and
+// the editing controls (graph edits and hooks). Every edit is a program
+// rewrite handed to `onProgram`; the page then runs the new program.
+import { h } from './dom.js';
+import { formatValue, formatList, formatShape, pyBool } from './format.js';
+import { HOOK_KIND_LABEL, formatHookValue } from './trace-model.js';
+import * as PE from './program-edit.js';
+
+const row = (k, v, cls = '') => h('tr', {}, h('th', { scope: 'row' }, k), h('td', { class: `mono ${cls}` }, v));
+
+function hookList(hooks, frame, title) {
+  if (!hooks?.length) return h('p', { class: 'muted' }, `${title}: none`);
+  return h('div', {}, h('h4', {}, title), h('ol', { class: 'hooklist' }, hooks.map((hk) => {
+    const fire = frame?.hookFires.get(hk.handle);
+    return h('li', { class: fire ? 'fired' : '' },
+      h('span', { class: 'mono' }, hk.name || '<lambda>'), ' ', h('span', { class: 'badge' }, HOOK_KIND_LABEL[hk.kind] || hk.kind),
+      fire ? h('div', { class: 'mono fire' }, `${formatHookValue(hk.kind, fire.before)} → ${formatHookValue(hk.kind, fire.after)}`) : null);
+  })));
+}
+
+/** JS expression for a node in the program, or null. */
+export function nodeRef(model, nodeId, names) {
+  for (const t of model.tensors.values()) if (t.gradFn === nodeId && names.includes(t.name)) return `${t.name}.gradFn`;
+  for (const t of model.tensors.values()) {
+    if (t.gradFn == null || !names.includes(t.name)) continue;
+    const j = (model.nodes.get(t.gradFn)?.next || []).findIndex((e) => e.node === nodeId);
+    if (j >= 0) return `${t.name}.gradFn.nextFunctions[${j}][0]`;
+  }
+  return null;
+}
+
+function select(label, options, value) {
+  return h('select', { 'aria-label': label }, options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
+}
+
+function attachForm({ kinds, refOf, targetLabel, program, onProgram, defaultTemplate = 'scale' }) {
+  const kindSel = select('Hook kind', kinds.map((k) => [k, PE.HOOK_KINDS[k].label]), kinds[0]);
+  const tplSel = select('Hook template', Object.entries(PE.TEMPLATES).map(([k, t]) => [k, t.label]), defaultTemplate);
+  const btn = h('button', { class: 'btn small primary', type: 'button', onclick: () => {
+    const kind = kindSel.value; const ref = refOf(kind);
+    if (!ref) return;
+    const code = PE.hookBlock({ id: PE.nextHookId(program), kind, ref, template: tplSel.value, targetLabel });
+    onProgram(PE.insertBeforeBackward(program, code));
+  } }, 'Attach hook');
+  return h('div', { class: 'form' }, h('h4', {}, 'Attach a hook'), kindSel, tplSel, btn);
+}
+
+function blockControls(program, onProgram, onEdit) {
+  const blocks = PE.parseHookBlocks(program);
+  if (!blocks.length) return null;
+  return h('div', {}, h('h4', {}, 'Hooks added here'), h('ol', { class: 'blocks' }, blocks.map((b, i) => h('li', { class: b.disabled ? 'disabled' : '' },
+    h('div', { class: 'mono small' }, `${b.id}: ${b.title}${b.disabled ? ' (disabled)' : ''}${b.removed ? ' (handle.remove())' : ''}`),
+    h('div', { class: 'btnrow' },
+      h('button', { class: 'btn tiny', type: 'button', 'aria-label': `Edit hook ${b.id}`, onclick: () => onEdit(b) }, 'Edit'),
+      h('button', { class: 'btn tiny', type: 'button', 'aria-label': `Move hook ${b.id} up`, disabled: i === 0, onclick: () => onProgram(PE.moveBlock(program, b.id, -1)) }, '↑'),
+      h('button', { class: 'btn tiny', type: 'button', 'aria-label': `Move hook ${b.id} down`, disabled: i === blocks.length - 1, onclick: () => onProgram(PE.moveBlock(program, b.id, 1)) }, '↓'),
+      h('button', { class: 'btn tiny', type: 'button', 'aria-label': `${b.disabled ? 'Enable' : 'Disable'} hook ${b.id}`, onclick: () => onProgram(PE.toggleDisabled(program, b.id)) }, b.disabled ? 'Enable' : 'Disable'),
+      h('button', { class: 'btn tiny', type: 'button', 'aria-label': `Toggle ${b.id}.remove()`, onclick: () => onProgram(PE.toggleHandleRemove(program, b.id)) }, b.removed ? 'Undo remove()' : 'handle.remove()'),
+      h('button', { class: 'btn tiny danger', type: 'button', 'aria-label': `Delete hook ${b.id}`, onclick: () => onProgram(PE.removeBlock(program, b.id)) }, 'Delete')),
+  ))));
+}
+
+/**
+ * Renders the inspector. ctx: { session, frame, selected, program, onProgram, onSelect, onEditBlock }.
+ */
+export function renderInspector(root, ctx) {
+  const { session, frame, selected = {}, program, onProgram, onEditBlock } = ctx;
+  root.replaceChildren();
+  if (!session) { root.append(h('p', { class: 'muted' }, 'Run the program to inspect its graph.')); return; }
+  const { model } = session; const names = PE.declaredNames(program);
+  const t = selected.tensor != null ? model.tensors.get(selected.tensor) : null;
+  const n = selected.node != null ? model.nodes.get(selected.node) : null;
+  if (t) {
+    const grad = frame.grads.get(t.id) ?? null;
+    const ref = names.includes(t.name) ? t.name : null;
+    root.append(
+      h('h3', {}, h('span', { class: 'mono' }, t.name || `t${t.id}`), ' ', h('span', { class: 'muted' }, `tensor ${formatShape(t.shape)}`)),
+      h('table', { class: 'kv' }, row('data', formatValue(t.data)), row('grad', formatValue(grad), grad !== null ? 'filled' : ''), row('requires_grad', pyBool(t.requiresGrad)),
+        row('is_leaf', pyBool(t.isLeaf)), row('grad_fn', t.gradFn != null ? model.nName(t.gradFn) : 'None'), row('retains_grad', pyBool(t.retainsGrad))),
+      hookList(t.hooks, frame, 'Hooks (in order)'));
+    if (ref) {
+      const kinds = ['tensor', ...(t.isLeaf ? ['post-accumulate'] : ['retain-grad'])];
+      root.append(attachForm({ kinds, refOf: () => ref, targetLabel: ref, program, onProgram }));
+      if (t.isLeaf) {
+        const input = h('input', { type: 'text', value: JSON.stringify(t.data), 'aria-label': `New value of ${ref}`, class: 'mono' });
+        root.append(h('div', { class: 'form' }, h('h4', {}, 'Change value'), input, h('button', { class: 'btn small', type: 'button', onclick: () => {
+          let v; try { v = JSON.parse(input.value); } catch { input.setCustomValidity('Not a number or array'); input.reportValidity(); return; }
+          const p = PE.setLeafValue(program, ref, v); if (p) onProgram(p);
+        } }, 'Set value')));
+      }
+      root.append(h('div', { class: 'form' }, h('button', { class: 'btn small danger', type: 'button', 'aria-label': `Delete ${ref}`, onclick: () => onProgram(PE.deleteVariable(program, ref)) }, `Delete ${ref} (and lines using it)`)));
+    } else {
+      root.append(h('p', { class: 'muted small' }, 'This tensor has no variable of the same name in the program, so it cannot be edited from here.'));
+    }
+  } else if (n) {
+    const io = frame.nodeIO.get(n.id);
+    root.append(
+      h('h3', {}, h('span', { class: 'mono' }, n.name), ' ', h('span', { class: 'muted' }, `node ${n.id}`)),
+      h('table', { class: 'kv' },
+        n.variable != null ? row('variable', model.tName(n.variable)) : null,
+        row('next_functions', (n.next || []).map((e) => `(${e.node != null ? model.nName(e.node) : 'None'}, ${e.inputNr})`).join(', ') || '()'),
+        row('grad_outputs', io ? formatList(io.gradOutputs) : '—'), row('grad_inputs', io ? formatList(io.gradInputs) : '—')),
+      hookList(n.preHooks, frame, 'Pre-hooks'), hookList(n.postHooks, frame, 'Hooks'));
+    const ref = nodeRef(model, n.id, names);
+    if (ref) root.append(attachForm({ kinds: ['node-pre', 'node-post'], refOf: () => ref, targetLabel: ref, program, onProgram, defaultTemplate: 'print' }));
+  } else {
+    const rows = [...model.tensors.values()].filter((x) => x.requiresGrad || frame.grads.get(x.id) != null);
+    root.append(h('p', { class: 'muted small' }, 'Click a tensor or a backward node to inspect it and attach hooks.'),
+      h('h4', {}, '.grad at this step'),
+      h('table', { class: 'kv grads', 'aria-label': 'Gradients at this step' }, rows.map((x) => row(`${x.name || `t${x.id}`}.grad`, formatValue(frame.grads.get(x.id) ?? null), frame.grads.get(x.id) != null ? 'filled' : ''))));
+    root.append(graphEdits(program, names, onProgram));
+    const mods = PE.declaredModules(program);
+    if (mods.length) {
+      const mSel = select('Module', mods.map((m) => [m.ref, `${m.ref} (${m.name})`]), mods[0].ref);
+      const form = attachForm({ kinds: ['module-pre', 'module-forward', 'module-full-backward', 'module-full-backward-pre', 'module-backward', 'global-forward', 'global-full-backward'], refOf: () => mSel.value, targetLabel: 'module', program, onProgram, defaultTemplate: 'print' });
+      form.insertBefore(mSel, form.children[1]);
+      form.querySelector('h4').textContent = 'Attach a module hook';
+      root.append(form);
+    }
+  }
+  const bc = blockControls(program, onProgram, onEditBlock);
+  if (bc) root.append(bc);
+}
+
+function graphEdits(program, names, onProgram) {
+  const fresh = (p) => { let i = 1; while (names.includes(`${p}${i}`)) i++; return `${p}${i}`; };
+  const val = h('input', { type: 'text', value: '1', 'aria-label': 'Value of the new leaf', class: 'mono', size: 6 });
+  const opSel = select('Operation', Object.keys(PE.OPS).map((o) => [o, o]), 'mul');
+  const aSel = select('First input', names.map((x) => [x, x]), names[0]);
+  const bSel = select('Second input', names.map((x) => [x, x]), names[1] ?? names[0]);
+  return h('div', { class: 'form' }, h('h4', {}, 'Edit the graph'),
+    h('div', { class: 'btnrow' }, val, h('button', { class: 'btn small', type: 'button', onclick: () => {
+      let v; try { v = JSON.parse(val.value); } catch { return; }
+      onProgram(PE.addLeaf(program, { name: fresh('x'), value: v }));
+    } }, 'Add leaf')),
+    names.length ? h('div', { class: 'btnrow' }, aSel, opSel, bSel, h('button', { class: 'btn small', type: 'button', onclick: () => onProgram(PE.applyOp(program, { op: opSel.value, inputs: [aSel.value, bSel.value], name: fresh('y') })) }, 'Apply op')) : null);
+}

@@ -1,0 +1,106 @@
+// Pure layout: analyzed model → dagre input → positions. Runs on the main
+// thread for small graphs and in layout-worker.js for large ones.
+//
+// Like the 2021 video's diagrams, each tensor is drawn with its backward node
+// (grad_fn, or AccumulateGrad for a leaf) right beside it, so a "unit" is a
+// tensor box + node box. Layout edges go from inputs to outputs; the view
+// draws next_functions edges between the node boxes on top of that.
+import * as dagre from '@dagrejs/dagre';
+
+export const ROW = 16;
+export const HEAD = 24;
+export const PAD = 6;
+export const TENSOR_W = 196;
+export const GAP = 26;
+
+/** Fixed rows of a tensor box (the hook list follows them). */
+export const TENSOR_FIELDS = ['data', 'grad', 'requires_grad', 'is_leaf', 'grad_fn', 'retains_grad'];
+
+export function tensorBoxSize(t) {
+  const hooks = (t.hooks || []).length;
+  return { w: TENSOR_W, h: HEAD + PAD * 2 + ROW * (TENSOR_FIELDS.length + 1 + hooks) };
+}
+
+export function nodeBoxSize(n) {
+  const rows = (n.variable != null ? 1 : 0) + 2 + (n.preHooks || []).length + (n.postHooks || []).length;
+  return { w: Math.max(150, Math.round((n.name || '').length * 7.4 + 28)), h: HEAD + PAD * 2 + ROW * rows };
+}
+
+/**
+ * Builds the layout input. `collapsed` is a set of module-call keys drawn as
+ * a single box. Returns { units, edges, clusters }.
+ */
+export function buildLayoutInput(model, { collapsed = new Set() } = {}) {
+  const units = new Map(); const unitOfNode = new Map(); const unitOfTensor = new Map();
+  for (const t of model.tensors.values()) {
+    const pairId = t.gradFn != null && model.tensorOfNode.get(t.gradFn) === t.id ? t.gradFn : model.accOf.get(t.id) ?? null;
+    const pair = pairId != null ? model.nodes.get(pairId) : null;
+    const tb = tensorBoxSize(t); const nb = pair ? nodeBoxSize(pair) : { w: 0, h: 0 };
+    const id = `t${t.id}`;
+    units.set(id, { id, tensor: t.id, node: pair ? pair.id : null, tw: tb.w, th: tb.h, nw: nb.w, nh: nb.h, w: tb.w + (pair ? GAP + nb.w : 0), h: Math.max(tb.h, nb.h), parent: null });
+    unitOfTensor.set(t.id, id); if (pair) unitOfNode.set(pair.id, id);
+  }
+  for (const n of model.nodes.values()) {
+    if (unitOfNode.has(n.id)) continue;
+    const nb = nodeBoxSize(n); const id = `n${n.id}`;
+    units.set(id, { id, tensor: null, node: n.id, tw: 0, th: 0, nw: nb.w, nh: nb.h, w: nb.w, h: nb.h, parent: null });
+    unitOfNode.set(n.id, id);
+  }
+  // Module calls → clusters; a unit belongs to the innermost call that created it.
+  const calls = new Map(model.moduleCalls.map((c) => [c.key, c]));
+  const clusters = [];
+  for (const c of model.moduleCalls) {
+    clusters.push({ id: c.key, label: c.callNr > 1 ? `${c.name} (call ${c.callNr})` : c.name, name: c.name, moduleId: c.moduleId, parent: c.parent, collapsed: collapsed.has(c.key) });
+    for (const tid of c.tensors) { const u = units.get(unitOfTensor.get(tid)); if (u && !u.parent) u.parent = c.key; }
+    for (const nid of c.nodes) { const u = units.get(unitOfNode.get(nid)); if (u && !u.parent) u.parent = c.key; }
+  }
+  // The outermost collapsed ancestor of a cluster, if any.
+  const collapsedRoot = (key) => {
+    let found = null;
+    for (let k = key; k; k = calls.get(k)?.parent) if (collapsed.has(k)) found = k;
+    return found;
+  };
+  const remap = new Map();
+  for (const u of units.values()) {
+    const root = u.parent ? collapsedRoot(u.parent) : null;
+    if (root) {
+      const pid = `c${root}`;
+      if (!units.has(pid)) units.set(pid, { id: pid, placeholder: root, tensor: null, node: null, w: 170, h: 54, parent: calls.get(root).parent && !collapsedRoot(calls.get(root).parent) ? calls.get(root).parent : null, members: 0 });
+      units.get(pid).members++;
+      remap.set(u.id, pid);
+    }
+  }
+  for (const id of remap.keys()) units.delete(id);
+  const R = (id) => remap.get(id) ?? id;
+  const seen = new Set(); const edges = [];
+  const addEdge = (v, w, kind) => {
+    v = R(v); w = R(w);
+    if (!v || !w || v === w || !units.has(v) || !units.has(w)) return;
+    const key = `${v}>${w}`; if (seen.has(key)) return; seen.add(key); edges.push({ v, w, kind });
+  };
+  for (const n of model.nodes.values()) for (const e of n.next || []) if (e.node != null) addEdge(unitOfNode.get(e.node), unitOfNode.get(n.id), 'next');
+  for (const ev of model.trace) if (ev.type === 'op') for (const i of ev.inputs || []) addEdge(unitOfTensor.get(i), unitOfTensor.get(ev.output), 'op');
+  const visibleClusters = clusters.filter((c) => !collapsedRoot(c.id));
+  return { units: [...units.values()], edges, clusters: visibleClusters, unitOfNode: Object.fromEntries([...unitOfNode].map(([k, v]) => [k, R(v)])), unitOfTensor: Object.fromEntries([...unitOfTensor].map(([k, v]) => [k, R(v)])) };
+}
+
+/** Runs dagre on a layout input (plain data in, plain data out). */
+export function computeLayout(input) {
+  const g = new dagre.graphlib.Graph({ compound: true, multigraph: false });
+  g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 54, marginx: 24, marginy: 24 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const c of input.clusters) g.setNode(c.id, { label: c.label, paddingTop: 26 });
+  for (const c of input.clusters) if (c.parent && input.clusters.some((p) => p.id === c.parent)) g.setParent(c.id, c.parent);
+  for (const u of input.units) g.setNode(u.id, { width: u.w, height: u.h });
+  for (const u of input.units) if (u.parent && g.hasNode(u.parent)) g.setParent(u.id, u.parent);
+  for (const e of input.edges) g.setEdge(e.v, e.w);
+  // Empty clusters confuse dagre: drop them.
+  for (const c of input.clusters) if (!(g.children(c.id) || []).length) g.removeNode(c.id);
+  dagre.layout(g);
+  const pos = {};
+  for (const u of input.units) { const n = g.node(u.id); pos[u.id] = { x: n.x - u.w / 2, y: n.y - u.h / 2, w: u.w, h: u.h }; }
+  const clusters = {};
+  for (const c of input.clusters) if (g.hasNode(c.id)) { const n = g.node(c.id); clusters[c.id] = { x: n.x - n.width / 2, y: n.y - n.height / 2 - 10, w: n.width, h: n.height + 10 }; }
+  const gg = g.graph();
+  return { pos, clusters, width: gg.width || 0, height: gg.height || 0 };
+}

@@ -1,0 +1,274 @@
+// The lesson gallery: each lesson is a hookgrad JS program (the API of
+// /work/shared/js-api.md) plus a few sentences. Programs run in the worker
+// with `hg` and `console` in scope; every value the page shows comes from
+// the engine's graph()/trace(), never from here.
+
+const L1 = `// Tensor hooks run in the order they were registered,
+// and retainGrad() is one of those hooks.
+const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+const c = a.mul(b); c.name = 'c';
+
+function cHook(grad) {
+  console.log('cHook got', grad);
+  return grad.add(2);
+}
+c.registerHook(cHook);
+c.registerHook(function printGrad(grad) { console.log('printGrad got', grad); });
+c.retainGrad();
+
+const d = hg.tensor(4, { requiresGrad: true, name: 'd' });
+d.registerHook(function addHundred(grad) { return grad.add(100); });
+
+const e = c.mul(d); e.name = 'e';
+e.retainGrad();
+e.registerHook(function double(grad) { return grad.mul(2); });
+e.retainGrad(); // a second call does nothing
+
+e.backward();
+console.log('a.grad', a.grad, 'b.grad', b.grad, 'c.grad', c.grad);
+console.log('d.grad', d.grad, 'e.grad', e.grad);
+`;
+
+const L2 = `// register* returns a handle; handle.remove() takes the hook out again.
+const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+const c = a.mul(b); c.name = 'c';
+const h = c.registerHook(function addTwo(grad) { return grad.add(2); });
+const d = hg.tensor(4, { requiresGrad: true, name: 'd' });
+const e = c.mul(d); e.name = 'e';
+
+e.backward(undefined, { retainGraph: true });
+console.log('with the hook:    a.grad', a.grad, 'b.grad', b.grad);
+
+h.remove();
+h.remove(); // removing twice is fine
+a.grad = null; b.grad = null; d.grad = null;
+e.backward();
+console.log('after remove():   a.grad', a.grad, 'b.grad', b.grad);
+`;
+
+const L3 = `// A hook that changes its gradient in place can change other branches too.
+const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+const c = a.mul(b); c.name = 'c';
+const d = hg.tensor(4, { requiresGrad: true, name: 'd' });
+const e = c.add(d); e.name = 'e';
+
+d.registerHook(function dHook(grad) {
+  grad.mul_(100); // in place, and nothing returned
+});
+
+e.backward();
+console.log('d.grad', d.grad, 'a.grad', a.grad, 'b.grad', b.grad);
+`;
+
+const L4 = `// Forward pre-hooks may replace the positional inputs, forward hooks the output.
+const net = new hg.Module('SumNet', (a, b, c) => a.add(b).add(c));
+
+function preHook(module, args) {
+  console.log('pre-hook sees', args.length, 'positional args');
+  const [a, b] = args;
+  return [a.add(10), b];
+}
+function forwardHook(module, args, output) {
+  console.log('forward hook: output was', output);
+  return output.add(100);
+}
+const h1 = net.registerForwardPreHook(preHook);
+const h2 = net.registerForwardHook(forwardHook);
+
+const a = hg.tensor(1, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(2, { requiresGrad: true, name: 'b' });
+const c = hg.tensor(3, { requiresGrad: true, name: 'c' });
+
+const d = net.callWithKwargs([a, b], { c }); // c is a keyword argument
+d.name = 'd';
+console.log('d =', d);
+
+h1.remove(); h2.remove();
+const d2 = net.callWithKwargs([a, b], { c });
+d2.name = 'd2';
+console.log('d2 =', d2);
+`;
+
+const L5 = `// The legacy module backward hook hooks the grad_fn of the module's output.
+function show(label) {
+  return function legacyHook(module, gradInput, gradOutput) {
+    console.log(label, 'grad_input', gradInput, 'grad_output', gradOutput);
+  };
+}
+
+// 1. One multiplication: the legacy hook happens to be right.
+const mul2 = new hg.Module('Mul2', (x, y) => x.mul(y));
+mul2.registerBackwardHook(show('Mul2 legacy:'));
+const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+const c = mul2.call(a, b); c.name = 'c';
+c.backward();
+
+// 2. Two multiplications: it only sees the last one.
+const mul3 = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
+mul3.registerBackwardHook(show('Mul3 legacy:'));
+const p = hg.tensor(2, { requiresGrad: true, name: 'p' });
+const q = hg.tensor(3, { requiresGrad: true, name: 'q' });
+const r = hg.tensor(4, { requiresGrad: true, name: 'r' });
+const out = mul3.call(p, q, r); out.name = 'out';
+out.backward();
+
+// 3. The same module with a full backward hook: one gradient per input.
+const mul3full = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
+mul3full.registerFullBackwardHook(function fullHook(module, gradInput, gradOutput) {
+  console.log('Mul3 full:   grad_input', gradInput, 'grad_output', gradOutput);
+});
+const u = hg.tensor(2, { requiresGrad: true, name: 'u' });
+const v = hg.tensor(3, { requiresGrad: true, name: 'v' });
+const w = hg.tensor(4, { requiresGrad: true, name: 'w' });
+const out2 = mul3full.call(u, v, w); out2.name = 'out2';
+out2.backward();
+`;
+
+const L6 = `// Workaround: hook the tensors going into and coming out of the module.
+const mul3 = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
+const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+const c = hg.tensor(4, { requiresGrad: true, name: 'c' });
+for (const t of [a, b, c]) {
+  t.registerHook(function inputGrad(grad) { console.log('grad of', t.name, grad); });
+}
+const d = mul3.call(a, b, c); d.name = 'd';
+d.registerHook(function outputGrad(grad) { console.log('grad of d', grad); });
+d.backward();
+`;
+
+const L7 = `// Full backward hooks see the adjoint: grad_output and grad_input of each layer.
+const A = hg.tensor([[1, -2, -1], [-2, 1, -2], [-1, -2, 1]]).div(4);
+function makeLayer(i) {
+  const layer = new hg.Module('Layer' + i, (u) => u.add(layer.getParameter('A').matmul(u)));
+  layer.registerParameter('A', hg.tensor(A.toArray(), { requiresGrad: true, name: 'A' + i }));
+  return layer;
+}
+const layers = [makeLayer(0), makeLayer(1), makeLayer(2)];
+const model = new hg.Module('Model', (u) => layers.reduce((x, l) => l.call(x), u));
+layers.forEach((l, i) => model.addModule(String(i), l));
+
+for (const layer of layers) {
+  layer.registerFullBackwardHook(function adjointHook(m, gradInput, gradOutput) {
+    console.log(m.name, 'grad_output', gradOutput, 'grad_input', gradInput);
+  });
+}
+const u0 = hg.tensor([1, 0.5, -1], { name: 'u0' }); // no grad needed
+const y = hg.tensor([0, 1, 0], { name: 'y' });
+const out = model.call(u0); out.name = 'out';
+const loss = out.sub(y).pow(2).sum().mul(0.5); loss.name = 'loss';
+loss.backward();
+
+// The adjoint recursion by hand: λ = out - y, then λ ← λ + Aᵀλ per layer.
+hg.noGrad(() => {
+  let lam = out.sub(y);
+  for (const layer of [...layers].reverse()) {
+    const next = lam.add(layer.getParameter('A').t().matmul(lam));
+    console.log('adjoint', layer.name, lam, '→', next);
+    lam = next;
+  }
+});
+`;
+
+const L8 = `// nn.Linear's forward is one addmm: its legacy hook sees AddmmBackward0's three inputs.
+const lin = new hg.nn.Linear(3, 1, { seed: 0 });
+lin.registerBackwardHook(function legacyHook(module, gradInput, gradOutput) {
+  console.log('legacy grad_input has', gradInput.length, 'entries:', gradInput);
+  console.log('legacy grad_output', gradOutput);
+});
+const x = hg.tensor([[1, 2, 3]], { requiresGrad: true, name: 'x' });
+const out = lin.call(x); out.name = 'out';
+out.registerHook(function scaleGrad(grad) { return grad.mul(0.1); });
+out.backward(hg.ones([1, 1]));
+console.log('x.grad', x.grad);
+`;
+
+const L9 = `// Capture activations and gradients of one named submodule.
+const encoder = new hg.nn.Linear(4, 3, { seed: 1 });
+const head = new hg.nn.Linear(3, 2, { seed: 2 });
+const net = new hg.Module('Net', (x) => head.call(encoder.call(x).relu()));
+net.addModule('encoder', encoder);
+net.addModule('head', head);
+
+const activations = []; const gradients = [];
+for (const [name, m] of net.namedModules()) {
+  if (name === 'encoder') {
+    m.registerForwardHook(function saveActivation(mod, args, output) { activations.push(output); });
+    m.registerFullBackwardHook(function saveGradient(mod, gradInput, gradOutput) { gradients.push(gradOutput[0]); });
+  }
+}
+const x = hg.tensor([[1, -1, 0.5, 2]], { requiresGrad: true, name: 'x' });
+net.zeroGrad();
+const loss = net.call(x).mean(); loss.name = 'loss';
+loss.backward();
+console.log('activation', activations[0]);
+console.log('gradient at the encoder output', gradients[0]);
+`;
+
+const L10 = `// Hooks on backward nodes themselves, and a hook after .grad is written.
+const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+const c = a.mul(b); c.name = 'c';
+const e = c.mul(c); e.name = 'e';
+
+const mulNode = c.gradFn; // MulBackward0 of c
+mulNode.registerPrehook(function beforeMul(gradOutputs) {
+  console.log('pre-hook of', mulNode.name, 'grad_outputs', gradOutputs);
+  return [gradOutputs[0].mul(2)];
+});
+mulNode.registerHook(function afterMul(gradInputs, gradOutputs) {
+  console.log('hook of', mulNode.name, 'grad_inputs', gradInputs);
+});
+const accA = mulNode.nextFunctions[0][0]; // AccumulateGrad of a
+accA.registerHook(function afterAccumulate(gradInputs, gradOutputs) {
+  console.log(accA.name, 'hook: grad_outputs', gradOutputs);
+});
+a.registerPostAccumulateGradHook(function gradReady(t) {
+  console.log('a.grad is now', t.grad);
+});
+e.backward();
+`;
+
+export const LESSONS = [
+  { id: 'tensor-hooks', n: 1, title: 'Tensor hooks and retain_grad order', program: L1,
+    text: ['The example of the 2021 video: a·b = c, c·d = e, with hooks on c, d and e. A tensor hook receives the gradient flowing into its tensor and may return a replacement; hooks on one tensor run in registration order.',
+      'retainGrad() is a hook as well. Under PyTorch 1.x it runs where you called it, so e.grad keeps the gradient before the doubling hook (1). Since PyTorch 2.0 it always runs last (2). Flip the switch and run again.'] },
+  { id: 'handles', n: 2, title: 'Handles and remove()', program: L2,
+    text: ['Every register call gives back a handle. Calling remove() on it takes the hook out of its list — calling it twice is harmless.',
+      'Here the same graph runs backward twice: first with the +2 hook on c, then after h.remove().'] },
+  { id: 'inplace', n: 3, title: 'The in-place hook hazard', program: L3,
+    text: ['Addition passes one and the same gradient tensor to both of its inputs. d’s hook multiplies that tensor by 100 in place and returns nothing.',
+      'Because the tensor is shared, the change also reaches the c branch: a and b end up with gradients 100× too large. Return a new tensor (grad.mul(100)) instead.'] },
+  { id: 'module-forward', n: 4, title: 'Module forward pre-hooks and forward hooks', program: L4,
+    text: ['A forward pre-hook runs before forward() and may replace the positional arguments; a forward hook runs after it and may replace the output.',
+      'SumNet gets a and b positionally and c as a keyword, so the pre-hook only sees two arguments. With both hooks the result is 116; after removing them it is 6.'] },
+  { id: 'legacy-hook', n: 5, title: 'Why the legacy module backward hook lies', program: L5, flagship: true,
+    text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module: it hooks the grad_fn of the module’s output, whatever that node is.',
+      'For Mul2 that node is the only multiplication, so grad_input is right: (3, 2). Mul3 computes (x·y)·z — two MulBackward0 nodes — and the hook lands on the last one. It reports (4, 6): the gradients of x·y and z, not of x, y and z. Only two values for three inputs, and 4 is nobody’s gradient.',
+      'The full backward hook wraps the module’s inputs and outputs in BackwardHookFunctionBackward nodes and gives the real answer, (12, 8, 6). Press Backward and watch which node each hook fires on.'] },
+  { id: 'workaround', n: 6, title: 'The tensor-hook workaround', program: L6,
+    text: ['Before full backward hooks existed, the fix was to put tensor hooks on the module’s inputs and on its output.',
+      'Each hook sees the gradient of exactly its tensor: d gets 1, c gets 6, a gets 12 and b gets 8.'] },
+  { id: 'adjoint', n: 7, title: 'Full backward hooks as the adjoint', program: L7,
+    text: ['Three layers u ← u + A·u. For a loss ½‖out − y‖², the gradient with respect to each layer’s output is the adjoint variable λ, and going back one layer is λ ← λ + Aᵀλ.',
+      'Each layer’s full backward hook prints grad_output (λ after the layer) and grad_input (λ before it); compare them with the hand-written recursion at the end. The first layer’s grad_input is None, because u0 does not require grad.'] },
+  { id: 'linear-legacy', n: 8, title: 'nn.Linear and AddmmBackward0’s triple', program: L8,
+    text: ['Linear computes bias + x·Wᵀ with one addmm, so its legacy backward hook sees AddmmBackward0: three gradients — for the bias, for x and for Wᵀ — in the node’s own order, not the module’s.',
+      'The output tensor’s hook scales the gradient by 0.1 first, and the legacy hook sees the scaled value.'] },
+  { id: 'capture', n: 9, title: 'Capturing activations and gradients', program: L9,
+    text: ['A common use of hooks: find a submodule by its name in namedModules(), save its output with a forward hook and the gradient at that output with a full backward hook.',
+      'The hooks push tensors into plain arrays; they stay valid after the hook returns and are printed at the end.'] },
+  { id: 'node-hooks', n: 10, title: 'Node pre/post hooks and post-accumulate-grad hooks', program: L10,
+    text: ['Backward nodes have hooks of their own: a pre-hook gets the node’s grad_outputs before it runs and may replace them, a hook gets grad_inputs and grad_outputs afterwards.',
+      'AccumulateGrad is a node too. A post-accumulate-grad hook on a leaf runs after its .grad has been written and receives the tensor itself.'] },
+];
+
+export const DEFAULT_LESSON = 'tensor-hooks';
+
+export function findLesson(id) {
+  return LESSONS.find((l) => l.id === id || String(l.n) === String(id)) || null;
+}

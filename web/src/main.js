@@ -1,0 +1,190 @@
+// Wires the page: state ↔ URL, editor, runner, graph view, player, inspector.
+import { LESSONS, DEFAULT_LESSON, findLesson } from './lessons.js';
+import { decodeHash, encodeState, defaultState, MAX_HASH } from './state.js';
+import { Runner } from './runner.js';
+import { buildSession, relayout } from './session.js';
+import { frameAt, describeStep } from './trace-model.js';
+import { GraphView } from './graph-view.js';
+import { Player } from './player.js';
+import { createEditor } from './editor.js';
+import { renderInspector } from './inspector.js';
+import { renderConsole } from './console-view.js';
+import { h, richText } from './dom.js';
+import * as PE from './program-edit.js';
+
+const $ = (id) => document.getElementById(id);
+const app = { state: null, session: null, dirty: true, selected: {}, collapsed: new Set(), running: null, frame: null, blockEditor: null };
+
+// ---- lessons ----
+for (const l of LESSONS) $('lesson-select').append(h('option', { value: l.id }, `${l.n}. ${l.title}`));
+$('lesson-select').append(h('option', { value: '' }, 'Your own program'));
+for (const l of LESSONS) {
+  $('gallery-list').append(h('li', {}, h('button', { class: `card${l.flagship ? ' flagship' : ''}`, type: 'button', 'aria-label': `Open lesson ${l.n}: ${l.title}`, onclick: () => { $('gallery').close(); openLesson(l.id); } },
+    h('span', { class: 'card-n' }, String(l.n)), h('strong', {}, l.title), h('span', { class: 'card-text' }, l.text[0]))));
+}
+$('gallery-btn').onclick = () => $('gallery').showModal();
+$('gallery-close').onclick = () => $('gallery').close();
+$('lesson-select').onchange = (e) => { if (e.target.value) openLesson(e.target.value); };
+
+function showLessonText() {
+  const l = app.state.lesson ? findLesson(app.state.lesson) : null;
+  $('lesson-title').textContent = l ? `${l.n}. ${l.title}` : 'Your own program';
+  $('lesson-text').replaceChildren(...(l ? l.text : ['Edit the program, or use the inspector to change the graph and its hooks. Run, then Backward.']).map(richText));
+  $('lesson-select').value = l ? l.id : '';
+  $('reset-program').hidden = !l;
+}
+
+function openLesson(id, { run = true } = {}) {
+  const l = findLesson(id) || findLesson(DEFAULT_LESSON);
+  app.state = { ...defaultState(l.id, l.program), semantics: app.state?.semantics || 'pytorch-2' };
+  app.selected = {}; app.collapsed = new Set();
+  editor.set(l.program); showLessonText(); syncSemantics(); saveHash();
+  if (run) runProgram();
+}
+
+// ---- banner ----
+function banner(msg) { $('banner').hidden = !msg; $('banner').textContent = msg || ''; }
+
+// ---- editor ----
+let editTimer = null;
+const editor = createEditor($('editor'), {
+  onChange(text) {
+    app.state.program = text; app.dirty = true;
+    $('program-status').textContent = 'edited — Run to apply';
+    clearTimeout(editTimer); editTimer = setTimeout(saveHash, 400);
+  },
+});
+$('reset-program').onclick = () => openLesson(app.state.lesson);
+
+/** A graph/hook edit from the inspector: rewrite the program, then run it. */
+function setProgram(text) {
+  if (app.state.lesson && text !== findLesson(app.state.lesson)?.program) { /* still the lesson, edited */ }
+  app.state.program = text; editor.set(text); saveHash(); runProgram({ backward: true });
+}
+
+// ---- semantics ----
+function syncSemantics() { for (const r of document.querySelectorAll('input[name=semantics]')) r.checked = r.value === app.state.semantics; }
+for (const r of document.querySelectorAll('input[name=semantics]')) {
+  r.onchange = () => { app.state.semantics = r.value; saveHash(); if (app.session) runProgram({ backward: true }); };
+}
+
+// ---- URL ----
+function saveHash() {
+  const hash = encodeState({ ...app.state, step: app.session ? player.k : null });
+  if (hash.length <= MAX_HASH) history.replaceState(null, '', hash);
+}
+$('copy-link').onclick = async () => {
+  saveHash();
+  try { await navigator.clipboard.writeText(location.href); $('copy-link').textContent = 'Link copied'; } catch { prompt('Copy this link:', location.href); }
+  setTimeout(() => { $('copy-link').textContent = 'Copy link'; }, 1800);
+};
+
+// ---- running ----
+const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
+const view = new GraphView($('graph'), {
+  onSelect(sel) { app.selected = sel; renderFrame(player.k); },
+  async onToggleModule(key) {
+    if (app.collapsed.has(key)) app.collapsed.delete(key); else app.collapsed.add(key);
+    app.session = await relayout(app.session, app.collapsed); drawGraph(); renderFrame(player.k);
+  },
+});
+$('graph').addEventListener('click', () => { if (app.selected.tensor != null || app.selected.node != null) { app.selected = {}; renderFrame(player.k); } });
+$('zoom-in').onclick = () => view.zoomBy(1.25);
+$('zoom-out').onclick = () => view.zoomBy(0.8);
+$('zoom-fit').onclick = () => view.fit();
+
+function setBusy(b) { document.body.classList.toggle('busy', b); $('run-btn').disabled = b; $('backward-btn').disabled = b; $('run-btn').textContent = b ? 'Running…' : 'Run'; }
+
+async function runProgram({ backward = false, step = null } = {}) {
+  player.pause(); setBusy(true); banner('');
+  const myRun = Symbol('run'); app.running = myRun;
+  const result = await runner.run(app.state.program, app.state.semantics);
+  if (app.running !== myRun) return;
+  const session = await buildSession(result, { collapsed: app.collapsed });
+  app.session = session; app.dirty = false; setBusy(false);
+  $('program-status').textContent = result.error ? 'error' : `ran in ${Math.round(result.ms || 0)} ms`;
+  drawGraph();
+  const { model } = session;
+  player.load(model.steps.length, step ?? model.forwardEnd);
+  if (result.error && !model.steps.length) $('step-text').textContent = result.error.message;
+  if (backward) player.play({ from: model.forwardEnd });
+}
+
+function drawGraph() {
+  const { model, input, layout, legacy } = app.session;
+  const empty = !model.tensors.size && !model.nodes.size;
+  $('graph-empty').hidden = !empty;
+  $('graph-empty').textContent = empty ? (app.session.result.error?.message || 'The program created no tensors.') : '';
+  view.setGraph(model, input, layout, { legacyHandles: legacy });
+}
+
+$('run-btn').onclick = () => runProgram();
+$('backward-btn').onclick = async () => {
+  if (!app.session || app.dirty) await runProgram({ backward: true });
+  else player.play({ from: player.k >= app.session.model.steps.length || player.k < app.session.model.forwardEnd ? app.session.model.forwardEnd : player.k });
+};
+
+// ---- player ----
+const player = new Player({
+  onFrame: (k, { animate }) => renderFrame(k, animate),
+  onState(p) {
+    $('play-btn').textContent = p.playing ? '⏸' : '▶';
+    $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play');
+  },
+});
+$('play-btn').onclick = () => player.toggle();
+$('step-btn').onclick = () => player.step(1);
+$('back-btn').onclick = () => player.step(-1);
+$('scrub').oninput = (e) => { player.pause(); player.seek(Number(e.target.value)); };
+$('speed').onchange = (e) => player.setSpeed(Number(e.target.value));
+let hashTimer = null;
+
+function renderFrame(k, animate = false) {
+  if (!app.session) return;
+  const { model, lines } = app.session;
+  const frame = frameAt(model, k); app.frame = frame;
+  view.update(frame, { selected: app.selected, animate });
+  $('scrub').max = String(model.steps.length); $('scrub').value = String(k);
+  $('scrub').setAttribute('aria-valuetext', `step ${k} of ${model.steps.length}`);
+  $('step-count').textContent = `${k} / ${model.steps.length}`;
+  const err = app.session.result.error;
+  $('step-text').textContent = k === 0 ? 'Start: nothing has run yet.' : describeStep(model, frame.step);
+  if (err && k === model.steps.length) $('step-text').textContent = `Error: ${err.message}`;
+  $('step-text').classList.toggle('is-error', frame.step?.event.type === 'error' || (!!err && k === model.steps.length));
+  renderConsole($('console'), lines, k, model.steps.length);
+  renderInspector($('inspector'), { session: app.session, frame, selected: app.selected, program: app.state.program, onProgram: setProgram, onEditBlock: editBlock });
+  clearTimeout(hashTimer); hashTimer = setTimeout(saveHash, 300);
+}
+
+/** Opens a CodeMirror editor for a hook block inside the inspector. */
+function editBlock(block) {
+  const box = h('div', { class: 'block-editor', role: 'dialog', 'aria-label': `Edit hook ${block.id}` });
+  const ed = createEditor(box, { doc: block.inner.join('\n'), label: `Code of hook ${block.id}` });
+  const close = () => box.remove();
+  box.append(h('div', { class: 'btnrow' },
+    h('button', { class: 'btn small primary', type: 'button', onclick: () => { close(); setProgram(PE.setBlockCode(app.state.program, block.id, ed.text)); } }, 'Save hook'),
+    h('button', { class: 'btn small', type: 'button', onclick: close }, 'Cancel')));
+  $('inspector').prepend(box); ed.focus();
+}
+
+// ---- keyboard ----
+document.addEventListener('keydown', (e) => {
+  if (e.target.closest('.cm-editor, input, select, textarea, dialog') || e.altKey || e.ctrlKey || e.metaKey) return;
+  if (e.key === ' ' && !e.target.closest('button, [role=button]')) { e.preventDefault(); player.toggle(); }
+  else if (e.key === 'ArrowRight') { e.preventDefault(); player.step(1); }
+  else if (e.key === 'ArrowLeft') { e.preventDefault(); player.step(-1); }
+});
+
+// ---- start ----
+function start() {
+  const d = decodeHash(location.hash);
+  if (!d.ok) { banner(`${d.error} Opening the first lesson instead.`); openLesson(DEFAULT_LESSON); return; }
+  if (d.state) {
+    app.state = d.state; editor.set(d.state.program); showLessonText(); syncSemantics();
+    runProgram({ step: d.state.step });
+  } else if (d.lesson && !findLesson(d.lesson)) { banner('This link names a lesson that does not exist. Opening the first lesson instead.'); openLesson(DEFAULT_LESSON); }
+  else openLesson(d.lesson || DEFAULT_LESSON);
+}
+// replaceState does not fire hashchange: this only runs for links the user follows.
+window.addEventListener('hashchange', () => start());
+start();

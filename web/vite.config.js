@@ -1,0 +1,20 @@
+// Vite builds the playground from web/ into web/dist/. The engine package
+// (web/pkg, built by `npm run build:wasm`) is not bundled: the program worker
+// imports it at run time from ./pkg/, which scripts/build-web.sh copies.
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+export default {
+  root: here,
+  base: './',
+  publicDir: false,
+  server: { host: '127.0.0.1' },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    rollupOptions: { input: { main: `${here}index.html`, embed: `${here}embed.html` } },
+  },
+  worker: { format: 'es' },
+};
