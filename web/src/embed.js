@@ -6,6 +6,7 @@ import { buildSession } from './session.js';
 import { frameAt, describeStep } from './trace-model.js';
 import { GraphView } from './graph-view.js';
 import { Player } from './player.js';
+import { PLAY, PAUSE } from './icons.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);
@@ -33,7 +34,7 @@ const player = new Player({
     $('step-text').textContent = k === 0 ? 'Start: nothing has run yet.' : describeStep(session.model, frame.step);
     if (session.result.error && k === session.model.steps.length) $('step-text').textContent = `Error: ${session.result.error.message}`;
   },
-  onState(p) { $('play-btn').textContent = p.playing ? '⏸' : '▶'; $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play'); },
+  onState(p) { $('play-btn').innerHTML = p.playing ? PAUSE : PLAY; $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play'); },
 });
 const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
 

@@ -13,7 +13,7 @@ function el(tag, attrs = {}, parent = null, text = null) {
   if (parent) parent.appendChild(e);
   return e;
 }
-const hookLabel = (h) => `${h.name || '<lambda>'}${h.kind && h.kind !== 'tensor' ? ` · ${HOOK_KIND_LABEL[h.kind] || h.kind}` : ''}`;
+const hookLabel = (h) => (h.kind === 'retain-grad' ? 'retain_grad' : `${h.name || '<lambda>'}${h.kind && h.kind !== 'tensor' ? ` · ${HOOK_KIND_LABEL[h.kind] || h.kind}` : ''}`);
 
 export class GraphView {
   constructor(svg, { onSelect = () => {}, onToggleModule = () => {} } = {}) {
@@ -106,7 +106,7 @@ export class GraphView {
     TENSOR_FIELDS.forEach((f, i) => {
       const y = HEAD + PAD + ROW * i + 11;
       el('text', { x: 10, y, class: 'k' }, g, f);
-      vals[f] = el('text', { x: 98, y, class: `v v-${f}` }, g, fixed[f]);
+      vals[f] = el('text', { x: 112, y, class: `v v-${f}` }, g, fixed[f]);
     });
     const hy = HEAD + PAD + ROW * TENSOR_FIELDS.length + 11;
     el('text', { x: 10, y: hy, class: 'k' }, g, (t.hooks || []).length ? 'hooks' : 'hooks  (none)');

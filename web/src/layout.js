@@ -10,7 +10,7 @@ import * as dagre from '@dagrejs/dagre';
 export const ROW = 16;
 export const HEAD = 24;
 export const PAD = 6;
-export const TENSOR_W = 196;
+export const TENSOR_W = 212;
 export const GAP = 26;
 
 /** Fixed rows of a tensor box (the hook list follows them). */

@@ -6,6 +6,7 @@ import { buildSession, relayout } from './session.js';
 import { frameAt, describeStep } from './trace-model.js';
 import { GraphView } from './graph-view.js';
 import { Player } from './player.js';
+import { PLAY, PAUSE } from './icons.js';
 import { createEditor } from './editor.js';
 import { renderInspector } from './inspector.js';
 import { renderConsole } from './console-view.js';
@@ -128,7 +129,7 @@ $('backward-btn').onclick = async () => {
 const player = new Player({
   onFrame: (k, { animate }) => renderFrame(k, animate),
   onState(p) {
-    $('play-btn').textContent = p.playing ? '⏸' : '▶';
+    $('play-btn').innerHTML = p.playing ? PAUSE : PLAY;
     $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play');
   },
 });

@@ -1,0 +1,47 @@
+// Graph and hook edits from the inspector rewrite the program and change results.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { setup, waitForRun, toEnd, gradOf } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env?.close(); });
+
+test('attaching a hook through the inspector changes the result', async () => {
+  const page = await env.page('#lesson=inplace');
+  await waitForRun(page); await toEnd(page);
+  assert.equal(await gradOf(page, 'a'), '300.');
+  await page.getByRole('button', { name: 'Tensor c', exact: true }).click();
+  await page.getByRole('combobox', { name: 'Hook kind' }).selectOption('tensor');
+  await page.getByRole('combobox', { name: 'Hook template' }).selectOption('zero');
+  await page.getByRole('button', { name: 'Attach hook' }).click();
+  await waitForRun(page); await toEnd(page);
+  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  assert.equal(await gradOf(page, 'a'), '0.', 'c’s gradient was zeroed by the new hook');
+  assert.match(await page.locator('.cm-content').textContent(), /c\.registerHook\(function zeroHook\(grad\)/);
+  // disable it again from the inspector
+  await page.getByRole('button', { name: 'Disable hook h1' }).click();
+  await waitForRun(page); await toEnd(page);
+  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  assert.equal(await gradOf(page, 'a'), '300.');
+  await page.getByRole('button', { name: 'Delete hook h1' }).click();
+  await waitForRun(page);
+  assert.doesNotMatch(await page.locator('.cm-content').textContent(), /zeroHook/);
+  await page.close();
+});
+
+test('changing a leaf value and adding a leaf + op from the graph', async () => {
+  const page = await env.page('#lesson=inplace');
+  await waitForRun(page);
+  await page.getByRole('button', { name: 'Tensor b', exact: true }).click();
+  await page.getByRole('textbox', { name: 'New value of b' }).fill('5');
+  await page.getByRole('button', { name: 'Set value' }).click();
+  await waitForRun(page); await toEnd(page);
+  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  assert.equal(await gradOf(page, 'a'), '500.', 'a.grad = 100 · b with b = 5');
+  await page.getByRole('textbox', { name: 'Value of the new leaf' }).fill('7');
+  await page.getByRole('button', { name: 'Add leaf' }).click();
+  await waitForRun(page);
+  assert.ok(await page.getByRole('button', { name: 'Tensor x1', exact: true }).count() === 1);
+  await page.close();
+});
