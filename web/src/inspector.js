@@ -3,7 +3,7 @@
 // rewrite handed to `onProgram`; the page then runs the new program.
 import { h } from './dom.js';
 import { formatValue, formatList, formatShape, pyBool } from './format.js';
-import { HOOK_KIND_LABEL, formatHookValue } from './trace-model.js';
+import { HOOK_KIND_LABEL, formatHookValue, describeStep } from './trace-model.js';
 import * as PE from './program-edit.js';
 
 const row = (k, v, cls = '') => h('tr', {}, h('th', { scope: 'row' }, k), h('td', { class: `mono ${cls}` }, v));
@@ -108,7 +108,10 @@ export function renderInspector(root, ctx) {
     root.append(h('p', { class: 'muted small' }, 'Click a tensor or a backward node to inspect it and attach hooks.'),
       h('h4', {}, '.grad at this step'),
       h('table', { class: 'kv grads', 'aria-label': 'Gradients at this step' }, rows.map((x) => row(`${x.name || `t${x.id}`}.grad`, formatValue(frame.grads.get(x.id) ?? null), frame.grads.get(x.id) != null ? 'filled' : ''))));
-    root.append(graphEdits(program, names, onProgram));
+    const fired = model.steps.slice(0, frame.k).filter((s) => s.event.type === 'hook');
+    if (fired.length) root.append(h('h4', {}, `Hooks fired so far (${fired.length})`), h('ol', { class: 'hooklog', 'aria-label': 'Hooks fired so far' }, fired.slice(-12).map((s) => h('li', { class: 'mono small' }, describeStep(model, s)))));
+    const tensorNames = names.filter((x) => [...model.tensors.values()].some((t) => t.name === x));
+    root.append(graphEdits(program, tensorNames, onProgram));
     const mods = PE.declaredModules(program);
     if (mods.length) {
       const mSel = select('Module', mods.map((m) => [m.ref, `${m.ref} (${m.name})`]), mods[0].ref);

@@ -247,6 +247,7 @@ export const LESSONS = [
     text: ['A forward pre-hook runs before forward() and may replace the positional arguments; a forward hook runs after it and may replace the output.',
       'SumNet gets a and b positionally and c as a keyword, so the pre-hook only sees two arguments. With both hooks the result is 116; after removing them it is 6.'] },
   { id: 'legacy-hook', n: 5, title: 'Why the legacy module backward hook lies', program: L5, flagship: true,
+    compare: [{ kind: 'module-backward', module: 'Mul3', label: 'Legacy backward hook on Mul3', inputs: 3, tone: 'bad' }, { kind: 'module-full-backward', module: 'Mul3', label: 'Full backward hook on Mul3', inputs: 3, tone: 'good' }],
     text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module: it hooks the grad_fn of the module’s output, whatever that node is.',
       'For Mul2 that node is the only multiplication, so grad_input is right: (3, 2). Mul3 computes (x·y)·z — two MulBackward0 nodes — and the hook lands on the last one. It reports (4, 6): the gradients of x·y and z, not of x, y and z. Only two values for three inputs, and 4 is nobody’s gradient.',
       'The full backward hook wraps the module’s inputs and outputs in BackwardHookFunctionBackward nodes and gives the real answer, (12, 8, 6). Press Backward and watch which node each hook fires on.'] },

@@ -10,6 +10,7 @@ import { PLAY, PAUSE } from './icons.js';
 import { createEditor } from './editor.js';
 import { renderInspector } from './inspector.js';
 import { renderConsole } from './console-view.js';
+import { renderCompare } from './compare-view.js';
 import { h, richText } from './dom.js';
 import * as PE from './program-edit.js';
 
@@ -153,6 +154,8 @@ function renderFrame(k, animate = false) {
   if (err && k === model.steps.length) $('step-text').textContent = `Error: ${err.message}`;
   $('step-text').classList.toggle('is-error', frame.step?.event.type === 'error' || (!!err && k === model.steps.length));
   renderConsole($('console'), lines, k, model.steps.length);
+  const lesson = app.state.lesson ? findLesson(app.state.lesson) : null;
+  renderCompare($('compare'), { model, k, columns: lesson?.compare, onSelectNode: (node) => { app.selected = { node }; renderFrame(player.k); } });
   renderInspector($('inspector'), { session: app.session, frame, selected: app.selected, program: app.state.program, onProgram: setProgram, onEditBlock: editBlock });
   clearTimeout(hashTimer); hashTimer = setTimeout(saveHash, 300);
 }
