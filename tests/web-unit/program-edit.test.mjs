@@ -53,3 +53,10 @@ test('graph edits', () => {
 test('module declarations', () => {
   assert.deepEqual(PE.declaredModules("const net = new hg.Module('SumNet', (a) => a);\nconst lin = new hg.nn.Linear(3, 1);"), [{ ref: 'net', name: 'SumNet' }, { ref: 'lin', name: 'Linear' }]);
 });
+
+test('wrap a variable in a module', () => {
+  const p = PE.wrapVariableInModule(prog, 'c', 'Block');
+  assert.match(p, /^const cModule = new hg\.Module\('Block', \(a, b\) => a\.mul\(b\)\); \/\/ wrapped in the graph$/m);
+  assert.match(p, /^const c = cModule\.call\(a, b\); c\.name = 'c';$/m);
+  assert.equal(PE.wrapVariableInModule(prog, 'a', 'X'), null, 'a leaf has no op to wrap');
+});

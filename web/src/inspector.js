@@ -88,6 +88,8 @@ export function renderInspector(root, ctx) {
           const p = PE.setLeafValue(program, ref, v); if (p) onProgram(p);
         } }, 'Set value')));
       }
+      const wrapped = !t.isLeaf ? PE.wrapVariableInModule(program, ref, `Wrap_${ref}`) : null;
+      if (wrapped) root.append(h('div', { class: 'form' }, h('button', { class: 'btn small', type: 'button', onclick: () => onProgram(wrapped) }, `Wrap ${ref}'s op in a module`)));
       root.append(h('div', { class: 'form' }, h('button', { class: 'btn small danger', type: 'button', 'aria-label': `Delete ${ref}`, onclick: () => onProgram(PE.deleteVariable(program, ref)) }, `Delete ${ref} (and lines using it)`)));
     } else {
       root.append(h('p', { class: 'muted small' }, 'This tensor has no variable of the same name in the program, so it cannot be edited from here.'));

@@ -159,3 +159,25 @@ export function wrapInModule(program, { moduleName, inputs, output, body }) {
     `const ${output} = ${moduleName.toLowerCase()}.call(${params}); ${output}.name = '${output}'; // wrapped in the graph`,
   ].join('\n'));
 }
+
+/**
+ * Wraps the computation of one variable in a module, in place:
+ * `const y = a.mul(b); y.name = 'y';` becomes a Module whose forward is that
+ * expression over the variables it uses, and `const y = yModule.call(a, b)`.
+ */
+export function wrapVariableInModule(program, name, moduleName) {
+  const lines = program.split('\n');
+  const re = new RegExp(`^(const|let|var)\\s+${name}\\s*=\\s*([^;]+);(.*)$`);
+  const i = lines.findIndex((l) => re.test(l));
+  if (i < 0) return null;
+  const [, kw, expr, rest] = re.exec(lines[i]);
+  if (/^\s*hg\.tensor\(/.test(expr) || /\.call\(/.test(expr)) return null;
+  const before = declaredNames(lines.slice(0, i).join('\n'));
+  const inputs = before.filter((v) => new RegExp(`(^|[^\\w$.])${v.replace(/[$]/g, '\\$')}(?![\\w$])`).test(expr));
+  if (!inputs.length) return null;
+  const mod = `${name}Module`;
+  lines.splice(i, 1,
+    `const ${mod} = new hg.Module('${moduleName}', (${inputs.join(', ')}) => ${expr.trim()}); // wrapped in the graph`,
+    `${kw} ${name} = ${mod}.call(${inputs.join(', ')});${rest}`);
+  return lines.join('\n');
+}
