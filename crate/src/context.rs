@@ -1,0 +1,97 @@
+//! Thread-wide switches: grad mode (`noGrad`), the PyTorch-version semantics
+//! and the warning sink. Wasm is single-threaded, so thread-locals are the
+//! whole process.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Semantics {
+    /// PyTorch >= 2.0: retain-grad hooks run after all other tensor hooks.
+    PyTorch2,
+    /// PyTorch <= 1.13: retain-grad runs where `retain_grad()` was called
+    /// among the tensor's hooks (the 2021 hooks video).
+    PyTorch1,
+}
+
+impl Semantics {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "pytorch-2" => Ok(Semantics::PyTorch2),
+            "pytorch-1" => Ok(Semantics::PyTorch1),
+            other => Err(Error::type_error(format!(
+                "setSemantics: expected 'pytorch-2' or 'pytorch-1', but got '{other}'"
+            ))),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Semantics::PyTorch2 => "pytorch-2",
+            Semantics::PyTorch1 => "pytorch-1",
+        }
+    }
+}
+
+pub type WarningSink = Rc<dyn Fn(&str)>;
+
+thread_local! {
+    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
+    static SEMANTICS: Cell<Semantics> = const { Cell::new(Semantics::PyTorch2) };
+    static WARNING_SINK: RefCell<Option<WarningSink>> = const { RefCell::new(None) };
+}
+
+pub fn is_grad_enabled() -> bool {
+    GRAD_ENABLED.with(|g| g.get())
+}
+
+/// Restores the previous grad mode when dropped, so an early `?` return or a
+/// throwing hook can never leave grad mode switched off.
+pub struct GradModeGuard {
+    previous: bool,
+}
+
+impl GradModeGuard {
+    pub fn set(enabled: bool) -> Self {
+        let previous = GRAD_ENABLED.with(|g| g.replace(enabled));
+        GradModeGuard { previous }
+    }
+}
+
+impl Drop for GradModeGuard {
+    fn drop(&mut self) {
+        GRAD_ENABLED.with(|g| g.set(self.previous));
+    }
+}
+
+pub fn no_grad<T>(f: impl FnOnce() -> T) -> T {
+    let _guard = GradModeGuard::set(false);
+    f()
+}
+
+pub fn semantics() -> Semantics {
+    SEMANTICS.with(|s| s.get())
+}
+
+pub fn set_semantics(s: Semantics) {
+    SEMANTICS.with(|c| c.set(s));
+}
+
+/// Where warnings go besides the trace (the binding sends them to `console.warn`).
+pub fn set_warning_sink(sink: Option<WarningSink>) {
+    WARNING_SINK.with(|w| *w.borrow_mut() = sink);
+}
+
+/// Raise a PyTorch-style warning: recorded as a `warning` trace event and
+/// handed to the sink. The sink is cloned out first so no borrow is held
+/// while it (JS) runs.
+pub fn warn(message: &str) {
+    crate::trace::record(|| crate::trace::Event::Warning {
+        message: message.to_string(),
+    });
+    let sink = WARNING_SINK.with(|w| w.try_borrow().ok().and_then(|s| s.clone()));
+    if let Some(sink) = sink {
+        sink(message);
+    }
+}

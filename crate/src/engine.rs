@@ -1,0 +1,664 @@
+//! The backward engine, after PyTorch's `engine.cpp`: count dependencies from
+//! the roots, run nodes from a ready queue ordered by `sequence_nr`, buffer
+//! and sum incoming gradients per node, and run every node through one
+//! `call_node` that fixes the hook order:
+//!
+//! tensor hooks → retain-grad (PyTorch 2: after all tensor hooks) → node
+//! pre-hooks → the node → output validation → node post-hooks.
+//!
+//! No engine state lives in a `RefCell` while a hook runs: the graph task is
+//! a local value, so hooks may re-enter (`g.mul(2)`, even `backward()`).
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use crate::context::{self, GradModeGuard, Semantics};
+use crate::error::{Error, Result};
+use crate::hooks::TensorHookEntry;
+use crate::ids::{NodeId, TensorId};
+use crate::node::{Edge, NodeKind, NodeRef};
+use crate::ready_queue::ReadyQueue;
+use crate::shape::{fmt_shape, is_expandable_to, sum_to};
+use crate::tensor::{Array, Tensor};
+use crate::trace::{self, Event, HookTarget, HookValue};
+
+/// `t.backward(gradient, retain_graph, inputs)`.
+pub fn backward(
+    root: &Tensor,
+    gradient: Option<Tensor>,
+    retain_graph: bool,
+    inputs: Option<&[Tensor]>,
+) -> Result<()> {
+    if let Some(inputs) = inputs {
+        if inputs.is_empty() {
+            return Err(Error::runtime("'inputs' argument to backward() cannot be empty."));
+        }
+    }
+    run_backward(
+        &[root.clone()],
+        vec![gradient],
+        retain_graph,
+        true,
+        inputs.unwrap_or(&[]),
+        true,
+    )
+    .map(|_| ())
+}
+
+/// `torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph, allow_unused)`.
+pub fn grad(
+    outputs: &[Tensor],
+    inputs: &[Tensor],
+    grad_outputs: Vec<Option<Tensor>>,
+    retain_graph: bool,
+    allow_unused: bool,
+) -> Result<Vec<Option<Tensor>>> {
+    if inputs.is_empty() {
+        return Err(Error::runtime("grad requires non-empty inputs."));
+    }
+    run_backward(outputs, grad_outputs, retain_graph, false, inputs, allow_unused)
+}
+
+struct GraphTask {
+    keep_graph: bool,
+    /// Empty for a plain `backward()`; else which nodes must run.
+    needed: HashSet<NodeId>,
+    /// Nodes whose input `input_nr` is captured into result slot `slot`.
+    captures: HashMap<NodeId, Vec<(usize, usize)>>,
+    captured: Vec<Option<Tensor>>,
+    filtered: bool,
+}
+
+impl GraphTask {
+    fn should_execute(&self, id: NodeId) -> bool {
+        !self.filtered || self.needed.contains(&id) || self.captures.contains_key(&id)
+    }
+}
+
+fn run_backward(
+    outputs: &[Tensor],
+    grad_outputs: Vec<Option<Tensor>>,
+    keep_graph: bool,
+    accumulate_grad: bool,
+    inputs: &[Tensor],
+    allow_unused: bool,
+) -> Result<Vec<Option<Tensor>>> {
+    if grad_outputs.len() != outputs.len() {
+        return Err(Error::runtime(format!(
+            "grad_outputs must have the same length as outputs (got {} and {})",
+            grad_outputs.len(),
+            outputs.len()
+        )));
+    }
+    // Root edges and their gradients (PyTorch's `_make_grads`).
+    let mut roots: Vec<(Edge, Option<Tensor>)> = Vec::new();
+    for (i, (out, given)) in outputs.iter().zip(grad_outputs).enumerate() {
+        let edge = out.gradient_edge().ok_or_else(|| {
+            Error::runtime(format!(
+                "element {i} of tensors does not require grad and does not have a grad_fn"
+            ))
+        })?;
+        let grad = match given {
+            Some(g) => {
+                if g.shape() != out.shape() {
+                    return Err(Error::runtime(format!(
+                        "Mismatch in shape: grad_output[{i}] has a shape of torch.Size({}) and output[{i}] has a shape of torch.Size({}).",
+                        fmt_shape(&g.shape()),
+                        fmt_shape(&out.shape())
+                    )));
+                }
+                g
+            }
+            None => {
+                if out.numel() != 1 {
+                    return Err(Error::runtime(
+                        "grad can be implicitly created only for scalar outputs",
+                    ));
+                }
+                Tensor::from_array(Array::ones(ndarray::IxDyn(&out.shape())))
+            }
+        };
+        roots.push((edge, Some(grad)));
+    }
+
+    // Edges of the requested inputs.
+    let mut input_edges: Vec<Edge> = Vec::new();
+    for t in inputs {
+        if !t.requires_grad() {
+            return Err(Error::runtime(
+                "One of the differentiated Tensors does not require grad",
+            ));
+        }
+        if accumulate_grad {
+            t.retain_grad()?;
+        }
+        let edge = t
+            .gradient_edge()
+            .ok_or_else(|| Error::runtime("One of the differentiated Tensors does not require grad"))?;
+        input_edges.push(edge);
+    }
+
+    let dependencies = compute_dependencies(&roots);
+    let mut task = GraphTask {
+        keep_graph,
+        needed: HashSet::new(),
+        captures: HashMap::new(),
+        captured: vec![None; input_edges.len()],
+        filtered: !input_edges.is_empty(),
+    };
+    if task.filtered {
+        init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
+    }
+
+    // Backward itself never records a graph (no create_graph support).
+    let _grad_mode = GradModeGuard::set(false);
+    let result = execute(&mut task, roots, dependencies);
+    if let Err(e) = &result {
+        trace::record(|| Event::Error {
+            message: e.to_string(),
+            node: None,
+        });
+    }
+    result?;
+
+    if accumulate_grad {
+        return Ok(Vec::new());
+    }
+    if !allow_unused && task.captured.iter().any(|g| g.is_none()) {
+        return Err(Error::runtime(
+            "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.",
+        ));
+    }
+    Ok(task.captured)
+}
+
+/// Number of incoming edges per node reachable from the roots.
+fn compute_dependencies(roots: &[(Edge, Option<Tensor>)]) -> HashMap<NodeId, usize> {
+    let mut deps: HashMap<NodeId, usize> = HashMap::new();
+    let mut seen: HashSet<NodeId> = HashSet::new();
+    let mut stack: Vec<NodeRef> = Vec::new();
+    for (edge, _) in roots {
+        *deps.entry(edge.node.id).or_insert(0) += 1;
+        if seen.insert(edge.node.id) {
+            stack.push(edge.node.clone());
+        }
+    }
+    while let Some(node) = stack.pop() {
+        for edge in node.next.iter().flatten() {
+            *deps.entry(edge.node.id).or_insert(0) += 1;
+            if seen.insert(edge.node.id) {
+                stack.push(edge.node.clone());
+            }
+        }
+    }
+    deps
+}
+
+/// PyTorch's `init_to_execute`: a node is needed when it leads to an input.
+/// With `accumulate_grad` the input nodes run (AccumulateGrad writes .grad);
+/// otherwise their incoming gradient is captured.
+fn init_to_execute(task: &mut GraphTask, roots: &[(Edge, Option<Tensor>)], inputs: &[Edge], accumulate_grad: bool) {
+    let targets: HashSet<NodeId> = inputs.iter().map(|e| e.node.id).collect();
+    for (slot, edge) in inputs.iter().enumerate() {
+        if accumulate_grad {
+            task.needed.insert(edge.node.id);
+        } else {
+            task.captures.entry(edge.node.id).or_default().push((edge.input_nr, slot));
+        }
+    }
+    // Post-order DFS: needed(n) = any child needed or is a needed target.
+    let mut memo: HashMap<NodeId, bool> = HashMap::new();
+    fn visit(
+        node: &NodeRef,
+        targets: &HashSet<NodeId>,
+        task: &mut GraphTask,
+        memo: &mut HashMap<NodeId, bool>,
+    ) -> bool {
+        if let Some(&m) = memo.get(&node.id) {
+            return m;
+        }
+        memo.insert(node.id, false);
+        let mut leads = false;
+        for edge in node.next.iter().flatten() {
+            if visit(&edge.node, targets, task, memo) || targets.contains(&edge.node.id) {
+                leads = true;
+            }
+        }
+        if leads {
+            task.needed.insert(node.id);
+        }
+        let r = leads || targets.contains(&node.id);
+        memo.insert(node.id, r);
+        r
+    }
+    for (edge, _) in roots {
+        visit(&edge.node, &targets, task, &mut memo);
+    }
+}
+
+/// Gradients waiting for a node, one slot per node input.
+struct InputBuffer {
+    node: NodeRef,
+    slots: Vec<Option<Tensor>>,
+}
+
+impl InputBuffer {
+    fn new(node: NodeRef) -> Self {
+        let n = node.num_inputs();
+        InputBuffer {
+            node,
+            slots: vec![None; n],
+        }
+    }
+
+    /// First gradient is stored as is (same tensor, as PyTorch does); later
+    /// ones are summed into a new tensor.
+    fn add(&mut self, pos: usize, grad: Option<Tensor>) -> Result<()> {
+        let Some(grad) = grad else { return Ok(()) };
+        let Some(slot) = self.slots.get_mut(pos) else {
+            return Err(Error::runtime(format!(
+                "internal: gradient for input {pos} of {} which has {} inputs",
+                self.node.name,
+                self.node.num_inputs()
+            )));
+        };
+        *slot = Some(match slot.take() {
+            None => grad,
+            Some(old) => {
+                let sum = crate::ops::arith::broadcast_zip(&*old.data()?, &*grad.data()?, |a, b| a + b)?;
+                Tensor::from_array(sum)
+            }
+        });
+        Ok(())
+    }
+}
+
+fn execute(
+    task: &mut GraphTask,
+    roots: Vec<(Edge, Option<Tensor>)>,
+    mut dependencies: HashMap<NodeId, usize>,
+) -> Result<()> {
+    let mut queue: ReadyQueue<InputBuffer> = ReadyQueue::default();
+    let mut not_ready: HashMap<NodeId, InputBuffer> = HashMap::new();
+
+    // The roots act as the outputs of PyTorch's GraphRoot.
+    let root_outputs: Vec<(Option<Edge>, Option<Tensor>)> =
+        roots.into_iter().map(|(e, g)| (Some(e), g)).collect();
+    route_outputs(task, root_outputs, &mut dependencies, &mut not_ready, &mut queue)?;
+
+    while let Some(buffer) = queue.pop() {
+        let node = buffer.node.clone();
+        let outputs = evaluate(task, &node, buffer.slots)?;
+        let Some(outputs) = outputs else { continue };
+        let routed: Vec<(Option<Edge>, Option<Tensor>)> =
+            node.next.iter().cloned().zip(outputs).collect();
+        route_outputs(task, routed, &mut dependencies, &mut not_ready, &mut queue)?;
+    }
+    Ok(())
+}
+
+/// Hands each output to its next node's buffer; a node whose dependencies
+/// all arrived becomes ready (PyTorch's `evaluate_function` tail).
+fn route_outputs(
+    task: &GraphTask,
+    outputs: Vec<(Option<Edge>, Option<Tensor>)>,
+    dependencies: &mut HashMap<NodeId, usize>,
+    not_ready: &mut HashMap<NodeId, InputBuffer>,
+    queue: &mut ReadyQueue<InputBuffer>,
+) -> Result<()> {
+    for (edge, grad) in outputs {
+        let Some(edge) = edge else { continue };
+        let id = edge.node.id;
+        let ready = match dependencies.get_mut(&id) {
+            Some(d) => {
+                *d = d.saturating_sub(1);
+                *d == 0
+            }
+            None => {
+                return Err(Error::runtime(format!("dependency not found for {}", edge.node.name)));
+            }
+        };
+        if ready {
+            dependencies.remove(&id);
+        }
+        let mut buffer = match not_ready.remove(&id) {
+            Some(b) => b,
+            None => {
+                if !task.should_execute(id) {
+                    continue;
+                }
+                InputBuffer::new(edge.node.clone())
+            }
+        };
+        buffer.add(edge.input_nr, grad)?;
+        if ready {
+            queue.push(edge.node.sequence_nr, buffer);
+        } else {
+            not_ready.insert(id, buffer);
+        }
+    }
+    Ok(())
+}
+
+/// Runs one ready node, honouring `inputs=` filtering and captures. Returns
+/// `None` when the node was only captured from, not executed.
+fn evaluate(
+    task: &mut GraphTask,
+    node: &NodeRef,
+    inputs: Vec<Option<Tensor>>,
+) -> Result<Option<Vec<Option<Tensor>>>> {
+    if task.filtered {
+        let needed = task.needed.contains(&node.id);
+        let mut values = inputs.clone();
+        if !needed {
+            values = call_tensor_pre_hooks(node, values)?;
+        }
+        if let Some(caps) = task.captures.get(&node.id) {
+            for &(input_nr, slot) in caps {
+                if let Some(v) = values.get(input_nr) {
+                    task.captured[slot] = v.clone();
+                }
+            }
+        }
+        if !needed {
+            return Ok(None);
+        }
+    }
+    call_node(task, node, inputs).map(Some)
+}
+
+fn hook_error(e: Error, what: &str, target: &str, name: &str) -> Error {
+    let name = if name.is_empty() { String::new() } else { format!(" '{name}'") };
+    Error::runtime(format!("{what}{name} on {target} raised an error: {}", e.message()))
+}
+
+fn check_hook_value(name: &str, before: &Option<Tensor>, after: &Tensor) -> Result<()> {
+    if let Some(b) = before {
+        if b.shape() != after.shape() {
+            return Err(Error::runtime(format!(
+                "hook '{}' has changed the size of value",
+                if name.is_empty() { "hook" } else { name }
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn snapshot(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
+    values.iter().map(|v| v.as_ref().and_then(|t| t.to_array().ok())).collect()
+}
+
+/// Runs tensor hooks of every input of `node`, then retain-grad (PyTorch 2)
+/// — or both interleaved in registration order (PyTorch 1).
+fn call_tensor_pre_hooks(node: &NodeRef, mut values: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+    let lists = node.tensor_hook_lists();
+    if lists.is_empty() {
+        return Ok(values);
+    }
+    let interleave = context::semantics() == Semantics::PyTorch1;
+    let passes: &[bool] = if interleave { &[true] } else { &[false, true] };
+    for (pass_index, _) in passes.iter().enumerate() {
+        for (nr, owner, list) in &lists {
+            for (handle, entry) in list.snapshot() {
+                let is_retain = matches!(*entry, TensorHookEntry::RetainGrad(_));
+                // PyTorch 2: pass 0 runs user hooks, pass 1 retain-grad.
+                if !interleave && (pass_index == 0) == is_retain {
+                    continue;
+                }
+                let Some(current) = values.get(*nr).cloned().flatten() else {
+                    continue;
+                };
+                match &*entry {
+                    TensorHookEntry::User(hook) => {
+                        let target = tensor_label(*owner, node);
+                        let result = hook
+                            .call(&current)
+                            .map_err(|e| hook_error(e, "tensor hook", &target, &hook.name()))
+                            .inspect_err(|e| record_error(e, node))?;
+                        let after = match result {
+                            Some(new) => {
+                                check_hook_value(&hook.name(), &Some(current.clone()), &new)?;
+                                new
+                            }
+                            None => current.clone(),
+                        };
+                        trace::record(|| Event::Hook {
+                            kind: "tensor",
+                            handle,
+                            target: HookTarget::Tensor(*owner),
+                            before: HookValue::One(current.to_array().ok()),
+                            after: HookValue::One(after.to_array().ok()),
+                        });
+                        values[*nr] = Some(after);
+                    }
+                    TensorHookEntry::RetainGrad(weak) => {
+                        if let Some(t) = weak.upgrade().map(Tensor) {
+                            retain(&t, &current)?;
+                            trace::record(|| Event::Hook {
+                                kind: "retain-grad",
+                                handle,
+                                target: HookTarget::Tensor(*owner),
+                                before: HookValue::One(current.to_array().ok()),
+                                after: HookValue::One(current.to_array().ok()),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(values)
+}
+
+fn tensor_label(id: TensorId, node: &NodeRef) -> String {
+    node.output_tensors()
+        .into_iter()
+        .chain(node.variable())
+        .find(|t| t.id() == id)
+        .map(|t| t.label())
+        .unwrap_or_else(|| format!("tensor #{}", id.0))
+}
+
+fn record_error(e: &Error, node: &NodeRef) {
+    trace::record(|| Event::Error {
+        message: e.to_string(),
+        node: Some(node.id),
+    });
+}
+
+/// The retain-grad hook: a copy of the first gradient, summed afterwards.
+fn retain(t: &Tensor, grad: &Tensor) -> Result<()> {
+    let new = match t.grad_raw() {
+        None => grad.to_array()?,
+        Some(old) => crate::ops::arith::broadcast_zip(&*old.data()?, &*grad.data()?, |a, b| a + b)?,
+    };
+    t.meta_mut()?.grad = Some(Tensor::from_array(new));
+    Ok(())
+}
+
+/// Validates a hook's replacement list (PyTorch's `check_result`).
+fn check_hook_list(name: &str, before: &[Option<Tensor>], after: &[Option<Tensor>]) -> Result<()> {
+    if before.len() != after.len() {
+        return Err(Error::runtime(format!(
+            "hook '{}' has returned an incorrect number of values (got {}, but expected {})",
+            if name.is_empty() { "hook" } else { name },
+            after.len(),
+            before.len()
+        )));
+    }
+    for (b, a) in before.iter().zip(after) {
+        if let Some(a) = a {
+            check_hook_value(name, b, a)?;
+        }
+    }
+    Ok(())
+}
+
+/// One backward step of `node`, in PyTorch's order (see module docs).
+fn call_node(task: &mut GraphTask, node: &NodeRef, inputs: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+    let mut inputs = call_tensor_pre_hooks(node, inputs)?;
+    let target = format!("node {} (#{})", node.name, node.id.0);
+
+    for (handle, hook) in node.pre_hooks.snapshot() {
+        let result = hook
+            .call(&inputs)
+            .map_err(|e| hook_error(e, "pre-hook", &target, &hook.name()))
+            .inspect_err(|e| record_error(e, node))?;
+        let before = snapshot(&inputs);
+        if let Some(new) = result {
+            check_hook_list(&hook.name(), &inputs, &new)?;
+            inputs = new;
+        }
+        trace::record(|| Event::Hook {
+            kind: hook.kind(),
+            handle,
+            target: HookTarget::Node(node.id),
+            before: HookValue::Many(before),
+            after: HookValue::Many(snapshot(&inputs)),
+        });
+    }
+
+    let mut outputs = match &node.kind {
+        NodeKind::AccumulateGrad { variable } => {
+            accumulate(variable, inputs.first().cloned().flatten())?;
+            Vec::new()
+        }
+        NodeKind::Op { .. } => {
+            let needs: Vec<bool> = node
+                .next
+                .iter()
+                .map(|e| e.as_ref().is_some_and(|e| task.should_execute(e.node.id)))
+                .collect();
+            let raw = if inputs.iter().all(|g| g.is_none()) {
+                vec![None; node.next.len()]
+            } else {
+                node.apply_op(&inputs, &needs).inspect_err(|e| record_error(e, node))?
+            };
+            if !task.keep_graph {
+                node.release_variables();
+            }
+            validate_outputs(node, raw, &needs)?
+        }
+    };
+
+    // Post-hooks get (grad_inputs, grad_outputs); on AccumulateGrad ([], [grad]).
+    let hook_outputs_ref: &[Option<Tensor>] = &inputs;
+    for (handle, hook) in node.post_hooks.snapshot() {
+        let own = hook.records_itself();
+        let result = hook
+            .call(&outputs, hook_outputs_ref)
+            .map_err(|e| if own { e } else { hook_error(e, "hook", &target, &hook.name()) })
+            .inspect_err(|e| record_error(e, node))?;
+        let before = snapshot(&outputs);
+        if let Some(new) = result {
+            check_hook_list(&hook.name(), &outputs, &new)?;
+            outputs = new;
+        }
+        if own {
+            continue;
+        }
+        trace::record(|| Event::Hook {
+            kind: hook.kind(),
+            handle,
+            target: HookTarget::Node(node.id),
+            before: HookValue::Many(before),
+            after: HookValue::Many(snapshot(&outputs)),
+        });
+    }
+
+    trace::record(|| Event::Node {
+        node: node.id,
+        name: node.name.clone(),
+        grad_outputs: snapshot(&inputs),
+        grad_inputs: snapshot(&outputs),
+    });
+    Ok(outputs)
+}
+
+/// PyTorch's `validate_outputs`: right count, and each gradient reduced to
+/// (or compatible with) the shape its next node expects.
+fn validate_outputs(node: &NodeRef, mut grads: Vec<Option<Tensor>>, needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+    if grads.len() != node.next.len() {
+        return Err(Error::runtime(format!(
+            "Function {} returned an invalid number of gradients - expected {}, but got {}",
+            node.name,
+            node.next.len(),
+            grads.len()
+        )));
+    }
+    for (i, slot) in grads.iter_mut().enumerate() {
+        let Some(edge) = &node.next[i] else {
+            *slot = None;
+            continue;
+        };
+        if !needs.get(i).copied().unwrap_or(false) {
+            *slot = None;
+            continue;
+        }
+        let Some(g) = slot.as_ref() else { continue };
+        let expected = edge.node.input_shapes.get(edge.input_nr).cloned().unwrap_or_default();
+        let got = g.shape();
+        if got != expected {
+            if !is_expandable_to(&expected, &got) {
+                return Err(Error::runtime(format!(
+                    "Function {} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",
+                    node.name,
+                    fmt_shape(&got),
+                    fmt_shape(&expected)
+                )));
+            }
+            let reduced = sum_to(&*g.data()?, &expected);
+            *slot = Some(Tensor::from_array(reduced));
+        }
+    }
+    Ok(grads)
+}
+
+/// AccumulateGrad: `.grad = grad` (a copy when the gradient is shared) or
+/// `.grad += grad` in place, then post-accumulate-grad hooks.
+fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
+    let Some(grad) = grad else { return Ok(()) };
+    if !variable.requires_grad() {
+        return Ok(());
+    }
+    match variable.grad_raw() {
+        None => {
+            // PyTorch steals the incoming buffer when nothing else holds it.
+            let stored = if Rc::strong_count(&grad.0) <= 2 {
+                grad.clone()
+            } else {
+                Tensor::from_array(grad.to_array()?)
+            };
+            variable.meta_mut()?.grad = Some(stored);
+        }
+        Some(existing) => {
+            let sum = crate::ops::arith::broadcast_zip(&*existing.data()?, &*grad.data()?, |a, b| a + b)?;
+            {
+                let mut d = existing
+                    .storage()
+                    .data
+                    .try_borrow_mut()
+                    .map_err(|_| Error::runtime("internal: grad is busy"))?;
+                *d = sum;
+            }
+            let v = &existing.storage().version;
+            v.set(v.get().wrapping_add(1));
+        }
+    }
+    trace::record(|| Event::Accumulate {
+        tensor: variable.id(),
+        grad: variable.grad_raw().and_then(|g| g.to_array().ok()).unwrap_or_default(),
+    });
+    for (handle, hook) in variable.post_accumulate_hook_entries() {
+        hook.call(variable)
+            .map_err(|e| hook_error(e, "post-accumulate-grad hook", &variable.label(), &hook.name()))?;
+        trace::record(|| Event::Hook {
+            kind: "post-accumulate",
+            handle,
+            target: HookTarget::Tensor(variable.id()),
+            before: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),
+            after: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,130 @@
+//! `hg.graph(roots)`: a plain-data snapshot of every tensor and backward node
+//! reachable from the roots, with copied values, for the playground.
+
+use std::collections::HashSet;
+
+use crate::hooks::TensorHookEntry;
+use crate::ids::{HandleId, NodeId, TensorId};
+use crate::node::NodeRef;
+use crate::tensor::{Array, Tensor};
+
+#[derive(Clone, Debug)]
+pub struct HookInfo {
+    pub handle: HandleId,
+    pub kind: &'static str,
+    pub name: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct TensorInfo {
+    pub id: TensorId,
+    pub name: Option<String>,
+    pub shape: Vec<usize>,
+    pub data: Array,
+    pub requires_grad: bool,
+    pub is_leaf: bool,
+    pub retains_grad: bool,
+    pub grad_fn: Option<NodeId>,
+    pub grad: Option<Array>,
+    pub hooks: Vec<HookInfo>,
+}
+
+#[derive(Clone, Debug)]
+pub struct NodeInfo {
+    pub id: NodeId,
+    pub name: String,
+    pub next: Vec<(Option<NodeId>, usize)>,
+    pub variable: Option<TensorId>,
+    pub pre_hooks: Vec<HookInfo>,
+    pub post_hooks: Vec<HookInfo>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct GraphInfo {
+    pub tensors: Vec<TensorInfo>,
+    pub nodes: Vec<NodeInfo>,
+}
+
+fn tensor_info(t: &Tensor) -> TensorInfo {
+    let mut hooks: Vec<HookInfo> = t
+        .hook_entries()
+        .into_iter()
+        .map(|(handle, e)| match &*e {
+            TensorHookEntry::User(h) => HookInfo { handle, kind: "tensor", name: h.name() },
+            TensorHookEntry::RetainGrad(_) => HookInfo { handle, kind: "retain-grad", name: "retain_grad".into() },
+        })
+        .collect();
+    hooks.extend(t.post_accumulate_hook_entries().into_iter().map(|(handle, h)| HookInfo {
+        handle,
+        kind: "post-accumulate",
+        name: h.name(),
+    }));
+    TensorInfo {
+        id: t.id(),
+        name: t.name(),
+        shape: t.shape(),
+        data: t.to_array().unwrap_or_default(),
+        requires_grad: t.requires_grad(),
+        is_leaf: t.is_leaf(),
+        retains_grad: t.retains_grad(),
+        grad_fn: t.grad_fn().map(|f| f.id),
+        grad: t.grad_raw().and_then(|g| g.to_array().ok()),
+        hooks,
+    }
+}
+
+fn node_info(n: &NodeRef) -> NodeInfo {
+    NodeInfo {
+        id: n.id,
+        name: n.name.clone(),
+        next: n.next_functions().into_iter().map(|(node, nr)| (node.map(|x| x.id), nr)).collect(),
+        variable: n.variable().map(|v| v.id()),
+        pre_hooks: n
+            .pre_hook_entries()
+            .into_iter()
+            .map(|(handle, h)| HookInfo { handle, kind: h.kind(), name: h.name() })
+            .collect(),
+        post_hooks: n
+            .post_hook_entries()
+            .into_iter()
+            .map(|(handle, h)| HookInfo { handle, kind: h.kind(), name: h.name() })
+            .collect(),
+    }
+}
+
+/// Walks from the roots through grad_fn / next edges, collecting nodes, the
+/// leaves of AccumulateGrad nodes and the live outputs of every node.
+pub fn graph(roots: &[Tensor]) -> GraphInfo {
+    let mut info = GraphInfo::default();
+    let mut seen_t: HashSet<TensorId> = HashSet::new();
+    let mut seen_n: HashSet<NodeId> = HashSet::new();
+    let mut stack: Vec<NodeRef> = Vec::new();
+    let mut add_tensor = |t: &Tensor, info: &mut GraphInfo, stack: &mut Vec<NodeRef>, seen_n: &mut HashSet<NodeId>| {
+        if seen_t.insert(t.id()) {
+            info.tensors.push(tensor_info(t));
+        }
+        let node = t.grad_fn().or_else(|| t.meta().ok().and_then(|m| m.grad_accumulator.upgrade()));
+        if let Some(n) = node {
+            if seen_n.insert(n.id) {
+                stack.push(n);
+            }
+        }
+    };
+    for t in roots {
+        add_tensor(t, &mut info, &mut stack, &mut seen_n);
+    }
+    while let Some(n) = stack.pop() {
+        for t in n.output_tensors().iter().chain(n.variable().iter()) {
+            add_tensor(t, &mut info, &mut stack, &mut seen_n);
+        }
+        for e in n.next.iter().flatten() {
+            if seen_n.insert(e.node.id) {
+                stack.push(e.node.clone());
+            }
+        }
+        info.nodes.push(node_info(&n));
+    }
+    info.tensors.sort_by_key(|t| t.id);
+    info.nodes.sort_by_key(|n| n.id);
+    info
+}

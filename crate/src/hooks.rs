@@ -1,0 +1,206 @@
+//! Hook lists and handles, modelled on `torch/utils/hooks.py`: every owner
+//! keeps an ordered list of `(HandleId, hook)`; a handle holds only a weak
+//! reference to that list, `remove()` is idempotent, `prepend` inserts at
+//! the front. Hooks run from a snapshot of the list, so a hook that removes a
+//! later hook or adds a new one mid-pass behaves as in PyTorch (whose
+//! `_call_hooks` iterates over `PyDict_Values`, a copy).
+//!
+//! The hook *types* are traits defined here; the wasm binding implements them
+//! with a wrapper of `js_sys::Function`, native tests with closures.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use crate::error::Result;
+use crate::ids::HandleId;
+use crate::tensor::{Tensor, TensorImpl};
+
+/// `fn(grad) -> Tensor?` — `t.register_hook`.
+pub trait TensorHook {
+    fn call(&self, grad: &Tensor) -> Result<Option<Tensor>>;
+    /// The function's name, shown in `graph()` and error messages.
+    fn name(&self) -> String {
+        String::new()
+    }
+}
+
+/// `fn(grad_outputs) -> grads?` — `node.register_prehook`.
+pub trait NodePreHook {
+    fn call(&self, grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>;
+    fn name(&self) -> String {
+        String::new()
+    }
+    /// The trace/graph kind; module machinery registers its own kinds.
+    fn kind(&self) -> &'static str {
+        "node-pre"
+    }
+}
+
+/// `fn(grad_inputs, grad_outputs) -> grad_inputs?` — `node.register_hook`.
+pub trait NodePostHook {
+    fn call(
+        &self,
+        grad_inputs: &[Option<Tensor>],
+        grad_outputs: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>>;
+    fn name(&self) -> String {
+        String::new()
+    }
+    fn kind(&self) -> &'static str {
+        "node-post"
+    }
+    /// Module machinery records its own per-user-hook trace events and error
+    /// messages; the engine then adds none for the wrapper.
+    fn records_itself(&self) -> bool {
+        false
+    }
+}
+
+/// `fn(tensor)` after `.grad` was written — `register_post_accumulate_grad_hook`.
+pub trait PostAccumulateGradHook {
+    fn call(&self, tensor: &Tensor) -> Result<()>;
+    fn name(&self) -> String {
+        String::new()
+    }
+}
+
+impl<F: Fn(&Tensor) -> Result<Option<Tensor>>> TensorHook for F {
+    fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
+        self(grad)
+    }
+}
+impl<F: Fn(&[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>> NodePreHook for F {
+    fn call(&self, g: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        self(g)
+    }
+}
+impl<F> NodePostHook for F
+where
+    F: Fn(&[Option<Tensor>], &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>,
+{
+    fn call(
+        &self,
+        gi: &[Option<Tensor>],
+        go: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
+        self(gi, go)
+    }
+}
+impl<F: Fn(&Tensor) -> Result<()>> PostAccumulateGradHook for F {
+    fn call(&self, t: &Tensor) -> Result<()> {
+        self(t)
+    }
+}
+
+/// An entry of a tensor's hook list. `retain_grad()` lives in the same list
+/// so that PyTorch 1.x order (where it was called) can be reproduced; under
+/// PyTorch 2 the engine runs it after all user hooks instead.
+#[derive(Clone)]
+pub enum TensorHookEntry {
+    User(Rc<dyn TensorHook>),
+    RetainGrad(Weak<TensorImpl>),
+}
+
+/// An ordered `(HandleId, hook)` list with interior mutability. Borrows are
+/// never held across a hook call: callers take a `snapshot()`.
+pub struct HookList<H: ?Sized> {
+    entries: RefCell<Vec<(HandleId, Rc<H>)>>,
+}
+
+impl<H: ?Sized> Default for HookList<H> {
+    fn default() -> Self {
+        HookList {
+            entries: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+impl<H: ?Sized> HookList<H> {
+    pub fn new() -> Rc<Self> {
+        Rc::new(Self::default())
+    }
+
+    pub fn add(&self, hook: Rc<H>, prepend: bool) -> HandleId {
+        let id = HandleId::next();
+        if let Ok(mut entries) = self.entries.try_borrow_mut() {
+            if prepend {
+                entries.insert(0, (id, hook));
+            } else {
+                entries.push((id, hook));
+            }
+        }
+        id
+    }
+
+    pub fn snapshot(&self) -> Vec<(HandleId, Rc<H>)> {
+        self.entries
+            .try_borrow()
+            .map(|e| e.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.try_borrow().map(|e| e.is_empty()).unwrap_or(true)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.try_borrow().map(|e| e.len()).unwrap_or(0)
+    }
+
+    pub fn ids(&self) -> Vec<HandleId> {
+        self.snapshot().into_iter().map(|(id, _)| id).collect()
+    }
+
+    pub fn contains(&self, id: HandleId) -> bool {
+        self.entries
+            .try_borrow()
+            .map(|e| e.iter().any(|(h, _)| *h == id))
+            .unwrap_or(false)
+    }
+}
+
+/// What a handle can remove itself from.
+pub trait RemoveHook {
+    fn remove_hook(&self, id: HandleId) -> bool;
+}
+
+impl<H: ?Sized> RemoveHook for HookList<H> {
+    fn remove_hook(&self, id: HandleId) -> bool {
+        match self.entries.try_borrow_mut() {
+            Ok(mut entries) => {
+                let before = entries.len();
+                entries.retain(|(h, _)| *h != id);
+                entries.len() != before
+            }
+            Err(_) => false,
+        }
+    }
+}
+
+/// PyTorch's `RemovableHandle`: an id and weak references to the list(s) that
+/// hold the hook. `remove()` may be called any number of times.
+#[derive(Clone)]
+pub struct RemovableHandle {
+    pub id: HandleId,
+    targets: Vec<Weak<dyn RemoveHook>>,
+}
+
+impl RemovableHandle {
+    pub fn new(id: HandleId, targets: Vec<Weak<dyn RemoveHook>>) -> Self {
+        RemovableHandle { id, targets }
+    }
+
+    pub fn for_list<H: ?Sized + 'static>(id: HandleId, list: &Rc<HookList<H>>) -> Self {
+        let rc: Rc<dyn RemoveHook> = list.clone();
+        let weak = Rc::downgrade(&rc);
+        RemovableHandle::new(id, vec![weak])
+    }
+
+    pub fn remove(&self) {
+        for target in &self.targets {
+            if let Some(list) = target.upgrade() {
+                list.remove_hook(self.id);
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! Stable integer ids from counters (like PyTorch's `RemovableHandle.next_id`).
+//! They are what `t.id`, `node.id`, `handle.id` and every id in `graph()` and
+//! `trace()` show.
+
+use std::cell::Cell;
+
+macro_rules! id_type {
+    ($name:ident, $counter:ident) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+        thread_local!(static $counter: Cell<u32> = const { Cell::new(0) });
+        impl $name {
+            pub fn next() -> Self {
+                $counter.with(|c| {
+                    let id = c.get().wrapping_add(1);
+                    c.set(id);
+                    $name(id)
+                })
+            }
+        }
+    };
+}
+
+id_type!(TensorId, NEXT_TENSOR_ID);
+id_type!(NodeId, NEXT_NODE_ID);
+id_type!(HandleId, NEXT_HANDLE_ID);
+id_type!(ModuleId, NEXT_MODULE_ID);
+
+thread_local!(static NEXT_SEQUENCE_NR: Cell<u64> = const { Cell::new(0) });
+
+/// PyTorch's per-thread `sequence_nr`: later-created nodes run first when
+/// several are ready. `AccumulateGrad` uses `u64::MAX` (see `node.rs`).
+pub fn next_sequence_nr() -> u64 {
+    NEXT_SEQUENCE_NR.with(|c| {
+        let n = c.get();
+        c.set(n + 1);
+        n
+    })
+}

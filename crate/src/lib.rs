@@ -1,0 +1,36 @@
+//! hookgrad: a PyTorch-faithful autograd engine with hooks.
+//!
+//! The engine (`tensor`, `ops`, `node`, `engine`, `hooks`, `module`,
+//! `trace`) is plain Rust, tested natively with `cargo test`. The only
+//! module that touches wasm-bindgen / js-sys is `bindings`, which converts
+//! JS values to core types and back.
+
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod context;
+pub mod engine;
+pub mod error;
+pub mod graph;
+pub mod hooks;
+pub mod ids;
+pub mod module;
+pub mod node;
+pub mod ops;
+pub mod ready_queue;
+pub mod repr;
+pub mod shape;
+pub mod tensor;
+pub mod tensor_api;
+pub mod trace;
+
+#[cfg(target_arch = "wasm32")]
+mod bindings;
+
+#[cfg(test)]
+mod testing;
+#[cfg(test)]
+mod scenario_tests;
+
+pub use error::{Error, Result};
+pub use ops::Operand;
+pub use tensor::{Array, Tensor, TensorOptions};

@@ -1,0 +1,396 @@
+//! Module backward hooks, both kinds, as PyTorch wires them.
+//!
+//! Full hooks (`torch/utils/hooks.py` `BackwardHook`): the module's tensor
+//! inputs and outputs are each passed through one identity node,
+//! `BackwardHookFunctionBackward`. A hook on the output node records
+//! grad_output (and runs the full backward pre-hooks); a hook on the input
+//! node then has grad_input and calls the user's full backward hooks.
+//!
+//! Legacy hooks (`register_backward_hook`): a post-hook on the grad_fn of the
+//! module's first output tensor. It sees *that node's* gradients — for
+//! `a*b*c` the last multiplication's (4, 6), not (12, 8, 6). PyTorch keeps
+//! this behaviour (deprecated); so do we, on purpose.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::{Module, ModuleBackwardHook, ModuleBackwardPreHook, Value};
+use crate::context;
+use crate::error::{Error, Result};
+use crate::hooks::{NodePostHook, RemovableHandle};
+use crate::ids::HandleId;
+use crate::node::{Node, NodeRef};
+use crate::tensor::Tensor;
+use crate::trace::{self, Event, HookTarget, HookValue};
+
+fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
+    v.iter().map(|t| t.as_ref().and_then(|t| t.to_array().ok())).collect()
+}
+
+fn record_module_hook(kind: &'static str, handle: HandleId, module: &Module, before: Vec<Option<crate::tensor::Array>>, after: Vec<Option<crate::tensor::Array>>) {
+    trace::record(|| Event::Hook {
+        kind,
+        handle,
+        target: HookTarget::Module(module.id(), module.name()),
+        before: HookValue::Many(before),
+        after: HookValue::Many(after),
+    });
+}
+
+/// `BackwardHookFunction.apply(*tensors)`: identity outputs sharing storage,
+/// with one `BackwardHookFunctionBackward` node. Outputs whose input does not
+/// require grad are non-differentiable (no grad_fn), as `mark_non_differentiable`.
+pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
+    let next = tensors.iter().map(|t| t.gradient_edge()).collect();
+    let shapes = tensors.iter().map(|t| t.shape()).collect();
+    let node = Node::new_op(
+        "BackwardHookFunctionBackward",
+        next,
+        shapes,
+        Vec::new(),
+        Box::new(|ctx| Ok(ctx.grads.to_vec())),
+    );
+    let outputs: Vec<Tensor> = tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            if t.requires_grad() {
+                let out = Tensor::with_storage(t.storage().clone(), Some(node.clone()), i, false);
+                if let Ok(mut m) = out.meta_mut() {
+                    m.name = t.name();
+                }
+                node.add_output(&out);
+                out
+            } else {
+                t.detach()
+            }
+        })
+        .collect();
+    for (t, out) in tensors.iter().zip(&outputs) {
+        if out.grad_fn().is_some() {
+            trace::record(|| Event::Op {
+                node: node.id,
+                name: node.name.clone(),
+                inputs: vec![t.id()],
+                output: out.id(),
+            });
+        }
+    }
+    (outputs, node)
+}
+
+struct State {
+    module: Module,
+    user_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardHook>)>,
+    user_pre_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardPreHook>)>,
+    grad_outputs: Option<Vec<Option<Tensor>>>,
+    n_inputs: usize,
+    input_tensors_index: Option<Vec<usize>>,
+    n_outputs: usize,
+    output_tensors_index: Option<Vec<usize>>,
+}
+
+/// One per module call that has full backward (pre-)hooks.
+pub struct BackwardHook {
+    state: Rc<RefCell<State>>,
+}
+
+fn pack_with_none(indices: &[usize], values: &[Option<Tensor>], size: usize) -> Vec<Option<Tensor>> {
+    let mut res = vec![None; size];
+    for (idx, v) in indices.iter().zip(values) {
+        if let Some(slot) = res.get_mut(*idx) {
+            *slot = v.clone();
+        }
+    }
+    res
+}
+
+fn busy() -> Error {
+    Error::runtime("internal: module backward hook state is busy")
+}
+
+impl BackwardHook {
+    pub fn new(
+        module: Module,
+        user_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardHook>)>,
+        user_pre_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardPreHook>)>,
+    ) -> Self {
+        BackwardHook {
+            state: Rc::new(RefCell::new(State {
+                module,
+                user_hooks,
+                user_pre_hooks,
+                grad_outputs: None,
+                n_inputs: 0,
+                input_tensors_index: None,
+                n_outputs: 0,
+                output_tensors_index: None,
+            })),
+        }
+    }
+
+    /// `_apply_on_tensors`: wraps the tensors among `args` if any requires grad.
+    fn apply_on_tensors(args: Vec<Value>) -> (Vec<Value>, Option<(Vec<usize>, NodeRef)>) {
+        let mut idx = Vec::new();
+        let mut tensors = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if let Value::Tensor(t) = a {
+                idx.push(i);
+                tensors.push(t.clone());
+            }
+        }
+        let requires_grad = tensors.iter().any(|t| t.requires_grad());
+        if !(requires_grad && context::is_grad_enabled()) {
+            return (args, None);
+        }
+        let (new_tensors, node) = backward_hook_function(&tensors);
+        let mut out = args;
+        for (i, t) in idx.iter().zip(new_tensors) {
+            out[*i] = Value::Tensor(t);
+        }
+        (out, Some((idx, node)))
+    }
+
+    pub fn setup_input_hook(&self, args: Vec<Value>) -> Result<Vec<Value>> {
+        let n = args.len();
+        let (res, wrapped) = Self::apply_on_tensors(args);
+        {
+            let mut s = self.state.try_borrow_mut().map_err(|_| busy())?;
+            s.n_inputs = n;
+            s.input_tensors_index = wrapped.as_ref().map(|(i, _)| i.clone());
+        }
+        if let Some((_, node)) = wrapped {
+            node.register_hook(Rc::new(InputHook { state: self.state.clone() }));
+        }
+        Ok(res)
+    }
+
+    pub fn setup_output_hook(&self, result: Value) -> Result<Value> {
+        let is_tuple = matches!(result, Value::Tuple(_));
+        let items = result.tuple_items();
+        let n = items.len();
+        let (res, wrapped) = Self::apply_on_tensors(items);
+        {
+            let mut s = self.state.try_borrow_mut().map_err(|_| busy())?;
+            s.n_outputs = n;
+            s.output_tensors_index = wrapped.as_ref().map(|(i, _)| i.clone());
+        }
+        if let Some((_, node)) = wrapped {
+            node.register_hook(Rc::new(OutputHook { state: self.state.clone() }));
+        }
+        Ok(if is_tuple { Value::Tuple(res) } else { res.into_iter().next().unwrap_or(Value::None) })
+    }
+}
+
+/// On the output identity node: captures grad_output, runs the full backward
+/// pre-hooks, and calls the user hooks directly when no input needs grad.
+struct OutputHook {
+    state: Rc<RefCell<State>>,
+}
+
+impl NodePostHook for OutputHook {
+    fn call(&self, _grad_inputs: &[Option<Tensor>], grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        let (module, pre_hooks, hooks, out_idx, n_outputs, in_idx, n_inputs) = {
+            let s = self.state.try_borrow().map_err(|_| busy())?;
+            (
+                s.module.clone(),
+                s.user_pre_hooks.clone(),
+                s.user_hooks.clone(),
+                s.output_tensors_index.clone().unwrap_or_default(),
+                s.n_outputs,
+                s.input_tensors_index.clone(),
+                s.n_inputs,
+            )
+        };
+        let mut grad_outputs = pack_with_none(&out_idx, grad_outputs, n_outputs);
+        let expected = grad_outputs.len();
+        for (handle, hook) in pre_hooks {
+            let before = snap(&grad_outputs);
+            let result = hook.call(&module, &grad_outputs).map_err(|e| {
+                Error::runtime(format!("full backward pre-hook on module '{}' raised an error: {}", module.name(), e.message()))
+            })?;
+            if let Some(new) = result {
+                if new.len() != expected {
+                    return Err(Error::runtime(format!(
+                        "Backward pre hook returned an invalid number of grad_output, got {}, but expected {expected}",
+                        new.len()
+                    )));
+                }
+                grad_outputs = new;
+            }
+            record_module_hook("module-full-backward-pre", handle, &module, before, snap(&grad_outputs));
+        }
+        let local = grad_outputs.clone();
+        self.state.try_borrow_mut().map_err(|_| busy())?.grad_outputs = Some(grad_outputs.clone());
+
+        if in_idx.is_none() {
+            context::warn(NO_INPUT_REQUIRES_GRAD_WARNING);
+            let grad_inputs = vec![None; n_inputs];
+            for (handle, hook) in hooks {
+                let res = hook.call(&module, &grad_inputs, &grad_outputs).map_err(|e| {
+                    Error::runtime(format!("full backward hook on module '{}' raised an error: {}", module.name(), e.message()))
+                })?;
+                if let Some(r) = &res {
+                    if r.iter().any(|x| x.is_some()) {
+                        return Err(Error::runtime(
+                            "Backward hook for Modules where no input requires gradient should always return None or None for all gradients.",
+                        ));
+                    }
+                }
+                record_module_hook("module-full-backward", handle, &module, snap(&grad_inputs), snap(&grad_inputs));
+            }
+            self.state.try_borrow_mut().map_err(|_| busy())?.grad_outputs = None;
+        }
+        Ok(Some(out_idx.iter().map(|&i| local.get(i).cloned().flatten()).collect()))
+    }
+    fn kind(&self) -> &'static str {
+        "module-full-backward-pre"
+    }
+    fn records_itself(&self) -> bool {
+        true
+    }
+    fn name(&self) -> String {
+        "BackwardHook.setup_output_hook".into()
+    }
+}
+
+/// On the input identity node: has grad_input; calls the user's full hooks.
+struct InputHook {
+    state: Rc<RefCell<State>>,
+}
+
+impl NodePostHook for InputHook {
+    fn call(&self, grad_inputs: &[Option<Tensor>], _grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        let (module, hooks, grad_outputs, in_idx, n_inputs) = {
+            let s = self.state.try_borrow().map_err(|_| busy())?;
+            (
+                s.module.clone(),
+                s.user_hooks.clone(),
+                s.grad_outputs.clone(),
+                s.input_tensors_index.clone().unwrap_or_default(),
+                s.n_inputs,
+            )
+        };
+        // Gradient reached the inputs without passing through the outputs.
+        let Some(grad_outputs) = grad_outputs else { return Ok(None) };
+        let mut res = pack_with_none(&in_idx, grad_inputs, n_inputs);
+        for (handle, hook) in hooks {
+            let before = snap(&res);
+            let out = hook.call(&module, &res, &grad_outputs).map_err(|e| {
+                Error::runtime(format!("full backward hook on module '{}' raised an error: {}", module.name(), e.message()))
+            })?;
+            if let Some(out) = out {
+                if out.len() != res.len() {
+                    return Err(Error::runtime(format!(
+                        "Backward hook returned an invalid number of grad_input, got {}, but expected {}",
+                        out.len(),
+                        res.len()
+                    )));
+                }
+                res = out;
+            }
+            record_module_hook("module-full-backward", handle, &module, before, snap(&res));
+        }
+        self.state.try_borrow_mut().map_err(|_| busy())?.grad_outputs = None;
+        Ok(Some(in_idx.iter().map(|&i| res.get(i).cloned().flatten()).collect()))
+    }
+    fn kind(&self) -> &'static str {
+        "module-full-backward"
+    }
+    fn records_itself(&self) -> bool {
+        true
+    }
+    fn name(&self) -> String {
+        "BackwardHook._set_user_hook".into()
+    }
+}
+
+/// PyTorch's `_WrappedHook` for a legacy hook on the output's grad_fn.
+pub struct LegacyHook {
+    pub module: Module,
+    pub handle: HandleId,
+    pub hook: Rc<dyn ModuleBackwardHook>,
+}
+
+impl NodePostHook for LegacyHook {
+    fn call(&self, grad_inputs: &[Option<Tensor>], grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        let result = self.hook.call(&self.module, grad_inputs, grad_outputs).map_err(|e| {
+            Error::runtime(format!("backward hook on module '{}' raised an error: {}", self.module.name(), e.message()))
+        })?;
+        let after = result.as_deref().map(snap).unwrap_or_else(|| snap(grad_inputs));
+        record_module_hook("module-backward", self.handle, &self.module, snap(grad_inputs), after);
+        Ok(result)
+    }
+    fn kind(&self) -> &'static str {
+        "module-backward"
+    }
+    fn records_itself(&self) -> bool {
+        true
+    }
+    fn name(&self) -> String {
+        format!("{} (module '{}')", self.hook.name(), self.module.name())
+    }
+}
+
+/// Attach legacy hooks to `grad_fn` and warn as `_maybe_warn_non_full_backward_hook`.
+pub fn attach_legacy_hooks(
+    module: &Module,
+    hooks: &[(HandleId, Rc<dyn ModuleBackwardHook>)],
+    args: &[Value],
+    result: &Value,
+) -> Vec<RemovableHandle> {
+    let Some(var) = result.first_tensor_for_legacy_hook() else { return Vec::new() };
+    let Some(grad_fn) = var.grad_fn() else { return Vec::new() };
+    let handles = hooks
+        .iter()
+        .map(|(handle, hook)| {
+            grad_fn.register_hook(Rc::new(LegacyHook { module: module.clone(), handle: *handle, hook: hook.clone() }))
+        })
+        .collect();
+    maybe_warn_non_full_backward_hook(args, result, &grad_fn);
+    handles
+}
+
+fn maybe_warn_non_full_backward_hook(inputs: &[Value], result: &Value, grad_fn: &NodeRef) {
+    let results = result.tuple_items();
+    if !results.iter().all(|r| r.as_tensor().is_some()) {
+        context::warn(LEGACY_NON_TENSOR_OUTPUT_WARNING);
+        return;
+    }
+    if !inputs.iter().all(|i| i.as_tensor().is_some()) {
+        context::warn(LEGACY_NON_TENSOR_INPUT_WARNING);
+        return;
+    }
+    let mut out_fns: Vec<u32> = results
+        .iter()
+        .filter_map(|r| r.as_tensor().and_then(|t| t.grad_fn()).map(|f| f.id.0))
+        .collect();
+    out_fns.sort_unstable();
+    out_fns.dedup();
+    if out_fns.is_empty() || (out_fns.len() == 1 && out_fns[0] != grad_fn.id.0) {
+        context::warn(LEGACY_NESTED_OUTPUT_WARNING);
+    } else if out_fns.len() > 1 {
+        context::warn(LEGACY_MULTI_NODE_OUTPUT_WARNING);
+    } else {
+        // Sets of grad_fns (None included) of the inputs vs. next_functions.
+        let mut inputs_fns: Vec<Option<u32>> = inputs
+            .iter()
+            .filter_map(|i| i.as_tensor().and_then(|t| t.grad_fn()).map(|f| Some(f.id.0)))
+            .collect();
+        let mut next: Vec<Option<u32>> = grad_fn.next_functions().iter().map(|(n, _)| n.as_ref().map(|n| n.id.0)).collect();
+        inputs_fns.sort_unstable();
+        inputs_fns.dedup();
+        next.sort_unstable();
+        next.dedup();
+        if inputs_fns != next {
+            context::warn(LEGACY_MULTI_NODE_WARNING);
+        }
+    }
+}
+
+pub const LEGACY_NON_TENSOR_OUTPUT_WARNING: &str = "Using non-full backward hooks on a Module that does not return a single Tensor or a tuple of Tensors is deprecated and will be removed in future versions. This hook will be missing some of the grad_output. Please use register_full_backward_hook to get the documented behavior.";
+pub const LEGACY_NON_TENSOR_INPUT_WARNING: &str = "Using non-full backward hooks on a Module that does not take as input a single Tensor or a tuple of Tensors is deprecated and will be removed in future versions. This hook will be missing some of the grad_input. Please use register_full_backward_hook to get the documented behavior.";
+pub const LEGACY_NESTED_OUTPUT_WARNING: &str = "Using a non-full backward hook when outputs are nested in python data structure is deprecated and will be removed in future versions. This hook will be missing some grad_output.";
+pub const LEGACY_MULTI_NODE_OUTPUT_WARNING: &str = "Using a non-full backward hook when outputs are generated by different autograd Nodes is deprecated and will be removed in future versions. This hook will be missing some grad_output. Please use register_full_backward_hook to get the documented behavior.";
+pub const LEGACY_MULTI_NODE_WARNING: &str = "Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated and will be removed in future versions. This hook will be missing some grad_input. Please use register_full_backward_hook to get the documented behavior.";
+pub const NO_INPUT_REQUIRES_GRAD_WARNING: &str = "Full backward hook is firing when gradients are computed with respect to module outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.";

@@ -1,0 +1,310 @@
+//! Backward graph nodes, like PyTorch's `Node`: a name (`MulBackward0`), the
+//! edges to the next nodes (`next_functions`), the saved tensors, and the
+//! node's hook lists. Ops build nodes through `ops::record`; the engine runs
+//! them through `engine::call_node`.
+
+use std::cell::{Cell, Ref, RefCell};
+use std::rc::Rc;
+
+use crate::error::{Error, Result};
+use crate::hooks::{HookList, NodePostHook, NodePreHook, RemovableHandle};
+use crate::ids::{next_sequence_nr, NodeId};
+use crate::tensor::{Array, Storage, Tensor, TensorHookList};
+
+pub type NodeRef = Rc<Node>;
+
+/// `(node, input_nr)`: the gradient goes to input `input_nr` of `node`.
+#[derive(Clone)]
+pub struct Edge {
+    pub node: NodeRef,
+    pub input_nr: usize,
+}
+
+/// A tensor saved for backward: the storage and the version it had then, so
+/// an in-place change afterwards is detected (PyTorch's `SavedVariable`).
+pub struct SavedTensor {
+    storage: Rc<Storage>,
+    saved_version: u32,
+    /// Who produced the saved tensor, for the error message: the tensor's
+    /// current grad_fn name and output_nr, looked up at unpack time.
+    owner: std::rc::Weak<crate::tensor::TensorImpl>,
+    output_nr: usize,
+}
+
+impl SavedTensor {
+    pub fn save(t: &Tensor) -> SavedTensor {
+        SavedTensor {
+            storage: t.storage().clone(),
+            saved_version: t.version(),
+            owner: Rc::downgrade(&t.0),
+            output_nr: t.output_nr(),
+        }
+    }
+
+    /// Saves a private copy of `t`'s current values (what in-place ops that
+    /// need the original `self` do).
+    pub fn save_copy(data: Array) -> SavedTensor {
+        SavedTensor {
+            storage: Storage::new(data),
+            saved_version: 0,
+            owner: std::rc::Weak::new(),
+            output_nr: 0,
+        }
+    }
+
+    fn unpack(&self) -> Result<Ref<'_, Array>> {
+        let current = self.storage.version.get();
+        let data = self
+            .storage
+            .data
+            .try_borrow()
+            .map_err(|_| Error::runtime("internal: saved tensor is busy"))?;
+        if current != self.saved_version {
+            let shape = crate::shape::fmt_shape(data.shape());
+            let mut msg = format!(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor {shape}]"
+            );
+            if let Some(owner) = self.owner.upgrade() {
+                let t = Tensor(owner);
+                if let Some(f) = t.grad_fn() {
+                    msg.push_str(&format!(", which is output {} of {},", self.output_nr, f.name));
+                }
+            }
+            msg.push_str(&format!(
+                " is at version {current}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+                self.saved_version
+            ));
+            return Err(Error::runtime(msg));
+        }
+        Ok(data)
+    }
+}
+
+/// What a node's backward receives.
+pub struct BackwardCtx<'a> {
+    /// Gradients w.r.t. the forward outputs (None = undefined / zero).
+    pub grads: &'a [Option<Tensor>],
+    /// The saved tensors, in the order the op saved them.
+    pub saved: &'a [&'a Array],
+    /// Whether the gradient for next edge `i` is needed at all.
+    pub needs: &'a [bool],
+}
+
+pub type BackwardFn = Box<dyn Fn(&BackwardCtx) -> Result<Vec<Option<Tensor>>>>;
+
+pub enum NodeKind {
+    Op {
+        backward: BackwardFn,
+        saved: RefCell<Vec<SavedTensor>>,
+        /// Whether backward needs saved tensors (then it fails once freed).
+        has_saved: Cell<bool>,
+        released: Cell<bool>,
+    },
+    /// Holds its leaf strongly; the leaf holds this node weakly.
+    AccumulateGrad { variable: Tensor },
+}
+
+pub struct Node {
+    pub id: NodeId,
+    pub sequence_nr: u64,
+    pub name: String,
+    pub next: Vec<Option<Edge>>,
+    /// Shape of the gradient expected at each input of this node (the shapes
+    /// of the forward op's outputs), used to validate and reduce grads.
+    pub input_shapes: Vec<Vec<usize>>,
+    pub kind: NodeKind,
+    /// The forward outputs, weakly: lets `graph()` find live intermediate
+    /// tensors without a tensor → node → tensor cycle.
+    pub(crate) outputs: RefCell<Vec<std::rc::Weak<crate::tensor::TensorImpl>>>,
+    /// `(output_nr, owning tensor, its hook list)`.
+    pub(crate) tensor_pre_hooks: RefCell<Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
+    pub(crate) pre_hooks: Rc<HookList<dyn NodePreHook>>,
+    pub(crate) post_hooks: Rc<HookList<dyn NodePostHook>>,
+}
+
+impl Node {
+    pub fn new_op(
+        name: impl Into<String>,
+        next: Vec<Option<Edge>>,
+        input_shapes: Vec<Vec<usize>>,
+        saved: Vec<SavedTensor>,
+        backward: BackwardFn,
+    ) -> NodeRef {
+        let has_saved = !saved.is_empty();
+        Rc::new(Node {
+            id: NodeId::next(),
+            sequence_nr: next_sequence_nr(),
+            name: name.into(),
+            next,
+            input_shapes,
+            kind: NodeKind::Op {
+                backward,
+                saved: RefCell::new(saved),
+                has_saved: Cell::new(has_saved),
+                released: Cell::new(false),
+            },
+            outputs: RefCell::new(Vec::new()),
+            tensor_pre_hooks: RefCell::new(Vec::new()),
+            pre_hooks: HookList::new(),
+            post_hooks: HookList::new(),
+        })
+    }
+
+    pub fn new_accumulate_grad(variable: Tensor) -> NodeRef {
+        let shape = variable.shape();
+        Rc::new(Node {
+            id: NodeId::next(),
+            // PyTorch: AccumulateGrad gets UINT64_MAX so it runs as soon as ready.
+            sequence_nr: u64::MAX,
+            name: "AccumulateGrad".to_string(),
+            next: Vec::new(),
+            input_shapes: vec![shape],
+            kind: NodeKind::AccumulateGrad { variable },
+            outputs: RefCell::new(Vec::new()),
+            tensor_pre_hooks: RefCell::new(Vec::new()),
+            pre_hooks: HookList::new(),
+            post_hooks: HookList::new(),
+        })
+    }
+
+    pub fn num_inputs(&self) -> usize {
+        self.input_shapes.len()
+    }
+
+    pub fn variable(&self) -> Option<Tensor> {
+        match &self.kind {
+            NodeKind::AccumulateGrad { variable } => Some(variable.clone()),
+            NodeKind::Op { .. } => None,
+        }
+    }
+
+    pub fn is_accumulate_grad(&self) -> bool {
+        matches!(self.kind, NodeKind::AccumulateGrad { .. })
+    }
+
+    pub(crate) fn add_tensor_pre_hooks(
+        &self,
+        output_nr: usize,
+        owner: crate::ids::TensorId,
+        list: Rc<TensorHookList>,
+    ) {
+        if let Ok(mut hooks) = self.tensor_pre_hooks.try_borrow_mut() {
+            hooks.push((output_nr, owner, list));
+        }
+    }
+
+    pub(crate) fn add_output(&self, t: &Tensor) {
+        if let Ok(mut outs) = self.outputs.try_borrow_mut() {
+            outs.push(Rc::downgrade(&t.0));
+        }
+    }
+
+    /// The live forward outputs of this node.
+    pub fn output_tensors(&self) -> Vec<Tensor> {
+        self.outputs
+            .try_borrow()
+            .map(|o| o.iter().filter_map(|w| w.upgrade()).map(Tensor).collect())
+            .unwrap_or_default()
+    }
+
+    /// Tensor pre-hooks by input index. AccumulateGrad reads its leaf's list
+    /// lazily (PyTorch `accumulate_grad.h`), so hooks added later still run.
+    pub(crate) fn tensor_hook_lists(&self) -> Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)> {
+        match &self.kind {
+            NodeKind::AccumulateGrad { variable } => variable
+                .meta()
+                .map(|m| vec![(0, variable.id(), m.hooks.clone())])
+                .unwrap_or_default(),
+            NodeKind::Op { .. } => self
+                .tensor_pre_hooks
+                .try_borrow()
+                .map(|h| h.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    pub fn register_prehook(&self, hook: Rc<dyn NodePreHook>) -> RemovableHandle {
+        let id = self.pre_hooks.add(hook, false);
+        RemovableHandle::for_list(id, &self.pre_hooks)
+    }
+
+    pub fn register_hook(&self, hook: Rc<dyn NodePostHook>) -> RemovableHandle {
+        let id = self.post_hooks.add(hook, false);
+        RemovableHandle::for_list(id, &self.post_hooks)
+    }
+
+    pub fn pre_hook_entries(&self) -> Vec<(crate::ids::HandleId, Rc<dyn NodePreHook>)> {
+        self.pre_hooks.snapshot()
+    }
+
+    pub fn post_hook_entries(&self) -> Vec<(crate::ids::HandleId, Rc<dyn NodePostHook>)> {
+        self.post_hooks.snapshot()
+    }
+
+    /// `next_functions`: `(node or None, input_nr)` per forward input.
+    pub fn next_functions(&self) -> Vec<(Option<NodeRef>, usize)> {
+        self.next
+            .iter()
+            .map(|e| match e {
+                Some(edge) => (Some(edge.node.clone()), edge.input_nr),
+                None => (None, 0),
+            })
+            .collect()
+    }
+
+    /// Frees saved tensors after a backward without `retain_graph`.
+    pub(crate) fn release_variables(&self) {
+        if let NodeKind::Op {
+            saved, released, ..
+        } = &self.kind
+        {
+            if let Ok(mut s) = saved.try_borrow_mut() {
+                s.clear();
+            }
+            released.set(true);
+        }
+    }
+
+    /// Runs the op's backward formula (not the hooks: see `engine::call_node`).
+    pub(crate) fn apply_op(&self, grads: &[Option<Tensor>], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+        match &self.kind {
+            NodeKind::Op {
+                backward,
+                saved,
+                has_saved,
+                released,
+            } => {
+                if has_saved.get() && released.get() {
+                    return Err(Error::runtime(FREED_GRAPH_ERROR));
+                }
+                let saved = saved
+                    .try_borrow()
+                    .map_err(|_| Error::runtime("internal: saved tensors are busy"))?;
+                let refs = saved
+                    .iter()
+                    .map(|s| s.unpack())
+                    .collect::<Result<Vec<_>>>()?;
+                let arrays: Vec<&Array> = refs.iter().map(|r| &**r).collect();
+                backward(&BackwardCtx {
+                    grads,
+                    saved: &arrays,
+                    needs,
+                })
+            }
+            NodeKind::AccumulateGrad { .. } => Ok(Vec::new()),
+        }
+    }
+}
+
+pub const FREED_GRAPH_ERROR: &str = "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.";
+
+/// Adds a tensor to a node's saved list after the node exists (ops that save
+/// their own output).
+pub(crate) fn save_output(node: &Node, t: &Tensor) {
+    if let NodeKind::Op { saved, has_saved, .. } = &node.kind {
+        if let Ok(mut s) = saved.try_borrow_mut() {
+            s.push(SavedTensor::save(t));
+            has_saved.set(true);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! add, sub, mul, div (tensor or number operand, broadcasting), neg, pow.
+//! Backward formulas return unreduced gradients; the engine sums them back to
+//! each input's shape, as PyTorch's `validate_outputs` does.
+
+use ndarray::Zip;
+
+use super::{grad_or_zeros, grad_tensor, record, Operand};
+use crate::error::Result;
+use crate::node::SavedTensor;
+use crate::shape::{broadcast_shapes, expand};
+use crate::tensor::{Array, Tensor};
+
+/// Elementwise `f(a, b)` after broadcasting both to a common shape.
+pub(crate) fn broadcast_zip(a: &Array, b: &Array, f: impl Fn(f32, f32) -> f32) -> Result<Array> {
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let mut out = Array::zeros(ndarray::IxDyn(&shape));
+    let (ab, bb) = (expand(a, &shape)?, expand(b, &shape)?);
+    Zip::from(&mut out)
+        .and(&ab)
+        .and(&bb)
+        .for_each(|o, &x, &y| *o = f(x, y));
+    Ok(out)
+}
+
+fn placeholder() -> SavedTensor {
+    SavedTensor::save_copy(Array::zeros(ndarray::IxDyn(&[])))
+}
+
+/// Saves `t` when `cond`, else an empty slot, so backward indices stay fixed.
+fn save_if(cond: bool, t: Option<&Tensor>) -> SavedTensor {
+    match (cond, t) {
+        (true, Some(t)) => SavedTensor::save(t),
+        _ => placeholder(),
+    }
+}
+
+fn scalar_of(op: &Operand) -> Option<f32> {
+    match op {
+        Operand::Scalar(s) => Some(*s),
+        Operand::Tensor(_) => None,
+    }
+}
+
+pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
+    let out = broadcast_zip(&*a.data()?, &b.array()?, |x, y| x + y)?;
+    Ok(record(
+        "AddBackward0",
+        &[Some(a), b.tensor()],
+        out,
+        Vec::new,
+        // The same gradient tensor goes to both inputs (PyTorch's AddBackward0
+        // with alpha=1): an in-place change to it in a hook shows up on both.
+        Box::new(|ctx| {
+            let g = ctx.grads.first().cloned().flatten();
+            Ok(vec![g.clone(), g])
+        }),
+    ))
+}
+
+pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
+    let out = broadcast_zip(&*a.data()?, &b.array()?, |x, y| x - y)?;
+    Ok(record(
+        "SubBackward0",
+        &[Some(a), b.tensor()],
+        out,
+        Vec::new,
+        Box::new(|ctx| {
+            let g = ctx.grads.first().cloned().flatten();
+            let neg = match (&g, ctx.needs.get(1).copied().unwrap_or(false)) {
+                (Some(g), true) => grad_tensor(g.to_array()?.mapv(|v| -v)),
+                _ => None,
+            };
+            Ok(vec![g, neg])
+        }),
+    ))
+}
+
+pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
+    let out = broadcast_zip(&*a.data()?, &b.array()?, |x, y| x * y)?;
+    let scalar = scalar_of(b);
+    let a_rg = a.requires_grad();
+    let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
+    let out_shape = out.shape().to_vec();
+    Ok(record(
+        "MulBackward0",
+        &[Some(a), b.tensor()],
+        out,
+        || vec![save_if(b_rg, Some(a)), save_if(a_rg, b.tensor())],
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &out_shape)?;
+            let ga = if ctx.needs[0] {
+                match scalar {
+                    Some(s) => grad_tensor(g.mapv(|v| v * s)),
+                    None => grad_tensor(broadcast_zip(&g, ctx.saved[1], |x, y| x * y)?),
+                }
+            } else {
+                None
+            };
+            let gb = if ctx.needs.get(1).copied().unwrap_or(false) {
+                grad_tensor(broadcast_zip(&g, ctx.saved[0], |x, y| x * y)?)
+            } else {
+                None
+            };
+            Ok(vec![ga, gb])
+        }),
+    ))
+}
+
+pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
+    let out = broadcast_zip(&*a.data()?, &b.array()?, |x, y| x / y)?;
+    let scalar = scalar_of(b);
+    let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
+    let out_shape = out.shape().to_vec();
+    Ok(record(
+        "DivBackward0",
+        &[Some(a), b.tensor()],
+        out,
+        || vec![save_if(b_rg, Some(a)), save_if(true, b.tensor())],
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &out_shape)?;
+            let ga = if ctx.needs[0] {
+                match scalar {
+                    Some(s) => grad_tensor(g.mapv(|v| v / s)),
+                    None => grad_tensor(broadcast_zip(&g, ctx.saved[1], |x, y| x / y)?),
+                }
+            } else {
+                None
+            };
+            let gb = if ctx.needs.get(1).copied().unwrap_or(false) {
+                // d(a/b)/db = -a / b^2
+                let a_over_b2 = broadcast_zip(ctx.saved[0], ctx.saved[1], |x, y| -x / (y * y))?;
+                grad_tensor(broadcast_zip(&g, &a_over_b2, |x, y| x * y)?)
+            } else {
+                None
+            };
+            Ok(vec![ga, gb])
+        }),
+    ))
+}
+
+pub fn neg(a: &Tensor) -> Result<Tensor> {
+    let out = a.data()?.mapv(|v| -v);
+    Ok(record(
+        "NegBackward0",
+        &[Some(a)],
+        out,
+        Vec::new,
+        Box::new(|ctx| {
+            Ok(vec![match ctx.grads.first().cloned().flatten() {
+                Some(g) => grad_tensor(g.to_array()?.mapv(|v| -v)),
+                None => None,
+            }])
+        }),
+    ))
+}
+
+pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
+    let out = a.data()?.mapv(|v| v.powf(exponent));
+    let out_shape = out.shape().to_vec();
+    Ok(record(
+        "PowBackward0",
+        &[Some(a)],
+        out,
+        || vec![SavedTensor::save(a)],
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &out_shape)?;
+            // PyTorch: pow_backward returns zeros for exponent 0.
+            let d = if exponent == 0.0 {
+                ctx.saved[0].mapv(|_| 0.0)
+            } else {
+                ctx.saved[0].mapv(|x| exponent * x.powf(exponent - 1.0))
+            };
+            Ok(vec![grad_tensor(broadcast_zip(&g, &d, |x, y| x * y)?)])
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn binary_ops_match_finite_differences() {
+        // Broadcasting [2,3] with [3] and [2,1] with [1,3].
+        let cases: Vec<(&str, fn(&Tensor, &Operand) -> Result<Tensor>)> =
+            vec![("add", add), ("sub", sub), ("mul", mul), ("div", div)];
+        for (name, op) in cases {
+            for (sa, sb) in [(vec![2, 3], vec![3]), (vec![2, 1], vec![1, 3]), (vec![], vec![2])] {
+                check_binary_gradients(name, &sa, &sb, |a, b| op(a, &Operand::from(b)));
+            }
+        }
+    }
+
+    #[test]
+    fn number_operand_gives_none_edge() {
+        let a = leaf(&[2.0], &[]);
+        for (op, name) in [
+            (add as fn(&Tensor, &Operand) -> Result<Tensor>, "AddBackward0"),
+            (mul, "MulBackward0"),
+            (sub, "SubBackward0"),
+            (div, "DivBackward0"),
+        ] {
+            let c = ok(op(&a, &Operand::Scalar(3.0)));
+            let f = c.grad_fn().map(|f| f.name.clone());
+            assert_eq!(f.as_deref(), Some(name));
+            let next = c.grad_fn().map(|f| f.next_functions()).unwrap_or_default();
+            assert_eq!(next.len(), 2);
+            assert_eq!(next[0].0.as_ref().map(|n| n.name.as_str()), Some("AccumulateGrad"));
+            assert!(next[1].0.is_none() && next[1].1 == 0);
+        }
+    }
+
+    #[test]
+    fn pow_and_neg_gradients() {
+        check_unary_gradients("pow3", &[3], |a| pow(a, 3.0));
+        check_unary_gradients("pow-0.5", &[3], |a| {
+            let p = add(a, &Operand::Scalar(5.0))?;
+            pow(&p, -0.5)
+        });
+        check_unary_gradients("neg", &[2, 2], neg);
+    }
+}

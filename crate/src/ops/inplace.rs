@@ -1,0 +1,225 @@
+//! In-place add_ sub_ mul_ div_ zero_. They write into the tensor's shared
+//! storage and bump its version (so backward can detect a saved tensor that
+//! changed), then rebase the tensor's history onto a new node whose first
+//! edge is the tensor's previous grad_fn — PyTorch's `rebase_history`.
+
+use std::rc::Rc;
+
+use super::arith::broadcast_zip;
+use super::{grad_or_zeros, grad_tensor, needs_graph, Operand};
+use crate::context;
+use crate::error::{Error, Result};
+use crate::hooks::{HookList, TensorHookEntry};
+use crate::node::{BackwardFn, Node, SavedTensor};
+use crate::shape::fmt_shape;
+use crate::tensor::{Array, Tensor};
+use crate::trace::{self, Event};
+
+pub const LEAF_INPLACE_ERROR: &str =
+    "a leaf Variable that requires grad is being used in an in-place operation.";
+
+fn inplace(
+    t: &Tensor,
+    name: &str,
+    other: Option<&Operand>,
+    f: impl Fn(f32, f32) -> f32,
+    save: impl FnOnce(&Array) -> Vec<SavedTensor>,
+    backward: BackwardFn,
+) -> Result<Tensor> {
+    if context::is_grad_enabled() && t.is_leaf() && t.requires_grad() {
+        return Err(Error::runtime(LEAF_INPLACE_ERROR));
+    }
+    let old = t.to_array()?;
+    let rhs = match other {
+        Some(o) => o.array()?,
+        None => Array::zeros(ndarray::IxDyn(&[])),
+    };
+    let new = broadcast_zip(&old, &rhs, f)?;
+    if new.shape() != old.shape() {
+        return Err(Error::runtime(format!(
+            "output with shape {} doesn't match the broadcast shape {}",
+            fmt_shape(old.shape()),
+            fmt_shape(new.shape())
+        )));
+    }
+    let other_t = other.and_then(|o| o.tensor());
+    let graph = needs_graph(&[Some(t), other_t]);
+    let node = if graph {
+        let next = vec![t.gradient_edge(), other_t.and_then(|o| o.gradient_edge())];
+        let next = if other.is_some() { next } else { next.into_iter().take(1).collect() };
+        Some(Node::new_op(name, next, vec![old.shape().to_vec()], save(&old), backward))
+    } else {
+        None
+    };
+    {
+        let mut data = t
+            .storage()
+            .data
+            .try_borrow_mut()
+            .map_err(|_| Error::runtime("internal: tensor data is busy"))?;
+        *data = new;
+    }
+    let storage = t.storage();
+    storage.version.set(storage.version.get().wrapping_add(1));
+    if let Some(node) = node {
+        rebase_history(t, node.clone())?;
+        node.add_output(t);
+        trace::record(|| Event::Op {
+            node: node.id,
+            name: node.name.clone(),
+            inputs: std::iter::once(t.id()).chain(other_t.map(|o| o.id())).collect(),
+            output: t.id(),
+        });
+    }
+    Ok(t.clone())
+}
+
+/// Points `t` at its new grad_fn. Hooks registered before stay on the old
+/// node (they see the gradient of the old value, as in PyTorch 2); a
+/// retain-grad moves to the new node.
+fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
+    let retains = t.retains_grad();
+    {
+        let mut m = t.meta_mut()?;
+        m.grad_fn = Some(node.clone());
+        m.output_nr = 0;
+        m.hooks = HookList::new();
+        m.hooks_registered_on_node = false;
+        m.contiguous = true;
+    }
+    if retains {
+        let list = t.meta()?.hooks.clone();
+        list.add(Rc::new(TensorHookEntry::RetainGrad(Rc::downgrade(&t.0))), false);
+        node.add_tensor_pre_hooks(0, t.id(), list);
+        t.meta_mut()?.hooks_registered_on_node = true;
+    }
+    Ok(())
+}
+
+fn pass_through(negate_other: bool) -> BackwardFn {
+    Box::new(move |ctx| {
+        let g = ctx.grads.first().cloned().flatten();
+        let go = match (&g, ctx.needs.get(1).copied().unwrap_or(false)) {
+            (Some(g), true) if negate_other => grad_tensor(g.to_array()?.mapv(|v| -v)),
+            (Some(g), true) => Some(g.clone()),
+            _ => None,
+        };
+        Ok(vec![g, go])
+    })
+}
+
+pub fn add_(t: &Tensor, other: &Operand) -> Result<Tensor> {
+    inplace(t, "AddBackward0", Some(other), |x, y| x + y, |_| Vec::new(), pass_through(false))
+}
+
+pub fn sub_(t: &Tensor, other: &Operand) -> Result<Tensor> {
+    inplace(t, "SubBackward0", Some(other), |x, y| x - y, |_| Vec::new(), pass_through(true))
+}
+
+fn other_saved(other: &Operand) -> SavedTensor {
+    match other {
+        Operand::Tensor(o) => SavedTensor::save(o),
+        Operand::Scalar(s) => SavedTensor::save_copy(Array::from_elem(ndarray::IxDyn(&[]), *s)),
+    }
+}
+
+pub fn mul_(t: &Tensor, other: &Operand) -> Result<Tensor> {
+    let shape = t.shape();
+    let o = other.clone();
+    inplace(
+        t,
+        "MulBackward0",
+        Some(other),
+        |x, y| x * y,
+        // The original self is overwritten, so keep a copy of it.
+        move |old| vec![SavedTensor::save_copy(old.clone()), other_saved(&o)],
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &shape)?;
+            let gs = if ctx.needs[0] { grad_tensor(broadcast_zip(&g, ctx.saved[1], |a, b| a * b)?) } else { None };
+            let go = if ctx.needs.get(1).copied().unwrap_or(false) {
+                grad_tensor(broadcast_zip(&g, ctx.saved[0], |a, b| a * b)?)
+            } else {
+                None
+            };
+            Ok(vec![gs, go])
+        }),
+    )
+}
+
+pub fn div_(t: &Tensor, other: &Operand) -> Result<Tensor> {
+    let shape = t.shape();
+    let o = other.clone();
+    inplace(
+        t,
+        "DivBackward0",
+        Some(other),
+        |x, y| x / y,
+        move |old| vec![SavedTensor::save_copy(old.clone()), other_saved(&o)],
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &shape)?;
+            let gs = if ctx.needs[0] { grad_tensor(broadcast_zip(&g, ctx.saved[1], |a, b| a / b)?) } else { None };
+            let go = if ctx.needs.get(1).copied().unwrap_or(false) {
+                let d = broadcast_zip(ctx.saved[0], ctx.saved[1], |a, b| -a / (b * b))?;
+                grad_tensor(broadcast_zip(&g, &d, |a, b| a * b)?)
+            } else {
+                None
+            };
+            Ok(vec![gs, go])
+        }),
+    )
+}
+
+pub fn zero_(t: &Tensor) -> Result<Tensor> {
+    let shape = t.shape();
+    inplace(
+        t,
+        "ZeroBackward0",
+        None,
+        |_, _| 0.0,
+        |_| Vec::new(),
+        Box::new(move |_ctx| Ok(vec![grad_tensor(Array::zeros(ndarray::IxDyn(&shape)))])),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn inplace_on_leaf_requiring_grad_is_an_error() {
+        let a = leaf(&[1.0], &[1]);
+        let e = add_(&a, &Operand::Scalar(1.0)).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some(LEAF_INPLACE_ERROR));
+        // ...but allowed under no_grad, bumping the version.
+        ok(context::no_grad(|| add_(&a, &Operand::Scalar(1.0))));
+        assert_eq!(values(&a), vec![2.0]);
+        assert_eq!(a.version(), 1);
+    }
+
+    #[test]
+    fn inplace_rebases_history_and_gradients_flow() {
+        // c = a * 2; c.mul_(b); loss = c.sum()  → dc/da = 2b, dc/db = 2a
+        let a = leaf(&[1.0, 2.0], &[2]);
+        let b = leaf(&[3.0, 4.0], &[2]);
+        let c = ok(crate::ops::arith::mul(&a, &Operand::Scalar(2.0)));
+        let c2 = ok(mul_(&c, &Operand::Tensor(b.clone())));
+        assert!(c2.ptr_eq(&c));
+        assert_eq!(c.grad_fn().map(|f| f.name.clone()).as_deref(), Some("MulBackward0"));
+        let s = ok(crate::ops::reduce::sum(&c));
+        ok(crate::engine::backward(&s, None, false, None));
+        assert_eq!(grad_values(&a), vec![6.0, 8.0]);
+        assert_eq!(grad_values(&b), vec![2.0, 4.0]);
+    }
+
+    #[test]
+    fn modifying_a_saved_tensor_fails_backward() {
+        let a = leaf(&[1.0, 2.0, 3.0], &[3]);
+        let b = ok(crate::ops::arith::mul(&a, &Operand::Scalar(2.0)));
+        let c = ok(crate::ops::arith::mul(&b, &Operand::Tensor(b.clone())));
+        ok(add_(&b, &Operand::Scalar(1.0)));
+        let s = ok(crate::ops::reduce::sum(&c));
+        let e = crate::engine::backward(&s, None, false, None).err().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(e, "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [3]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).");
+    }
+}

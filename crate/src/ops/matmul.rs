@@ -1,0 +1,211 @@
+//! matmul for 1-D and 2-D operands, dispatched like `torch.matmul`: dot
+//! (`DotBackward0`), mv (`MvBackward0`), mm (`MmBackward0`); a vector times a
+//! matrix is unsqueeze → mm → squeeze, giving PyTorch's node chain.
+
+use ndarray::{Array1, Array2, Ix1, Ix2};
+
+use super::{grad_or_zeros, grad_tensor, record, shape_ops};
+use crate::error::{Error, Result};
+use crate::node::SavedTensor;
+use crate::tensor::{Array, Tensor};
+
+fn as2(a: &Array) -> Result<Array2<f32>> {
+    a.clone()
+        .into_dimensionality::<Ix2>()
+        .map_err(|e| Error::runtime(format!("internal: expected a matrix: {e}")))
+}
+
+fn as1(a: &Array) -> Result<Array1<f32>> {
+    a.clone()
+        .into_dimensionality::<Ix1>()
+        .map_err(|e| Error::runtime(format!("internal: expected a vector: {e}")))
+}
+
+pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    match (a.ndim(), b.ndim()) {
+        (1, 1) => dot(a, b),
+        (2, 1) => mv(a, b),
+        (2, 2) => mm(a, b),
+        (1, 2) => {
+            let a2 = shape_ops::unsqueeze(a, 0)?;
+            let out = mm(&a2, b)?;
+            shape_ops::squeeze_dim(&out, 0)
+        }
+        (da, db) => Err(Error::runtime(format!(
+            "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D (hookgrad supports 1-D and 2-D matmul)"
+        ))),
+    }
+}
+
+pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (x, y) = (as1(&*a.data()?)?, as1(&*b.data()?)?);
+    if x.len() != y.len() {
+        return Err(Error::runtime(format!(
+            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
+            x.len(),
+            y.len(),
+            x.len(),
+            y.len()
+        )));
+    }
+    let out = Array::from_elem(ndarray::IxDyn(&[]), x.dot(&y));
+    Ok(record(
+        "DotBackward0",
+        &[Some(a), Some(b)],
+        out,
+        || vec![SavedTensor::save(a), SavedTensor::save(b)],
+        Box::new(|ctx| {
+            let g = grad_or_zeros(ctx.grads, &[])?.sum();
+            let ga = ctx.needs[0].then(|| ctx.saved[1].mapv(|v| v * g));
+            let gb = ctx.needs[1].then(|| ctx.saved[0].mapv(|v| v * g));
+            Ok(vec![ga.and_then(grad_tensor), gb.and_then(grad_tensor)])
+        }),
+    ))
+}
+
+pub fn mv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (m, v) = (as2(&*a.data()?)?, as1(&*b.data()?)?);
+    if m.ncols() != v.len() {
+        return Err(Error::runtime(format!(
+            "size mismatch, got input ({}), mat ({}x{}), vec ({})",
+            m.nrows(),
+            m.nrows(),
+            m.ncols(),
+            v.len()
+        )));
+    }
+    let out = m.dot(&v).into_dyn();
+    let rows = m.nrows();
+    Ok(record(
+        "MvBackward0",
+        &[Some(a), Some(b)],
+        out,
+        || vec![SavedTensor::save(a), SavedTensor::save(b)],
+        Box::new(move |ctx| {
+            let g = as1(&grad_or_zeros(ctx.grads, &[rows])?)?;
+            let ga = if ctx.needs[0] {
+                let v = as1(ctx.saved[1])?;
+                // outer(g, v)
+                let outer = g
+                    .view()
+                    .insert_axis(ndarray::Axis(1))
+                    .dot(&v.view().insert_axis(ndarray::Axis(0)));
+                grad_tensor(outer.into_dyn())
+            } else {
+                None
+            };
+            let gb = if ctx.needs[1] {
+                grad_tensor(as2(ctx.saved[0])?.t().dot(&g).into_dyn())
+            } else {
+                None
+            };
+            Ok(vec![ga, gb])
+        }),
+    ))
+}
+
+pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let (x, y) = (as2(&*a.data()?)?, as2(&*b.data()?)?);
+    if x.ncols() != y.nrows() {
+        return Err(Error::runtime(format!(
+            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            x.nrows(),
+            x.ncols(),
+            y.nrows(),
+            y.ncols()
+        )));
+    }
+    let out = x.dot(&y).into_dyn();
+    let out_shape = out.shape().to_vec();
+    let (a_rg, b_rg) = (a.requires_grad(), b.requires_grad());
+    Ok(record(
+        "MmBackward0",
+        &[Some(a), Some(b)],
+        out,
+        // PyTorch saves mat2 for self's grad and self for mat2's grad.
+        || {
+            vec![
+                if b_rg { SavedTensor::save(a) } else { SavedTensor::save_copy(Array::zeros(ndarray::IxDyn(&[0, 0]))) },
+                if a_rg { SavedTensor::save(b) } else { SavedTensor::save_copy(Array::zeros(ndarray::IxDyn(&[0, 0]))) },
+            ]
+        },
+        Box::new(move |ctx| {
+            let g = as2(&grad_or_zeros(ctx.grads, &out_shape)?)?;
+            let ga = if ctx.needs[0] {
+                grad_tensor(g.dot(&as2(ctx.saved[1])?.t()).into_dyn())
+            } else {
+                None
+            };
+            let gb = if ctx.needs[1] {
+                grad_tensor(as2(ctx.saved[0])?.t().dot(&g).into_dyn())
+            } else {
+                None
+            };
+            Ok(vec![ga, gb])
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn matmul_gradients_match_finite_differences() {
+        check_binary_gradients("dot", &[3], &[3], matmul);
+        check_binary_gradients("mv", &[2, 3], &[3], matmul);
+        check_binary_gradients("mm", &[2, 3], &[3, 4], matmul);
+        check_binary_gradients("vm", &[3], &[3, 2], matmul);
+    }
+
+    #[test]
+    fn matmul_names_and_errors() {
+        let m = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+        let v = leaf(&[1.0, 1.0, 1.0], &[3]);
+        let out = ok(matmul(&m, &v));
+        assert_eq!(out.grad_fn().map(|f| f.name.clone()).as_deref(), Some("MvBackward0"));
+        assert_eq!(values(&out), vec![6.0, 15.0]);
+        let e = matmul(&m, &m).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"));
+        let w = leaf(&[1.0, 1.0], &[2]);
+        let e = matmul(&v, &w).err().map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("inconsistent tensor size, expected tensor [3] and src [2] to have the same number of elements, but got 3 and 2 elements respectively")
+        );
+    }
+}
+
+/// `torch.addmm(bias, x, w)` = bias + x @ w, one `AddmmBackward0` node with
+/// edges (bias, x, w) — what `F.linear` builds for a 2-D input, and so what
+/// a legacy hook on `nn.Linear` sees.
+pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
+    let (xm, wm) = (as2(&*x.data()?)?, as2(&*w.data()?)?);
+    if xm.ncols() != wm.nrows() {
+        return Err(Error::runtime(format!(
+            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            xm.nrows(),
+            xm.ncols(),
+            wm.nrows(),
+            wm.ncols()
+        )));
+    }
+    let prod = xm.dot(&wm).into_dyn();
+    let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;
+    let out_shape = out.shape().to_vec();
+    Ok(record(
+        "AddmmBackward0",
+        &[Some(bias), Some(x), Some(w)],
+        out,
+        || vec![SavedTensor::save(x), SavedTensor::save(w)],
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &out_shape)?;
+            let g2 = as2(&g)?;
+            let gb = ctx.needs[0].then(|| g.clone()).and_then(grad_tensor);
+            let gx = if ctx.needs[1] { grad_tensor(g2.dot(&as2(ctx.saved[1])?.t()).into_dyn()) } else { None };
+            let gw = if ctx.needs[2] { grad_tensor(as2(ctx.saved[0])?.t().dot(&g2).into_dyn()) } else { None };
+            Ok(vec![gb, gx, gw])
+        }),
+    ))
+}

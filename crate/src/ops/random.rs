@@ -1,0 +1,38 @@
+//! Deterministic random tensors. hookgrad's generator is SplitMix64 +
+//! Box–Muller: the same seed gives the same values on every machine, but
+//! not the values `torch.randn` gives for that seed (a documented difference).
+
+use crate::tensor::Array;
+
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn normal(&mut self) -> f64 {
+        let u1 = self.next_f64().max(f64::MIN_POSITIVE);
+        let u2 = self.next_f64();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+}
+
+pub fn randn(shape: &[usize], seed: u64) -> Array {
+    let mut rng = SplitMix64::new(seed);
+    Array::from_shape_fn(ndarray::IxDyn(shape), |_| rng.normal() as f32)
+}
+
+pub fn uniform(shape: &[usize], low: f32, high: f32, rng: &mut SplitMix64) -> Array {
+    Array::from_shape_fn(ndarray::IxDyn(shape), |_| low + (high - low) * rng.next_f64() as f32)
+}

@@ -1,0 +1,161 @@
+//! reshape / view, transpose, t, clone, unsqueeze, squeeze. hookgrad copies
+//! data instead of sharing strides, but keeps PyTorch's node names: a
+//! reshape of a contiguous tensor is a view (`ViewBackward0`); of a
+//! transposed one, a copy (`CloneBackward0`) then `UnsafeViewBackward0`.
+
+use ndarray::{Axis, IxDyn};
+
+use super::{grad_or_zeros, grad_tensor, record};
+use crate::error::{Error, Result};
+use crate::shape::{infer_shape, wrap_dim};
+use crate::tensor::{Array, Tensor};
+
+fn reshaped(a: &Array, shape: &[usize]) -> Result<Array> {
+    let flat: Vec<f32> = a.iter().copied().collect();
+    Array::from_shape_vec(IxDyn(shape), flat)
+        .map_err(|e| Error::runtime(format!("internal: reshape failed: {e}")))
+}
+
+/// A node whose backward reshapes the gradient back to `from`.
+fn reshape_node(a: &Tensor, name: &str, to: &[usize]) -> Result<Tensor> {
+    let from = a.shape();
+    let out = reshaped(&*a.data()?, to)?;
+    let to_owned = to.to_vec();
+    Ok(record(
+        name,
+        &[Some(a)],
+        out,
+        Vec::new,
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &to_owned)?;
+            Ok(vec![grad_tensor(reshaped(&g, &from)?)])
+        }),
+    ))
+}
+
+pub fn reshape(a: &Tensor, shape: &[i64]) -> Result<Tensor> {
+    let target = infer_shape(shape, a.numel())?;
+    if a.contiguous_flag() {
+        reshape_node(a, "ViewBackward0", &target)
+    } else {
+        let copy = clone(a)?;
+        reshape_node(&copy, "UnsafeViewBackward0", &target)
+    }
+}
+
+pub fn unsqueeze(a: &Tensor, dim: usize) -> Result<Tensor> {
+    let mut shape = a.shape();
+    if dim > shape.len() {
+        return Err(Error::Index(format!(
+            "Dimension out of range (expected to be in range of [{}, {}], but got {dim})",
+            -(shape.len() as i64) - 1,
+            shape.len()
+        )));
+    }
+    shape.insert(dim, 1);
+    reshape_node(a, "UnsqueezeBackward0", &shape)
+}
+
+pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
+    let mut shape = a.shape();
+    if shape.get(dim) == Some(&1) {
+        shape.remove(dim);
+    }
+    reshape_node(a, "SqueezeBackward1", &shape)
+}
+
+fn swap(a: &Array, d0: usize, d1: usize) -> Array {
+    let mut v = a.view();
+    v.swap_axes(d0, d1);
+    // Materialize in standard layout so later ops see row-major data.
+    v.as_standard_layout().to_owned()
+}
+
+fn transpose_node(a: &Tensor, name: &str, d0: usize, d1: usize) -> Result<Tensor> {
+    let out = swap(&*a.data()?, d0, d1);
+    let out_shape = out.shape().to_vec();
+    let shape = a.shape();
+    let moved = d0 != d1 && shape.get(d0).copied().unwrap_or(1) > 1 && shape.get(d1).copied().unwrap_or(1) > 1;
+    let t = record(
+        name,
+        &[Some(a)],
+        out,
+        Vec::new,
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &out_shape)?;
+            Ok(vec![grad_tensor(swap(&g, d0, d1))])
+        }),
+    );
+    // A transpose is a strided view in PyTorch: no longer contiguous.
+    let contiguous = a.contiguous_flag() && !moved;
+    t.meta_mut()?.contiguous = contiguous;
+    Ok(t)
+}
+
+pub fn transpose(a: &Tensor, d0: i64, d1: i64) -> Result<Tensor> {
+    let n = a.ndim();
+    let (d0, d1) = (wrap_dim(d0, n)?, wrap_dim(d1, n)?);
+    if n == 0 {
+        return transpose_node(a, "TransposeBackward0", 0, 0).map(|t| t);
+    }
+    transpose_node(a, "TransposeBackward0", d0, d1)
+}
+
+pub fn t(a: &Tensor) -> Result<Tensor> {
+    let n = a.ndim();
+    if n > 2 {
+        return Err(Error::runtime(format!(
+            "t() expects a tensor with <= 2 dimensions, but self is {n}D"
+        )));
+    }
+    if n < 2 {
+        return transpose_node(a, "TBackward0", 0, 0);
+    }
+    transpose_node(a, "TBackward0", 0, 1)
+}
+
+pub fn clone(a: &Tensor) -> Result<Tensor> {
+    let out = a.to_array()?;
+    let shape = out.shape().to_vec();
+    Ok(record(
+        "CloneBackward0",
+        &[Some(a)],
+        out,
+        Vec::new,
+        Box::new(move |ctx| Ok(vec![grad_tensor(grad_or_zeros(ctx.grads, &shape)?)])),
+    ))
+}
+
+/// Sum over an axis keeping it (used by tests and the reference checks).
+pub fn sum_keep(a: &Array, axis: usize) -> Array {
+    a.sum_axis(Axis(axis)).insert_axis(Axis(axis))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn shape_op_gradients() {
+        check_unary_gradients("reshape", &[2, 3], |a| reshape(a, &[3, -1]));
+        check_unary_gradients("transpose", &[2, 3], |a| transpose(a, 0, 1));
+        check_unary_gradients("t", &[2, 3], t);
+        check_unary_gradients("clone", &[4], clone);
+        check_unary_gradients("reshape of transpose", &[2, 3], |a| reshape(&t(a)?, &[6]));
+    }
+
+    #[test]
+    fn reshape_names_follow_contiguity() {
+        let a = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+        let v = ok(reshape(&a, &[6]));
+        assert_eq!(v.grad_fn().map(|f| f.name.clone()).as_deref(), Some("ViewBackward0"));
+        let tr = ok(t(&a));
+        let u = ok(reshape(&tr, &[6]));
+        let f = u.grad_fn();
+        assert_eq!(f.as_ref().map(|f| f.name.as_str()), Some("UnsafeViewBackward0"));
+        let next = f.map(|f| f.next_functions()).unwrap_or_default();
+        assert_eq!(next[0].0.as_ref().map(|n| n.name.as_str()), Some("CloneBackward0"));
+        assert_eq!(values(&u), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    }
+}

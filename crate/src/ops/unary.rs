@@ -1,0 +1,94 @@
+//! exp log sin cos tanh sigmoid relu. Ops whose derivative is cheapest from
+//! the result save the result (as PyTorch does), others save the input.
+
+use super::{grad_or_zeros, grad_tensor, record};
+use crate::error::Result;
+use crate::node::SavedTensor;
+use crate::tensor::{Array, Tensor};
+
+/// Which tensor the derivative is computed from.
+#[derive(Clone, Copy)]
+enum From {
+    Input,
+    Result,
+}
+
+fn unary(
+    a: &Tensor,
+    name: &str,
+    f: fn(f32) -> f32,
+    from: From,
+    df: fn(f32) -> f32,
+) -> Result<Tensor> {
+    let out = a.data()?.mapv(f);
+    let shape = out.shape().to_vec();
+    let saved_input = matches!(from, From::Input);
+    let t = record(
+        name,
+        &[Some(a)],
+        out,
+        || if saved_input { vec![SavedTensor::save(a)] } else { Vec::new() },
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &shape)?;
+            let d: Array = ctx.saved[0].mapv(df);
+            Ok(vec![grad_tensor(g * d)])
+        }),
+    );
+    // A result-saving op saves its own output, which only exists now.
+    if !saved_input {
+        if let Some(node) = t.grad_fn() {
+            crate::node::save_output(&node, &t);
+        }
+    }
+    Ok(t)
+}
+
+pub fn exp(a: &Tensor) -> Result<Tensor> {
+    unary(a, "ExpBackward0", f32::exp, From::Result, |y| y)
+}
+pub fn log(a: &Tensor) -> Result<Tensor> {
+    unary(a, "LogBackward0", f32::ln, From::Input, |x| 1.0 / x)
+}
+pub fn sin(a: &Tensor) -> Result<Tensor> {
+    unary(a, "SinBackward0", f32::sin, From::Input, f32::cos)
+}
+pub fn cos(a: &Tensor) -> Result<Tensor> {
+    unary(a, "CosBackward0", f32::cos, From::Input, |x| -x.sin())
+}
+pub fn tanh(a: &Tensor) -> Result<Tensor> {
+    unary(a, "TanhBackward0", f32::tanh, From::Result, |y| 1.0 - y * y)
+}
+pub fn sigmoid(a: &Tensor) -> Result<Tensor> {
+    unary(a, "SigmoidBackward0", |x| 1.0 / (1.0 + (-x).exp()), From::Result, |y| y * (1.0 - y))
+}
+pub fn relu(a: &Tensor) -> Result<Tensor> {
+    unary(a, "ReluBackward0", |x| x.max(0.0), From::Result, |y| if y > 0.0 { 1.0 } else { 0.0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn unary_gradients_match_finite_differences() {
+        check_unary_gradients("exp", &[2, 2], exp);
+        check_unary_gradients("sin", &[3], sin);
+        check_unary_gradients("cos", &[3], cos);
+        check_unary_gradients("tanh", &[2, 3], tanh);
+        check_unary_gradients("sigmoid", &[4], sigmoid);
+        check_unary_gradients("relu", &[5], relu);
+        check_unary_gradients("log", &[3], log);
+    }
+
+    #[test]
+    fn result_saving_op_detects_inplace_change_of_its_output() {
+        let a = leaf(&[1.0, 2.0], &[2]);
+        let y = ok(exp(&a));
+        let s = ok(crate::ops::reduce::sum(&y));
+        ok(crate::context::no_grad(|| crate::ops::inplace::add_(&y, &crate::ops::Operand::Scalar(1.0))));
+        let err = crate::engine::backward(&s, None, false, None).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.starts_with("one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]]"), "{err}");
+        assert!(err.contains("is at version 1; expected version 0 instead."), "{err}");
+    }
+}

@@ -1,0 +1,217 @@
+//! PyTorch's tensor repr (`torch/_tensor_str.py` with default print options:
+//! precision 4, linewidth 80, summarize above 1000 elements with 3 edge
+//! items): `tensor(6., grad_fn=<MulBackward0>)`.
+
+use crate::tensor::{Array, Tensor};
+
+const PRECISION: usize = 4;
+const LINEWIDTH: usize = 80;
+const THRESHOLD: usize = 1000;
+const EDGEITEMS: usize = 3;
+
+struct Formatter {
+    int_mode: bool,
+    sci_mode: bool,
+    max_width: usize,
+}
+
+/// Python's `{:.4e}`: exponent with sign and at least two digits.
+fn sci(v: f64) -> String {
+    let s = format!("{:.*e}", PRECISION, v);
+    match s.split_once('e') {
+        Some((mant, exp)) => {
+            let (sign, digits) = match exp.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', exp),
+            };
+            format!("{mant}e{sign}{digits:0>2}")
+        }
+        None => s,
+    }
+}
+
+fn nonfinite(v: f64) -> Option<String> {
+    if v.is_nan() {
+        Some("nan".into())
+    } else if v.is_infinite() {
+        Some(if v > 0.0 { "inf".into() } else { "-inf".into() })
+    } else {
+        None
+    }
+}
+
+impl Formatter {
+    fn new(values: &[f64]) -> Self {
+        let mut f = Formatter {
+            int_mode: true,
+            sci_mode: false,
+            max_width: 1,
+        };
+        let nz: Vec<f64> = values.iter().copied().filter(|v| v.is_finite() && *v != 0.0).collect();
+        // Width of non-finite values and zeros still count via format() padding.
+        for v in values {
+            if let Some(s) = nonfinite(*v) {
+                f.max_width = f.max_width.max(s.len());
+            }
+        }
+        if nz.is_empty() {
+            return f;
+        }
+        let abs: Vec<f64> = nz.iter().map(|v| v.abs()).collect();
+        let min = abs.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = abs.iter().copied().fold(0.0, f64::max);
+        f.int_mode = nz.iter().all(|v| v.ceil() == *v);
+        if f.int_mode {
+            if max / min > 1000.0 || max > 1.0e8 {
+                f.sci_mode = true;
+                for v in &nz {
+                    f.max_width = f.max_width.max(sci(*v).len());
+                }
+            } else {
+                for v in &nz {
+                    f.max_width = f.max_width.max(format!("{v:.0}").len() + 1);
+                }
+            }
+        } else if max / min > 1000.0 || max > 1.0e8 || min < 1.0e-4 {
+            f.sci_mode = true;
+            for v in &nz {
+                f.max_width = f.max_width.max(sci(*v).len());
+            }
+        } else {
+            for v in &nz {
+                f.max_width = f.max_width.max(format!("{:.*}", PRECISION, v).len());
+            }
+        }
+        f
+    }
+
+    fn format(&self, v: f64) -> String {
+        let s = if let Some(s) = nonfinite(v) {
+            s
+        } else if self.sci_mode {
+            sci(v)
+        } else if self.int_mode {
+            format!("{v:.0}.")
+        } else {
+            format!("{:.*}", PRECISION, v)
+        };
+        format!("{:>width$}", s, width = self.max_width)
+    }
+}
+
+fn vector_str(values: &[f64], indent: usize, summarize: bool, f: &Formatter) -> String {
+    let element_length = f.max_width + 2;
+    let per_line = ((LINEWIDTH.saturating_sub(indent)) / element_length).max(1);
+    let data: Vec<String> = if summarize && values.len() > 2 * EDGEITEMS {
+        values[..EDGEITEMS]
+            .iter()
+            .map(|v| f.format(*v))
+            .chain(std::iter::once(" ...".to_string()))
+            .chain(values[values.len() - EDGEITEMS..].iter().map(|v| f.format(*v)))
+            .collect()
+    } else {
+        values.iter().map(|v| f.format(*v)).collect()
+    };
+    let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
+    format!("[{}]", lines.join(&format!(",\n{}", " ".repeat(indent + 1))))
+}
+
+fn tensor_str(a: &Array, indent: usize, summarize: bool, f: &Formatter) -> String {
+    match a.ndim() {
+        0 => f.format(a.iter().next().copied().unwrap_or(0.0) as f64),
+        1 => {
+            let v: Vec<f64> = a.iter().map(|x| *x as f64).collect();
+            vector_str(&v, indent, summarize, f)
+        }
+        dim => {
+            let n = a.shape()[0];
+            let sub = |i: usize| tensor_str(&a.index_axis(ndarray::Axis(0), i).to_owned(), indent + 1, summarize, f);
+            let slices: Vec<String> = if summarize && n > 2 * EDGEITEMS {
+                (0..EDGEITEMS)
+                    .map(sub)
+                    .chain(std::iter::once("...".to_string()))
+                    .chain((n - EDGEITEMS..n).map(sub))
+                    .collect()
+            } else {
+                (0..n).map(sub).collect()
+            };
+            let sep = format!(",{}{}", "\n".repeat(dim - 1), " ".repeat(indent + 1));
+            format!("[{}]", slices.join(&sep))
+        }
+    }
+}
+
+/// The body inside `tensor(...)` for a value array (no suffixes).
+pub fn array_repr(a: &Array) -> String {
+    repr_with_suffixes(a, &[])
+}
+
+fn repr_with_suffixes(a: &Array, suffixes: &[String]) -> String {
+    let prefix = "tensor(";
+    let indent = prefix.len();
+    let summarize = a.len() > THRESHOLD;
+    let mut suffixes: Vec<String> = suffixes.to_vec();
+    let body = if a.is_empty() {
+        if a.ndim() != 1 {
+            let dims: Vec<String> = a.shape().iter().map(|d| d.to_string()).collect();
+            suffixes.insert(0, format!("size=({})", dims.join(", ")));
+        }
+        "[]".to_string()
+    } else {
+        let values: Vec<f64> = if summarize {
+            // PyTorch builds the formatter from the summarized data only.
+            let flat: Vec<f64> = a.iter().map(|x| *x as f64).collect();
+            flat[..EDGEITEMS].iter().chain(&flat[flat.len() - EDGEITEMS..]).copied().collect()
+        } else {
+            a.iter().map(|x| *x as f64).collect()
+        };
+        let f = Formatter::new(&values);
+        tensor_str(a, indent, summarize, &f)
+    };
+    let mut out = format!("{prefix}{body}");
+    let mut last_line_len = out.len() - out.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;
+    for s in suffixes {
+        if last_line_len + s.len() + 2 > LINEWIDTH {
+            out.push_str(&format!(",\n{}{}", " ".repeat(indent), s));
+            last_line_len = indent + s.len();
+        } else {
+            out.push_str(&format!(", {s}"));
+            last_line_len += s.len() + 2;
+        }
+    }
+    out.push(')');
+    out
+}
+
+/// `repr(t)` as PyTorch prints it.
+pub fn tensor_repr(t: &Tensor) -> String {
+    let data = t.to_array().unwrap_or_default();
+    let mut suffixes = Vec::new();
+    if let Some(f) = t.grad_fn() {
+        suffixes.push(format!("grad_fn=<{}>", f.name));
+    } else if t.requires_grad() {
+        suffixes.push("requires_grad=True".to_string());
+    }
+    repr_with_suffixes(&data, &suffixes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn reprs_match_pytorch() {
+        assert_eq!(array_repr(&arr(&[8.0], &[])), "tensor(8.)");
+        assert_eq!(array_repr(&arr(&[6.5], &[])), "tensor(6.5000)");
+        assert_eq!(tensor_repr(&leaf(&[1.0, 2.0], &[2])), "tensor([1., 2.], requires_grad=True)");
+        assert_eq!(array_repr(&arr(&[1.0, 2.0, 3.0, 4.0], &[2, 2])), "tensor([[1., 2.],\n        [3., 4.]])");
+        assert_eq!(array_repr(&arr(&[0.5, -1.25], &[2])), "tensor([ 0.5000, -1.2500])");
+        assert_eq!(array_repr(&arr(&[1e-5, 1.0], &[2])), "tensor([1.0000e-05, 1.0000e+00])");
+        assert_eq!(array_repr(&arr(&[0.0, 0.0], &[2])), "tensor([0., 0.])");
+        assert_eq!(array_repr(&arr(&[], &[0])), "tensor([])");
+        let a = leaf(&[2.0], &[]);
+        let c = ok(crate::ops::arith::mul(&a, &crate::ops::Operand::Scalar(3.0)));
+        assert_eq!(tensor_repr(&c), "tensor(6., grad_fn=<MulBackward0>)");
+    }
+}

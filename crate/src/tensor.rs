@@ -1,0 +1,409 @@
+//! Tensors: float32 ndarray data in a shared, versioned storage plus autograd
+//! metadata. `detach()` and in-place ops share the storage exactly as PyTorch
+//! tensors share theirs, so the version counter can catch modifications of
+//! tensors saved for backward.
+
+use std::cell::{Cell, Ref, RefCell};
+use std::rc::{Rc, Weak};
+
+use ndarray::{ArrayD, IxDyn};
+
+use crate::context;
+use crate::error::{Error, Result};
+use crate::hooks::{
+    HookList, PostAccumulateGradHook, RemovableHandle, TensorHook, TensorHookEntry,
+};
+use crate::ids::TensorId;
+use crate::node::{Edge, Node, NodeRef};
+
+pub type Array = ArrayD<f32>;
+pub type TensorHookList = HookList<TensorHookEntry>;
+
+/// Data plus the version counter PyTorch keeps per storage.
+pub struct Storage {
+    pub(crate) data: RefCell<Array>,
+    pub(crate) version: Cell<u32>,
+}
+
+impl Storage {
+    pub fn new(data: Array) -> Rc<Self> {
+        Rc::new(Storage {
+            data: RefCell::new(data),
+            version: Cell::new(0),
+        })
+    }
+}
+
+pub struct TensorImpl {
+    pub(crate) id: TensorId,
+    pub(crate) storage: Rc<Storage>,
+    pub(crate) meta: RefCell<Meta>,
+}
+
+pub struct Meta {
+    pub name: Option<String>,
+    /// Only meaningful on leaves; a non-leaf requires grad iff it has a grad_fn.
+    pub requires_grad: bool,
+    pub grad_fn: Option<NodeRef>,
+    pub output_nr: usize,
+    pub grad: Option<Tensor>,
+    pub retains_grad: bool,
+    /// Tensor hooks (and the retain-grad entry), shared with the grad_fn that
+    /// runs them (non-leaf) or read lazily by AccumulateGrad (leaf).
+    pub hooks: Rc<TensorHookList>,
+    pub hooks_registered_on_node: bool,
+    pub grad_accumulator: Weak<Node>,
+    pub post_accumulate_hooks: Rc<HookList<dyn PostAccumulateGradHook>>,
+    /// False after transpose: `reshape` then needs a copy (UnsafeViewBackward0).
+    pub contiguous: bool,
+}
+
+/// A reference-counted tensor handle; clones share everything.
+#[derive(Clone)]
+pub struct Tensor(pub(crate) Rc<TensorImpl>);
+
+#[derive(Default, Clone)]
+pub struct TensorOptions {
+    pub requires_grad: bool,
+    pub name: Option<String>,
+}
+
+impl Tensor {
+    /// A new leaf owning `data`.
+    pub fn from_array(data: Array) -> Tensor {
+        Tensor::with_storage(Storage::new(data), None, 0, false)
+    }
+
+    pub fn from_array_opts(data: Array, opts: &TensorOptions) -> Tensor {
+        let t = Tensor::from_array(data);
+        if let Ok(mut m) = t.0.meta.try_borrow_mut() {
+            m.requires_grad = opts.requires_grad;
+            m.name = opts.name.clone();
+        }
+        t
+    }
+
+    pub fn scalar(v: f32) -> Tensor {
+        Tensor::from_array(ArrayD::from_elem(IxDyn(&[]), v))
+    }
+
+    /// Builds a tensor from a shape and row-major values, checking they agree.
+    pub fn from_vec(shape: &[usize], values: Vec<f32>, opts: &TensorOptions) -> Result<Tensor> {
+        let numel: usize = shape.iter().product();
+        if numel != values.len() {
+            return Err(Error::type_error(format!(
+                "shape {} needs {} values, but {} were given",
+                crate::shape::fmt_shape(shape),
+                numel,
+                values.len()
+            )));
+        }
+        let data = ArrayD::from_shape_vec(IxDyn(shape), values)
+            .map_err(|e| Error::type_error(format!("invalid tensor data: {e}")))?;
+        Ok(Tensor::from_array_opts(data, opts))
+    }
+
+    pub(crate) fn with_storage(
+        storage: Rc<Storage>,
+        grad_fn: Option<NodeRef>,
+        output_nr: usize,
+        requires_grad: bool,
+    ) -> Tensor {
+        Tensor(Rc::new(TensorImpl {
+            id: TensorId::next(),
+            storage,
+            meta: RefCell::new(Meta {
+                name: None,
+                requires_grad,
+                grad_fn,
+                output_nr,
+                grad: None,
+                retains_grad: false,
+                hooks: HookList::new(),
+                hooks_registered_on_node: false,
+                grad_accumulator: Weak::new(),
+                post_accumulate_hooks: HookList::new(),
+                contiguous: true,
+            }),
+        }))
+    }
+
+    // ----- plain accessors -------------------------------------------------
+
+    pub fn id(&self) -> TensorId {
+        self.0.id
+    }
+
+    pub fn ptr_eq(&self, other: &Tensor) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    pub(crate) fn meta(&self) -> Result<Ref<'_, Meta>> {
+        self.0
+            .meta
+            .try_borrow()
+            .map_err(|_| Error::runtime("internal: tensor metadata is busy"))
+    }
+
+    pub(crate) fn meta_mut(&self) -> Result<std::cell::RefMut<'_, Meta>> {
+        self.0
+            .meta
+            .try_borrow_mut()
+            .map_err(|_| Error::runtime("internal: tensor metadata is busy"))
+    }
+
+    /// Borrow of the data. Never hold it across a call into a hook.
+    pub fn data(&self) -> Result<Ref<'_, Array>> {
+        self.0
+            .storage
+            .data
+            .try_borrow()
+            .map_err(|_| Error::runtime("internal: tensor data is busy"))
+    }
+
+    pub fn to_array(&self) -> Result<Array> {
+        Ok(self.data()?.clone())
+    }
+
+    pub fn shape(&self) -> Vec<usize> {
+        self.data().map(|d| d.shape().to_vec()).unwrap_or_default()
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.data().map(|d| d.ndim()).unwrap_or(0)
+    }
+
+    pub fn numel(&self) -> usize {
+        self.data().map(|d| d.len()).unwrap_or(0)
+    }
+
+    pub fn storage(&self) -> &Rc<Storage> {
+        &self.0.storage
+    }
+
+    pub fn version(&self) -> u32 {
+        self.0.storage.version.get()
+    }
+
+    pub fn item(&self) -> Result<f32> {
+        let d = self.data()?;
+        if d.len() != 1 {
+            return Err(Error::runtime(format!(
+                "a Tensor with {} elements cannot be converted to Scalar",
+                d.len()
+            )));
+        }
+        d.iter()
+            .next()
+            .copied()
+            .ok_or_else(|| Error::runtime("a Tensor with 0 elements cannot be converted to Scalar"))
+    }
+
+    pub fn name(&self) -> Option<String> {
+        self.meta().ok().and_then(|m| m.name.clone())
+    }
+
+    pub fn set_name(&self, name: Option<String>) -> Result<()> {
+        self.meta_mut()?.name = name;
+        Ok(())
+    }
+
+    /// How error messages and traces refer to this tensor.
+    pub fn label(&self) -> String {
+        match self.name() {
+            Some(n) if !n.is_empty() => format!("tensor '{n}'"),
+            _ => format!("tensor #{}", self.id().0),
+        }
+    }
+
+    pub fn grad_fn(&self) -> Option<NodeRef> {
+        self.meta().ok().and_then(|m| m.grad_fn.clone())
+    }
+
+    pub fn output_nr(&self) -> usize {
+        self.meta().map(|m| m.output_nr).unwrap_or(0)
+    }
+
+    pub fn is_leaf(&self) -> bool {
+        self.grad_fn().is_none()
+    }
+
+    pub fn requires_grad(&self) -> bool {
+        self.meta()
+            .map(|m| m.grad_fn.is_some() || m.requires_grad)
+            .unwrap_or(false)
+    }
+
+    pub fn set_requires_grad(&self, value: bool) -> Result<()> {
+        if !self.is_leaf() {
+            return Err(Error::runtime(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().",
+            ));
+        }
+        self.meta_mut()?.requires_grad = value;
+        Ok(())
+    }
+
+    pub fn retains_grad(&self) -> bool {
+        !self.is_leaf() && self.meta().map(|m| m.retains_grad).unwrap_or(false)
+    }
+
+    pub fn contiguous_flag(&self) -> bool {
+        self.meta().map(|m| m.contiguous).unwrap_or(true)
+    }
+
+    /// `.grad` as stored, without PyTorch's non-leaf warning (for `graph()`).
+    pub fn grad_raw(&self) -> Option<Tensor> {
+        self.meta().ok().and_then(|m| m.grad.clone())
+    }
+
+    /// `.grad` as user code reads it: warns like PyTorch when a non-leaf that
+    /// does not retain grad is read.
+    pub fn grad(&self) -> Option<Tensor> {
+        if !self.is_leaf() && !self.retains_grad() {
+            context::warn(NON_LEAF_GRAD_WARNING);
+        }
+        self.grad_raw()
+    }
+
+    pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
+        if let Some(g) = &grad {
+            if g.shape() != self.shape() {
+                return Err(Error::runtime("assigned grad has data of a different size"));
+            }
+            if g.ptr_eq(self) {
+                return Err(Error::runtime("can't assign Variable as its own grad"));
+            }
+        }
+        self.meta_mut()?.grad = grad;
+        Ok(())
+    }
+
+    /// The edge a gradient for this tensor enters the graph through
+    /// (PyTorch's `impl::gradient_edge`): its grad_fn, or its leaf's
+    /// AccumulateGrad node (created on first use and cached weakly).
+    pub fn gradient_edge(&self) -> Option<Edge> {
+        if let Some(f) = self.grad_fn() {
+            return Some(Edge {
+                node: f,
+                input_nr: self.output_nr(),
+            });
+        }
+        if !self.requires_grad() {
+            return None;
+        }
+        self.grad_accumulator().map(|node| Edge { node, input_nr: 0 })
+    }
+
+    pub fn grad_accumulator(&self) -> Option<NodeRef> {
+        if !self.is_leaf() || !self.requires_grad() {
+            return None;
+        }
+        if let Some(existing) = self.meta().ok().and_then(|m| m.grad_accumulator.upgrade()) {
+            return Some(existing);
+        }
+        let node = Node::new_accumulate_grad(self.clone());
+        if let Ok(mut m) = self.meta_mut() {
+            m.grad_accumulator = Rc::downgrade(&node);
+        }
+        Some(node)
+    }
+
+    /// A new tensor sharing this storage, with no history (`t.detach()`).
+    pub fn detach(&self) -> Tensor {
+        let t = Tensor::with_storage(self.0.storage.clone(), None, 0, false);
+        let contiguous = self.contiguous_flag();
+        if let Ok(mut m) = t.meta_mut() {
+            m.contiguous = contiguous;
+        }
+        t
+    }
+
+    // ----- hooks -------------------------------------------------------------
+
+    pub fn register_hook(&self, hook: Rc<dyn TensorHook>) -> Result<RemovableHandle> {
+        if !self.requires_grad() {
+            return Err(Error::runtime(
+                "cannot register a hook on a tensor that doesn't require gradient",
+            ));
+        }
+        let list = self.hooks_list_for_registration()?;
+        let id = list.add(Rc::new(TensorHookEntry::User(hook)), false);
+        Ok(RemovableHandle::for_list(id, &list))
+    }
+
+    /// `retain_grad()`: idempotent; a no-op on leaves.
+    pub fn retain_grad(&self) -> Result<()> {
+        if !self.requires_grad() {
+            return Err(Error::runtime(
+                "can't retain_grad on Tensor that has requires_grad=False",
+            ));
+        }
+        if self.is_leaf() || self.retains_grad() {
+            return Ok(());
+        }
+        let list = self.hooks_list_for_registration()?;
+        list.add(
+            Rc::new(TensorHookEntry::RetainGrad(Rc::downgrade(&self.0))),
+            false,
+        );
+        self.meta_mut()?.retains_grad = true;
+        Ok(())
+    }
+
+    pub fn register_post_accumulate_grad_hook(
+        &self,
+        hook: Rc<dyn PostAccumulateGradHook>,
+    ) -> Result<RemovableHandle> {
+        if !self.requires_grad() {
+            return Err(Error::runtime(
+                "cannot register a hook on a tensor that doesn't require gradient",
+            ));
+        }
+        if !self.is_leaf() {
+            return Err(Error::runtime(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors",
+            ));
+        }
+        let list = self.meta()?.post_accumulate_hooks.clone();
+        let id = list.add(hook, false);
+        Ok(RemovableHandle::for_list(id, &list))
+    }
+
+    /// The tensor's hook list; on a non-leaf the first registration also hands
+    /// the list to its grad_fn as a tensor pre-hook for `output_nr` (as
+    /// PyTorch's `_register_hook_dict` does).
+    fn hooks_list_for_registration(&self) -> Result<Rc<TensorHookList>> {
+        let (list, grad_fn, output_nr, registered) = {
+            let m = self.meta()?;
+            (
+                m.hooks.clone(),
+                m.grad_fn.clone(),
+                m.output_nr,
+                m.hooks_registered_on_node,
+            )
+        };
+        if let (Some(node), false) = (grad_fn, registered) {
+            node.add_tensor_pre_hooks(output_nr, self.id(), list.clone());
+            self.meta_mut()?.hooks_registered_on_node = true;
+        }
+        Ok(list)
+    }
+
+    /// The ordered hook entries (for `graph()`).
+    pub fn hook_entries(&self) -> Vec<(crate::ids::HandleId, Rc<TensorHookEntry>)> {
+        self.meta()
+            .map(|m| m.hooks.snapshot())
+            .unwrap_or_default()
+    }
+
+    pub fn post_accumulate_hook_entries(
+        &self,
+    ) -> Vec<(crate::ids::HandleId, Rc<dyn PostAccumulateGradHook>)> {
+        self.meta()
+            .map(|m| m.post_accumulate_hooks.snapshot())
+            .unwrap_or_default()
+    }
+}
+
+pub const NON_LEAF_GRAD_WARNING: &str = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations.";
