@@ -2,6 +2,19 @@
 import { EditorView, basicSetup } from 'codemirror';
 import { javascript } from '@codemirror/lang-javascript';
 import { EditorState } from '@codemirror/state';
+import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { tags as t } from '@lezer/highlight';
+
+// Colours from CSS variables, so light and dark mode both read well.
+const highlight = HighlightStyle.define([
+  { tag: [t.keyword, t.controlKeyword, t.definitionKeyword, t.moduleKeyword, t.operatorKeyword], color: 'var(--hl-kw)' },
+  { tag: [t.string, t.special(t.string)], color: 'var(--hl-str)' },
+  { tag: [t.number, t.bool, t.null], color: 'var(--hl-num)' },
+  { tag: [t.comment, t.lineComment, t.blockComment], color: 'var(--hl-com)', fontStyle: 'italic' },
+  { tag: [t.function(t.variableName), t.function(t.propertyName), t.definition(t.function(t.variableName))], color: 'var(--hl-fn)' },
+  { tag: [t.definition(t.variableName)], color: 'var(--hl-def)' },
+  { tag: [t.propertyName], color: 'var(--hl-prop)' },
+]);
 
 const theme = EditorView.theme({
   '&': { fontSize: '12.5px', height: '100%', backgroundColor: 'var(--code-bg)', color: 'var(--fg)' },
@@ -22,7 +35,7 @@ export function createEditor(parent, { doc = '', onChange = () => {}, label = 'P
     state: EditorState.create({
       doc,
       extensions: [
-        basicSetup, javascript(), theme,
+        basicSetup, javascript(), theme, syntaxHighlighting(highlight),
         EditorView.contentAttributes.of({ 'aria-label': label }),
         EditorState.readOnly.of(readOnly),
         EditorView.updateListener.of((u) => { if (u.docChanged && !silent) onChange(u.state.doc.toString()); }),

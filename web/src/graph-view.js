@@ -53,11 +53,11 @@ export class GraphView {
     for (const u of input.units) {
       const p = layout.pos[u.id]; if (!p) continue;
       if (u.placeholder) { this.drawPlaceholder(gUnits, u, p); continue; }
-      const tb = u.tensor != null ? { x: p.x, y: p.y + (p.h - u.th) / 2, w: u.tw, h: u.th } : null;
-      const nb = u.node != null ? { x: tb ? p.x + u.tw + GAP : p.x, y: p.y + (p.h - u.nh) / 2, w: u.nw, h: u.nh } : null;
+      const tb = u.tensor != null ? { x: p.x, y: p.y, w: u.tw, h: u.th } : null;
+      const nb = u.node != null ? { x: tb ? p.x + u.tw + GAP : p.x, y: p.y, w: u.nw, h: u.nh } : null;
       if (tb) { this.boxes.set(`t${u.tensor}`, tb); this.drawTensor(gUnits, model.tensors.get(u.tensor), tb); }
       if (nb) { this.boxes.set(`n${u.node}`, nb); this.drawNode(gUnits, model.nodes.get(u.node), nb, legacyHandles); }
-      if (tb && nb) el('path', { d: `M${tb.x + tb.w},${tb.y + 16} H${nb.x}`, class: 'gradfn-link' }, gEdges);
+      if (tb && nb) { const l = el('path', { d: `M${tb.x + tb.w},${tb.y + 13} H${nb.x}`, class: 'gradfn-link' }, gEdges); el('title', {}, l, u.node === model.tensors.get(u.tensor).gradFn ? 'grad_fn' : 'AccumulateGrad of this leaf'); }
     }
     // Boxes of collapsed units stand for their members.
     const boxOfNode = (id) => this.boxes.get(`n${id}`) || this.boxes.get(input.unitOfNode[id]);
