@@ -168,27 +168,42 @@ export class GraphView {
       for (const r of n.hookRows) this.updateHookRow(r, frame);
     }
     for (const [key, c] of this.clusterEls) c.g.classList.toggle('active', f.module === key);
-    for (const e of this.edgeEls.values()) e.classList.remove('hot');
+    for (const e of this.edgeEls.values()) e.classList.remove('hot', 'carried');
     this.gFlow.innerHTML = '';
+    const hot = new Set(frame.edges.map((e) => `${e.from}>${e.to}#${e.index}`));
+    // Values that already travelled stay on their edges (small graphs only).
+    if (this.edgeEls.size <= 80) {
+      for (const [nid, io] of frame.nodeIO) {
+        (this.model.nodes.get(nid)?.next || []).forEach((e, j) => {
+          const key = `${nid}>${e.node}#${j}`;
+          if (e.node == null || hot.has(key) || !this.edgeEls.has(key)) return;
+          this.edgeEls.get(key).classList.add('carried');
+          this.edgeLabel(this.edgeEls.get(key), io.gradInputs?.[j] ?? null, 'past');
+        });
+      }
+    }
     for (const e of frame.edges) {
       const path = this.edgeEls.get(`${e.from}>${e.to}#${e.index}`);
       if (!path) continue;
       path.classList.add('hot');
-      const len = path.getTotalLength ? path.getTotalLength() : 0;
-      const mid = len ? path.getPointAtLength(len / 2) : null;
-      if (animate && len) {
+      if (animate && path.getTotalLength) {
         const dot = el('circle', { r: 5, class: 'flow-dot' }, this.gFlow);
         const am = el('animateMotion', { dur: '0.6s', fill: 'freeze', path: path.getAttribute('d') }, dot);
         am.beginElement?.();
       }
-      if (mid) {
-        const txt = formatValue(e.value, 18);
-        const g = el('g', { class: 'flow-label' }, this.gFlow);
-        el('rect', { x: mid.x - txt.length * 3.6 - 6, y: mid.y - 10, width: txt.length * 7.2 + 12, height: 19, rx: 9 }, g);
-        el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' }, g, txt);
-      }
+      this.edgeLabel(path, e.value, 'now');
     }
     this.drawPins(frame.pins);
+  }
+
+  edgeLabel(path, value, cls) {
+    const len = path.getTotalLength ? path.getTotalLength() : 0;
+    if (!len) return;
+    const mid = path.getPointAtLength(len / 2);
+    const txt = formatValue(value, 18);
+    const g = el('g', { class: `flow-label ${cls}` }, this.gFlow);
+    el('rect', { x: mid.x - txt.length * 3.6 - 6, y: mid.y - 10, width: txt.length * 7.2 + 12, height: 19, rx: 9 }, g);
+    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' }, g, txt);
   }
 
   updateHookRow(r, frame) {

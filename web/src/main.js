@@ -177,6 +177,8 @@ document.addEventListener('keydown', (e) => {
   if (e.key === ' ' && !e.target.closest('button, [role=button]')) { e.preventDefault(); player.toggle(); }
   else if (e.key === 'ArrowRight') { e.preventDefault(); player.step(1); }
   else if (e.key === 'ArrowLeft') { e.preventDefault(); player.step(-1); }
+  else if (e.key === 'End') { e.preventDefault(); player.pause(); player.seek(player.total); }
+  else if (e.key === 'Home') { e.preventDefault(); player.pause(); player.seek(0); }
 });
 
 // ---- start ----
