@@ -1,0 +1,378 @@
+//! JS ⇄ core conversions and errors. Every failure here is a JS `Error`
+//! (never a trap); tensors are recognised by calling their `__hgStash`
+//! method, which borrows the wrapper instead of consuming it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array as JsArray, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::error::Error;
+use crate::module::Value;
+use crate::ops::Operand;
+use crate::tensor::{Array, Tensor};
+
+/// Largest tensor hookgrad will allocate (64 MB of float32): beyond this a
+/// wasm allocation failure would abort the instance.
+pub const MAX_ELEMENTS: usize = 1 << 24;
+
+thread_local! {
+    pub(crate) static STASH: RefCell<Option<Tensor>> = const { RefCell::new(None) };
+}
+
+pub fn js_error(e: Error) -> JsValue {
+    let err = js_sys::Error::new(e.message());
+    err.set_name(e.kind());
+    err.into()
+}
+
+pub fn type_error(msg: impl Into<String>) -> JsValue {
+    js_error(Error::type_error(msg))
+}
+
+pub type JsResult<T> = Result<T, JsValue>;
+
+pub trait IntoJs<T> {
+    fn js(self) -> JsResult<T>;
+}
+
+impl<T> IntoJs<T> for crate::error::Result<T> {
+    fn js(self) -> JsResult<T> {
+        self.map_err(js_error)
+    }
+}
+
+/// The message of a thrown JS value (an Error's `.message`, else its string).
+pub fn js_message(v: &JsValue) -> String {
+    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
+    v.as_string().unwrap_or_else(|| format!("{v:?}"))
+}
+
+pub fn type_name(v: &JsValue) -> String {
+    if v.is_null() {
+        "null".into()
+    } else if v.is_undefined() {
+        "undefined".into()
+    } else if JsArray::is_array(v) {
+        "Array".into()
+    } else if v.is_object() {
+        Reflect::get(v, &"constructor".into())
+            .ok()
+            .and_then(|c| Reflect::get(&c, &"name".into()).ok())
+            .and_then(|n| n.as_string())
+            .unwrap_or_else(|| "object".into())
+    } else {
+        v.js_typeof().as_string().unwrap_or_else(|| "value".into())
+    }
+}
+
+/// The core tensor behind a JS `Tensor`, or None for anything else.
+pub fn as_tensor(v: &JsValue) -> Option<Tensor> {
+    if !v.is_object() {
+        return None;
+    }
+    let f = Reflect::get(v, &"__hgStash".into()).ok()?;
+    let f = f.dyn_ref::<js_sys::Function>()?;
+    STASH.with(|s| s.replace(None));
+    f.call0(v).ok()?;
+    STASH.with(|s| s.replace(None))
+}
+
+pub fn expect_tensor(v: &JsValue, what: &str) -> JsResult<Tensor> {
+    as_tensor(v).ok_or_else(|| type_error(format!("{what} must be Tensor, not {}", type_name(v))))
+}
+
+pub fn operand(v: &JsValue, op: &str) -> JsResult<Operand> {
+    if let Some(n) = v.as_f64() {
+        return Ok(Operand::Scalar(n as f32));
+    }
+    if let Some(t) = as_tensor(v) {
+        return Ok(Operand::Tensor(t));
+    }
+    Err(type_error(format!(
+        "{op}(): argument 'other' (position 1) must be Tensor or number, not {}",
+        type_name(v)
+    )))
+}
+
+/// A shape: an array of non-negative integers with a bounded product.
+pub fn parse_shape(v: &JsValue) -> JsResult<Vec<usize>> {
+    let items: Vec<JsValue> = if let Some(n) = v.as_f64() {
+        vec![JsValue::from_f64(n)]
+    } else if JsArray::is_array(v) {
+        JsArray::from(v).iter().collect()
+    } else {
+        return Err(type_error(format!("shape must be an array of integers, not {}", type_name(v))));
+    };
+    let mut shape = Vec::with_capacity(items.len());
+    let mut numel: usize = 1;
+    for d in items {
+        let n = d.as_f64().ok_or_else(|| type_error(format!("shape entries must be integers, not {}", type_name(&d))))?;
+        if !n.is_finite() || n.fract() != 0.0 {
+            return Err(type_error(format!("shape entries must be integers, got {n}")));
+        }
+        if n < 0.0 {
+            return Err(js_error(Error::runtime(format!(
+                "Trying to create tensor with negative dimension {n}: {}",
+                format_shape_f64(v)
+            ))));
+        }
+        let d = n as usize;
+        numel = numel.saturating_mul(d);
+        if numel > MAX_ELEMENTS || d > MAX_ELEMENTS {
+            return Err(js_error(Error::runtime(format!(
+                "tensor of shape {} is too large for hookgrad (limit {MAX_ELEMENTS} elements)",
+                format_shape_f64(v)
+            ))));
+        }
+        shape.push(d);
+    }
+    Ok(shape)
+}
+
+fn format_shape_f64(v: &JsValue) -> String {
+    if JsArray::is_array(v) {
+        let parts: Vec<String> = JsArray::from(v).iter().map(|d| d.as_f64().map(|x| x.to_string()).unwrap_or("?".into())).collect();
+        format!("[{}]", parts.join(", "))
+    } else {
+        format!("{v:?}")
+    }
+}
+
+/// Signed dims for `reshape` (-1 allowed).
+pub fn parse_signed_shape(v: &JsValue) -> JsResult<Vec<i64>> {
+    if !JsArray::is_array(v) {
+        return Err(type_error(format!("reshape(): shape must be an array of integers, not {}", type_name(v))));
+    }
+    JsArray::from(v)
+        .iter()
+        .map(|d| match d.as_f64() {
+            Some(n) if n.is_finite() && n.fract() == 0.0 && n >= -1.0 && n <= MAX_ELEMENTS as f64 => Ok(n as i64),
+            Some(n) if n.is_finite() && n.fract() == 0.0 && n < -1.0 => Err(js_error(Error::runtime(format!("invalid shape dimension {n}")))),
+            _ => Err(type_error(format!("reshape(): shape entries must be integers, got {}", js_message(&d)))),
+        })
+        .collect()
+}
+
+/// Nested arrays / number / typed array (+ `{shape}`) → shape and values.
+pub fn parse_data(data: &JsValue, shape_opt: Option<JsValue>) -> JsResult<(Vec<usize>, Vec<f32>)> {
+    if let Some(n) = data.as_f64() {
+        return Ok((Vec::new(), vec![n as f32]));
+    }
+    if data.is_object() && !JsArray::is_array(data) && Reflect::has(data, &"BYTES_PER_ELEMENT".into()).unwrap_or(false) {
+        let values: Vec<f32> = js_sys::Float32Array::new(data).to_vec();
+        let shape = match shape_opt {
+            Some(s) if !s.is_undefined() => parse_shape(&s)?,
+            _ => vec![values.len()],
+        };
+        return Ok((shape, values));
+    }
+    if !JsArray::is_array(data) {
+        return Err(type_error(format!(
+            "tensor(): data must be a number, nested arrays of numbers, or a typed array, not {}",
+            type_name(data)
+        )));
+    }
+    let mut shape = Vec::new();
+    // Infer the shape along the first elements, then check every element.
+    let mut probe = data.clone();
+    while JsArray::is_array(&probe) {
+        let arr = JsArray::from(&probe);
+        shape.push(arr.length() as usize);
+        if arr.length() == 0 {
+            break;
+        }
+        probe = arr.get(0);
+    }
+    let numel: usize = shape.iter().product();
+    if numel > MAX_ELEMENTS {
+        return Err(js_error(Error::runtime(format!("tensor too large for hookgrad (limit {MAX_ELEMENTS} elements)"))));
+    }
+    let mut values = Vec::with_capacity(numel);
+    fill(data, &shape, 0, &mut values)?;
+    Ok((shape, values))
+}
+
+fn fill(v: &JsValue, shape: &[usize], dim: usize, out: &mut Vec<f32>) -> JsResult<()> {
+    if dim == shape.len() {
+        let n = v.as_f64().ok_or_else(|| {
+            type_error(format!("tensor(): expected a number at dim {dim}, got {}", type_name(v)))
+        })?;
+        out.push(n as f32);
+        return Ok(());
+    }
+    if !JsArray::is_array(v) {
+        return Err(type_error(format!(
+            "expected sequence of length {} at dim {dim} (got {})",
+            shape[dim],
+            type_name(v)
+        )));
+    }
+    let arr = JsArray::from(v);
+    if arr.length() as usize != shape[dim] {
+        return Err(js_error(Error::type_error(format!(
+            "expected sequence of length {} at dim {dim} (got {})",
+            shape[dim],
+            arr.length()
+        ))));
+    }
+    for item in arr.iter() {
+        fill(&item, shape, dim + 1, out)?;
+    }
+    Ok(())
+}
+
+/// An ndarray as nested JS arrays (a number for 0-d).
+pub fn array_to_js(a: &Array) -> JsValue {
+    fn rec(values: &[f32], shape: &[usize]) -> JsValue {
+        match shape.split_first() {
+            None => JsValue::from_f64(values.first().copied().unwrap_or(0.0) as f64),
+            Some((&n, rest)) => {
+                let stride: usize = rest.iter().product();
+                let out = JsArray::new_with_length(n as u32);
+                for i in 0..n {
+                    let chunk = values.get(i * stride..(i + 1) * stride).unwrap_or(&[]);
+                    out.set(i as u32, rec(chunk, rest));
+                }
+                out.into()
+            }
+        }
+    }
+    let flat: Vec<f32> = a.iter().copied().collect();
+    rec(&flat, a.shape())
+}
+
+pub fn opt_array_to_js(a: &Option<Array>) -> JsValue {
+    a.as_ref().map(array_to_js).unwrap_or(JsValue::NULL)
+}
+
+pub fn tensor_to_js(t: Tensor) -> JsValue {
+    super::tensor::Tensor::wrap(t).into()
+}
+
+pub fn opt_tensors_to_js(v: &[Option<Tensor>]) -> JsValue {
+    v.iter()
+        .map(|t| t.clone().map(tensor_to_js).unwrap_or(JsValue::NULL))
+        .collect::<JsArray>()
+        .into()
+}
+
+/// A hook's returned list: `undefined`/`null` → keep, else an array of
+/// Tensor-or-null.
+pub fn js_to_opt_tensors(v: &JsValue, hook: &str) -> crate::error::Result<Option<Vec<Option<Tensor>>>> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    if !JsArray::is_array(v) {
+        return Err(Error::type_error(format!(
+            "hook '{hook}' must return an array of Tensors (or null entries), or nothing; got {}",
+            type_name(v)
+        )));
+    }
+    JsArray::from(v)
+        .iter()
+        .map(|x| {
+            if x.is_null() || x.is_undefined() {
+                Ok(None)
+            } else {
+                as_tensor(&x).map(Some).ok_or_else(|| {
+                    Error::type_error(format!("hook '{hook}' returned an array holding {}, expected Tensor or null", type_name(&x)))
+                })
+            }
+        })
+        .collect::<crate::error::Result<Vec<_>>>()
+        .map(Some)
+}
+
+/// JS value → module `Value` (arrays become tuples, plain objects dicts).
+pub fn js_to_value(v: &JsValue) -> Value {
+    if v.is_undefined() || v.is_null() {
+        return Value::None;
+    }
+    if let Some(t) = as_tensor(v) {
+        return Value::Tensor(t);
+    }
+    if JsArray::is_array(v) {
+        return Value::Tuple(JsArray::from(v).iter().map(|x| js_to_value(&x)).collect());
+    }
+    if let Some(obj) = v.dyn_ref::<Object>() {
+        let proto = Object::get_prototype_of(obj);
+        if proto.is_null() || proto == Object::get_prototype_of(&Object::new()) {
+            let entries = Object::entries(obj)
+                .iter()
+                .filter_map(|e| {
+                    let pair = JsArray::from(&e);
+                    pair.get(0).as_string().map(|k| (k, js_to_value(&pair.get(1))))
+                })
+                .collect();
+            return Value::Dict(entries);
+        }
+    }
+    Value::Opaque(Rc::new(v.clone()))
+}
+
+pub fn value_to_js(v: &Value) -> JsValue {
+    match v {
+        Value::Tensor(t) => tensor_to_js(t.clone()),
+        Value::Tuple(items) => items.iter().map(value_to_js).collect::<JsArray>().into(),
+        Value::Dict(entries) => {
+            let obj = Object::new();
+            for (k, x) in entries {
+                let _ = Reflect::set(&obj, &k.into(), &value_to_js(x));
+            }
+            obj.into()
+        }
+        Value::None => JsValue::UNDEFINED,
+        Value::Opaque(any) => any.downcast_ref::<JsValue>().cloned().unwrap_or(JsValue::UNDEFINED),
+    }
+}
+
+pub fn values_to_js(values: &[Value]) -> JsValue {
+    values.iter().map(value_to_js).collect::<JsArray>().into()
+}
+
+/// `opts[key]` as bool (absent → default; wrong type → TypeError).
+pub fn opt_bool(opts: &JsValue, key: &str, default: bool) -> JsResult<bool> {
+    if !opts.is_object() {
+        return Ok(default);
+    }
+    let v = Reflect::get(opts, &key.into()).unwrap_or(JsValue::UNDEFINED);
+    if v.is_undefined() || v.is_null() {
+        return Ok(default);
+    }
+    v.as_bool().ok_or_else(|| type_error(format!("option '{key}' must be a boolean, not {}", type_name(&v))))
+}
+
+pub fn opt_get(opts: &JsValue, key: &str) -> Option<JsValue> {
+    if !opts.is_object() {
+        return None;
+    }
+    Reflect::get(opts, &key.into()).ok().filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+/// `opts` must be undefined, null or an object.
+pub fn check_opts(opts: &JsValue, fn_name: &str) -> JsResult<()> {
+    if opts.is_undefined() || opts.is_null() || (opts.is_object() && !JsArray::is_array(opts)) {
+        Ok(())
+    } else {
+        Err(type_error(format!("{fn_name}: options must be an object, not {}", type_name(opts))))
+    }
+}
+
+pub fn tensors_from_js(v: &JsValue, what: &str) -> JsResult<Vec<Tensor>> {
+    if JsArray::is_array(v) {
+        JsArray::from(v).iter().map(|x| expect_tensor(&x, what)).collect()
+    } else {
+        Ok(vec![expect_tensor(v, what)?])
+    }
+}
+
+pub fn function(v: &JsValue, what: &str) -> JsResult<js_sys::Function> {
+    v.dyn_ref::<js_sys::Function>()
+        .cloned()
+        .ok_or_else(|| type_error(format!("{what} must be a function, not {}", type_name(v))))
+}

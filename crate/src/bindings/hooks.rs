@@ -1,0 +1,178 @@
+//! The core hook traits implemented by one wrapper of `js_sys::Function`.
+//! A JS throw becomes a core error carrying the hook's message; the engine
+//! adds which tensor/node/module the hook was on. Values handed to hooks are
+//! new wrappers sharing the core tensor, so a hook may keep them.
+
+use js_sys::{Array as JsArray, Function};
+use wasm_bindgen::prelude::*;
+
+use super::convert::{as_tensor, js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_to_js, type_name, value_to_js, values_to_js};
+use super::module::Module as JsModule;
+use crate::error::{Error, Result};
+use crate::hooks::{NodePostHook, NodePreHook, PostAccumulateGradHook, TensorHook};
+use crate::module::{ForwardHook, ForwardPreHook, Module, ModuleBackwardHook, ModuleBackwardPreHook, ModuleForward, Value};
+use crate::tensor::Tensor;
+
+pub struct JsHook {
+    f: Function,
+    name: String,
+}
+
+impl JsHook {
+    pub fn new(f: Function) -> Self {
+        let name = String::from(f.name());
+        JsHook { f, name }
+    }
+
+    fn shown_name(&self) -> &str {
+        if self.name.is_empty() { "hook" } else { &self.name }
+    }
+
+    fn apply(&self, args: &[JsValue]) -> Result<JsValue> {
+        let arr: JsArray = args.iter().collect();
+        self.f
+            .apply(&JsValue::UNDEFINED, &arr)
+            .map_err(|e| Error::runtime(js_message(&e)))
+    }
+
+    fn grads(&self, v: &JsValue) -> Result<Option<Vec<Option<Tensor>>>> {
+        js_to_opt_tensors(v, self.shown_name())
+    }
+}
+
+fn module_js(m: &Module) -> JsValue {
+    JsModule::wrap(m.clone()).into()
+}
+
+impl TensorHook for JsHook {
+    fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
+        let r = self.apply(&[tensor_to_js(grad.clone())])?;
+        if r.is_undefined() || r.is_null() {
+            return Ok(None);
+        }
+        as_tensor(&r)
+            .map(Some)
+            .ok_or_else(|| Error::type_error(format!("expected Tensor or None (got {}) from hook '{}'", type_name(&r), self.shown_name())))
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl NodePreHook for JsHook {
+    fn call(&self, grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        let r = self.apply(&[opt_tensors_to_js(grad_outputs)])?;
+        self.grads(&r)
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl NodePostHook for JsHook {
+    fn call(&self, grad_inputs: &[Option<Tensor>], grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        let r = self.apply(&[opt_tensors_to_js(grad_inputs), opt_tensors_to_js(grad_outputs)])?;
+        self.grads(&r)
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl PostAccumulateGradHook for JsHook {
+    fn call(&self, tensor: &Tensor) -> Result<()> {
+        let r = self.apply(&[tensor_to_js(tensor.clone())])?;
+        if r.is_undefined() || r.is_null() {
+            Ok(())
+        } else {
+            Err(Error::runtime("Tensor post accumulate grad hooks should return None."))
+        }
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl ForwardPreHook for JsHook {
+    fn call(&self, module: &Module, args: &[Value], kwargs: Option<&Value>) -> Result<Option<Value>> {
+        let mut a = vec![module_js(module), values_to_js(args)];
+        if let Some(kw) = kwargs {
+            a.push(value_to_js(kw));
+        }
+        let r = self.apply(&a)?;
+        Ok(if r.is_undefined() || r.is_null() { None } else { Some(js_to_value(&r)) })
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl ForwardHook for JsHook {
+    fn call(&self, module: &Module, args: &[Value], kwargs: Option<&Value>, output: &Value) -> Result<Option<Value>> {
+        let mut a = vec![module_js(module), values_to_js(args)];
+        if let Some(kw) = kwargs {
+            a.push(value_to_js(kw));
+        }
+        a.push(value_to_js(output));
+        let r = self.apply(&a)?;
+        Ok(if r.is_undefined() || r.is_null() { None } else { Some(js_to_value(&r)) })
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl ModuleBackwardHook for JsHook {
+    fn call(&self, module: &Module, grad_input: &[Option<Tensor>], grad_output: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        let r = self.apply(&[module_js(module), opt_tensors_to_js(grad_input), opt_tensors_to_js(grad_output)])?;
+        self.grads(&r)
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl ModuleBackwardPreHook for JsHook {
+    fn call(&self, module: &Module, grad_output: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        let r = self.apply(&[module_js(module), opt_tensors_to_js(grad_output)])?;
+        self.grads(&r)
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// A module's forward written in JS: `forward(...args[, kwargs])`.
+impl ModuleForward for JsHook {
+    fn forward(&self, _module: &Module, args: &[Value], kwargs: Option<&Value>) -> Result<Value> {
+        let mut a: Vec<JsValue> = args.iter().map(value_to_js).collect();
+        if let Some(kw) = kwargs {
+            a.push(value_to_js(kw));
+        }
+        let r = self.apply(&a)?;
+        Ok(js_to_value(&r))
+    }
+}
+
+/// A handle as JS sees it: `{ id, remove() }`.
+#[wasm_bindgen(js_name = RemovableHandle)]
+pub struct Handle {
+    inner: crate::hooks::RemovableHandle,
+}
+
+#[wasm_bindgen(js_class = RemovableHandle)]
+impl Handle {
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> u32 {
+        self.inner.id.0
+    }
+    pub fn remove(&self) {
+        self.inner.remove();
+    }
+}
+
+impl Handle {
+    pub fn wrap(inner: crate::hooks::RemovableHandle) -> Handle {
+        Handle { inner }
+    }
+}

@@ -1,0 +1,186 @@
+//! The wasm-bindgen surface (the contract in `shared/js-api.md`). This is the
+//! only place that imports wasm-bindgen/js-sys: it converts and delegates.
+
+mod convert;
+mod hooks;
+mod inspect;
+mod module;
+mod node;
+mod tensor;
+
+use std::rc::Rc;
+
+use js_sys::Array as JsArray;
+use wasm_bindgen::prelude::*;
+
+use convert::*;
+use hooks::{Handle, JsHook};
+use tensor::Tensor;
+
+use crate::context::{self, Semantics};
+use crate::tensor::{Tensor as CoreTensor, TensorOptions};
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    context::set_warning_sink(Some(Rc::new(|msg: &str| {
+        web_sys_console_warn(msg);
+    })));
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = warn)]
+    fn web_sys_console_warn(s: &str);
+}
+
+fn tensor_options(opts: &JsValue, what: &str) -> JsResult<TensorOptions> {
+    check_opts(opts, what)?;
+    let name = match opt_get(opts, "name") {
+        Some(v) => Some(v.as_string().ok_or_else(|| type_error(format!("{what}: name must be a string, not {}", type_name(&v))))?),
+        None => None,
+    };
+    Ok(TensorOptions { requires_grad: opt_bool(opts, "requiresGrad", false)?, name })
+}
+
+/// `hg.tensor(data, {requiresGrad?, name?, shape?})`.
+#[wasm_bindgen]
+pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<Tensor> {
+    let o = tensor_options(&opts, "tensor()")?;
+    let (shape, values) = parse_data(&data, opt_get(&opts, "shape"))?;
+    CoreTensor::from_vec(&shape, values, &o).js().map(Tensor::wrap)
+}
+
+fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<Tensor> {
+    let o = tensor_options(&opts, what)?;
+    let s = parse_shape(&shape)?;
+    let a = crate::tensor::Array::from_elem(ndarray::IxDyn(&s), value);
+    Ok(Tensor::wrap(CoreTensor::from_array_opts(a, &o)))
+}
+
+#[wasm_bindgen]
+pub fn zeros(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
+    filled(shape, opts, "zeros()", 0.0)
+}
+
+#[wasm_bindgen]
+pub fn ones(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
+    filled(shape, opts, "ones()", 1.0)
+}
+
+/// Deterministic for a given `seed` (hookgrad's generator, not torch's).
+#[wasm_bindgen]
+pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
+    let o = tensor_options(&opts, "randn()")?;
+    let s = parse_shape(&shape)?;
+    let seed = match opt_get(&opts, "seed") {
+        Some(v) => match v.as_f64() {
+            Some(n) if n.is_finite() && n >= 0.0 => n as u64,
+            _ => return Err(type_error("randn(): seed must be a non-negative number")),
+        },
+        None => 0,
+    };
+    Ok(Tensor::wrap(CoreTensor::from_array_opts(crate::ops::random::randn(&s, seed), &o)))
+}
+
+/// `hg.grad(outputs, inputs, {gradOutputs?, retainGraph?, allowUnused?})`.
+#[wasm_bindgen]
+pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValue> {
+    check_opts(&opts, "grad()")?;
+    let outs = tensors_from_js(&outputs, "grad(): outputs")?;
+    let ins = tensors_from_js(&inputs, "grad(): inputs")?;
+    let grad_outputs = match opt_get(&opts, "gradOutputs") {
+        None => vec![None; outs.len()],
+        Some(v) => {
+            let items: Vec<JsValue> = if JsArray::is_array(&v) && outs.len() != 1 { JsArray::from(&v).iter().collect() } else if JsArray::is_array(&v) && as_tensor(&JsArray::from(&v).get(0)).is_some() { JsArray::from(&v).iter().collect() } else { vec![v] };
+            items
+                .iter()
+                .map(|g| {
+                    if g.is_null() || g.is_undefined() {
+                        Ok(None)
+                    } else if let Some(t) = as_tensor(g) {
+                        Ok(Some(t))
+                    } else {
+                        let (shape, values) = parse_data(g, None)?;
+                        CoreTensor::from_vec(&shape, values, &Default::default()).js().map(Some)
+                    }
+                })
+                .collect::<JsResult<Vec<_>>>()?
+        }
+    };
+    let retain = opt_bool(&opts, "retainGraph", false)?;
+    let allow_unused = opt_bool(&opts, "allowUnused", false)?;
+    let r = crate::engine::grad(&outs, &ins, grad_outputs, retain, allow_unused).js()?;
+    Ok(tensor::tensors_to_js(r))
+}
+
+/// `hg.noGrad(fn)`: runs `fn` with graph recording off.
+#[wasm_bindgen(js_name = noGrad)]
+pub fn no_grad(f: JsValue) -> JsResult<JsValue> {
+    let f = function(&f, "noGrad(fn): fn")?;
+    let _guard = context::GradModeGuard::set(false);
+    f.call0(&JsValue::UNDEFINED)
+}
+
+#[wasm_bindgen(js_name = isGradEnabled)]
+pub fn is_grad_enabled() -> bool {
+    context::is_grad_enabled()
+}
+
+/// `hg.graph(roots)`: plain data for every reachable tensor and node.
+#[wasm_bindgen]
+pub fn graph(roots: JsValue) -> JsResult<JsValue> {
+    let roots = if roots.is_undefined() { Vec::new() } else { tensors_from_js(&roots, "graph(): roots")? };
+    Ok(inspect::graph_to_js(&crate::graph::graph(&roots)))
+}
+
+/// `hg.trace(fn)`: the ordered events `fn()` caused. If `fn` throws, the
+/// events up to the failure are returned, ending with an `error` event.
+#[wasm_bindgen]
+pub fn trace(f: JsValue) -> JsResult<JsValue> {
+    let f = function(&f, "trace(fn): fn")?;
+    let (result, mut events) = crate::trace::trace(|| f.call0(&JsValue::UNDEFINED));
+    if let Err(e) = &result {
+        let message = js_message(e);
+        let already = events.iter().rev().any(|ev| matches!(ev, crate::trace::Event::Error { message: m, .. } if message.contains(m.as_str()) || m.contains(&message)));
+        if !already {
+            events.push(crate::trace::Event::Error { message, node: None });
+        }
+    }
+    Ok(events.iter().map(inspect::event_to_js).collect::<JsArray>().into())
+}
+
+#[wasm_bindgen(js_name = setSemantics)]
+pub fn set_semantics(s: JsValue) -> JsResult<()> {
+    let name = s.as_string().ok_or_else(|| type_error(format!("setSemantics(): expected 'pytorch-2' or 'pytorch-1', but got {}", type_name(&s))))?;
+    context::set_semantics(Semantics::parse(&name).js()?);
+    Ok(())
+}
+
+#[wasm_bindgen(js_name = getSemantics)]
+pub fn get_semantics() -> String {
+    context::semantics().name().to_string()
+}
+
+#[wasm_bindgen(js_name = registerModuleForwardPreHook)]
+pub fn register_module_forward_pre_hook(f: JsValue) -> JsResult<Handle> {
+    let f = function(&f, "registerModuleForwardPreHook(): hook")?;
+    Ok(Handle::wrap(crate::module::global::register_forward_pre_hook(Rc::new(JsHook::new(f)))))
+}
+
+#[wasm_bindgen(js_name = registerModuleForwardHook)]
+pub fn register_module_forward_hook(f: JsValue) -> JsResult<Handle> {
+    let f = function(&f, "registerModuleForwardHook(): hook")?;
+    Ok(Handle::wrap(crate::module::global::register_forward_hook(Rc::new(JsHook::new(f)))))
+}
+
+#[wasm_bindgen(js_name = registerModuleFullBackwardHook)]
+pub fn register_module_full_backward_hook(f: JsValue) -> JsResult<Handle> {
+    let f = function(&f, "registerModuleFullBackwardHook(): hook")?;
+    crate::module::global::register_full_backward_hook(Rc::new(JsHook::new(f))).js().map(Handle::wrap)
+}
+
+#[wasm_bindgen(js_name = registerModuleFullBackwardPreHook)]
+pub fn register_module_full_backward_pre_hook(f: JsValue) -> JsResult<Handle> {
+    let f = function(&f, "registerModuleFullBackwardPreHook(): hook")?;
+    Ok(Handle::wrap(crate::module::global::register_full_backward_pre_hook(Rc::new(JsHook::new(f)))))
+}

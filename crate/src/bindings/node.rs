@@ -1,0 +1,74 @@
+//! The JS `Node` class: a backward node (`tensor.gradFn`).
+
+use std::rc::Rc;
+
+use js_sys::Array as JsArray;
+use wasm_bindgen::prelude::*;
+
+use super::convert::{function, JsResult};
+use super::hooks::{Handle, JsHook};
+use super::tensor::Tensor;
+use crate::node::NodeRef;
+
+#[wasm_bindgen]
+pub struct Node {
+    inner: NodeRef,
+}
+
+impl Node {
+    pub fn wrap(inner: NodeRef) -> Node {
+        Node { inner }
+    }
+}
+
+#[wasm_bindgen]
+impl Node {
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> u32 {
+        self.inner.id.0
+    }
+
+    /// `[[Node or null, inputNr], ...]`.
+    #[wasm_bindgen(getter, js_name = nextFunctions)]
+    pub fn next_functions(&self) -> JsValue {
+        self.inner
+            .next_functions()
+            .into_iter()
+            .map(|(n, nr)| {
+                let pair = JsArray::new();
+                pair.push(&n.map(|n| JsValue::from(Node::wrap(n))).unwrap_or(JsValue::NULL));
+                pair.push(&JsValue::from_f64(nr as f64));
+                JsValue::from(pair)
+            })
+            .collect::<JsArray>()
+            .into()
+    }
+
+    /// The leaf of an `AccumulateGrad` node.
+    #[wasm_bindgen(getter)]
+    pub fn variable(&self) -> Option<Tensor> {
+        self.inner.variable().map(Tensor::wrap)
+    }
+
+    #[wasm_bindgen(js_name = registerPrehook)]
+    pub fn register_prehook(&self, f: JsValue) -> JsResult<Handle> {
+        let f = function(&f, "registerPrehook(): hook")?;
+        Ok(Handle::wrap(self.inner.register_prehook(Rc::new(JsHook::new(f)))))
+    }
+
+    #[wasm_bindgen(js_name = registerHook)]
+    pub fn register_hook(&self, f: JsValue) -> JsResult<Handle> {
+        let f = function(&f, "registerHook(): hook")?;
+        Ok(Handle::wrap(self.inner.register_hook(Rc::new(JsHook::new(f)))))
+    }
+
+    #[wasm_bindgen(js_name = toString)]
+    pub fn to_string_js(&self) -> String {
+        format!("<{} object>", self.inner.name)
+    }
+}

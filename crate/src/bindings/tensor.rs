@@ -1,0 +1,288 @@
+//! The JS `Tensor` class: each method converts arguments, calls the core
+//! and converts the result. All methods take `&self`, so re-entrant calls
+//! from hooks never hit wasm-bindgen's "recursive use of an object".
+
+use std::rc::Rc;
+
+use js_sys::Array as JsArray;
+use wasm_bindgen::prelude::*;
+
+use super::convert::*;
+use super::hooks::{Handle, JsHook};
+use super::node::Node;
+use crate::engine;
+use crate::ops::{self, reduce};
+use crate::tensor::Tensor as CoreTensor;
+
+#[wasm_bindgen]
+pub struct Tensor {
+    pub(crate) inner: CoreTensor,
+}
+
+impl Tensor {
+    pub fn wrap(inner: CoreTensor) -> Tensor {
+        Tensor { inner }
+    }
+}
+
+fn wrap(r: crate::error::Result<CoreTensor>) -> JsResult<Tensor> {
+    r.map(Tensor::wrap).js()
+}
+
+fn opt_dim(v: &JsValue, what: &str) -> JsResult<Option<i64>> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e9 => Ok(Some(n as i64)),
+        _ => Err(type_error(format!("{what}(): argument 'dim' must be an integer, not {}", type_name(v)))),
+    }
+}
+
+fn int_arg(v: f64, what: &str) -> JsResult<i64> {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e9 {
+        Ok(v as i64)
+    } else {
+        Err(type_error(format!("{what}: expected an integer, got {v}")))
+    }
+}
+
+#[wasm_bindgen]
+impl Tensor {
+    /// Borrow-only identification used by the binding (see `convert::as_tensor`).
+    #[wasm_bindgen(js_name = __hgStash)]
+    pub fn hg_stash(&self) {
+        STASH.with(|s| s.replace(Some(self.inner.clone())));
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> u32 {
+        self.inner.id().0
+    }
+
+    /// A plain array of numbers, like `list(t.shape)`.
+    #[wasm_bindgen(getter)]
+    pub fn shape(&self) -> JsValue {
+        self.inner
+            .shape()
+            .iter()
+            .map(|&d| JsValue::from_f64(d as f64))
+            .collect::<JsArray>()
+            .into()
+    }
+
+    pub fn item(&self) -> JsResult<f64> {
+        self.inner.item().map(|v| v as f64).js()
+    }
+
+    #[wasm_bindgen(js_name = toArray)]
+    pub fn to_array(&self) -> JsResult<JsValue> {
+        Ok(array_to_js(&*self.inner.data().js()?))
+    }
+
+    #[wasm_bindgen(js_name = toString)]
+    pub fn to_string_js(&self) -> String {
+        self.inner.repr()
+    }
+
+    #[wasm_bindgen(getter, js_name = requiresGrad)]
+    pub fn requires_grad(&self) -> bool {
+        self.inner.requires_grad()
+    }
+
+    #[wasm_bindgen(setter, js_name = requiresGrad)]
+    pub fn set_requires_grad(&self, v: JsValue) -> JsResult<()> {
+        let b = v.as_bool().ok_or_else(|| type_error(format!("requiresGrad must be a boolean, not {}", type_name(&v))))?;
+        self.inner.set_requires_grad(b).js()
+    }
+
+    #[wasm_bindgen(getter, js_name = isLeaf)]
+    pub fn is_leaf(&self) -> bool {
+        self.inner.is_leaf()
+    }
+
+    #[wasm_bindgen(getter, js_name = gradFn)]
+    pub fn grad_fn(&self) -> Option<Node> {
+        self.inner.grad_fn().map(Node::wrap)
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn grad(&self) -> Option<Tensor> {
+        self.inner.grad().map(Tensor::wrap)
+    }
+
+    #[wasm_bindgen(setter)]
+    pub fn set_grad(&self, v: JsValue) -> JsResult<()> {
+        if v.is_null() || v.is_undefined() {
+            return self.inner.set_grad(None).js();
+        }
+        let g = expect_tensor(&v, "grad")?;
+        self.inner.set_grad(Some(g)).js()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> Option<String> {
+        self.inner.name()
+    }
+
+    #[wasm_bindgen(setter)]
+    pub fn set_name(&self, v: JsValue) -> JsResult<()> {
+        if v.is_null() || v.is_undefined() {
+            return self.inner.set_name(None).js();
+        }
+        let s = v.as_string().ok_or_else(|| type_error(format!("name must be a string, not {}", type_name(&v))))?;
+        self.inner.set_name(Some(s)).js()
+    }
+
+    #[wasm_bindgen(getter, js_name = retainsGrad)]
+    pub fn retains_grad(&self) -> bool {
+        self.inner.retains_grad()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn version(&self) -> u32 {
+        self.inner.version()
+    }
+
+    // ----- ops -------------------------------------------------------------
+
+    pub fn add(&self, other: JsValue) -> JsResult<Tensor> {
+        wrap(ops::arith::add(&self.inner, &operand(&other, "add")?))
+    }
+    pub fn sub(&self, other: JsValue) -> JsResult<Tensor> {
+        wrap(ops::arith::sub(&self.inner, &operand(&other, "sub")?))
+    }
+    pub fn mul(&self, other: JsValue) -> JsResult<Tensor> {
+        wrap(ops::arith::mul(&self.inner, &operand(&other, "mul")?))
+    }
+    pub fn div(&self, other: JsValue) -> JsResult<Tensor> {
+        wrap(ops::arith::div(&self.inner, &operand(&other, "div")?))
+    }
+    pub fn neg(&self) -> JsResult<Tensor> {
+        wrap(self.inner.neg())
+    }
+    pub fn pow(&self, exponent: JsValue) -> JsResult<Tensor> {
+        let e = exponent
+            .as_f64()
+            .ok_or_else(|| type_error(format!("pow(): argument 'exponent' must be a number, not {}", type_name(&exponent))))?;
+        wrap(self.inner.pow(e as f32))
+    }
+    pub fn exp(&self) -> JsResult<Tensor> {
+        wrap(self.inner.exp())
+    }
+    pub fn log(&self) -> JsResult<Tensor> {
+        wrap(self.inner.log())
+    }
+    pub fn sin(&self) -> JsResult<Tensor> {
+        wrap(self.inner.sin())
+    }
+    pub fn cos(&self) -> JsResult<Tensor> {
+        wrap(self.inner.cos())
+    }
+    pub fn tanh(&self) -> JsResult<Tensor> {
+        wrap(self.inner.tanh())
+    }
+    pub fn sigmoid(&self) -> JsResult<Tensor> {
+        wrap(self.inner.sigmoid())
+    }
+    pub fn relu(&self) -> JsResult<Tensor> {
+        wrap(self.inner.relu())
+    }
+    pub fn matmul(&self, other: JsValue) -> JsResult<Tensor> {
+        let o = expect_tensor(&other, "matmul(): argument 'other' (position 1)")?;
+        wrap(self.inner.matmul(&o))
+    }
+    pub fn sum(&self, dim: JsValue, keepdim: JsValue) -> JsResult<Tensor> {
+        let keep = keepdim.as_bool().unwrap_or(false);
+        match opt_dim(&dim, "sum")? {
+            None => wrap(reduce::sum(&self.inner)),
+            Some(d) => wrap(reduce::sum_dim(&self.inner, d, keep)),
+        }
+    }
+    pub fn mean(&self, dim: JsValue, keepdim: JsValue) -> JsResult<Tensor> {
+        let keep = keepdim.as_bool().unwrap_or(false);
+        match opt_dim(&dim, "mean")? {
+            None => wrap(reduce::mean(&self.inner)),
+            Some(d) => wrap(reduce::mean_dim(&self.inner, d, keep)),
+        }
+    }
+    pub fn reshape(&self, shape: JsValue) -> JsResult<Tensor> {
+        wrap(self.inner.reshape(&parse_signed_shape(&shape)?))
+    }
+    pub fn transpose(&self, d0: f64, d1: f64) -> JsResult<Tensor> {
+        wrap(self.inner.transpose(int_arg(d0, "transpose")?, int_arg(d1, "transpose")?))
+    }
+    pub fn t(&self) -> JsResult<Tensor> {
+        wrap(self.inner.t())
+    }
+    #[wasm_bindgen(js_name = clone)]
+    pub fn clone_js(&self) -> JsResult<Tensor> {
+        wrap(self.inner.clone_op())
+    }
+    pub fn detach(&self) -> Tensor {
+        Tensor::wrap(self.inner.detach())
+    }
+    pub fn add_(&self, other: JsValue) -> JsResult<Tensor> {
+        wrap(ops::inplace::add_(&self.inner, &operand(&other, "add_")?))
+    }
+    pub fn sub_(&self, other: JsValue) -> JsResult<Tensor> {
+        wrap(ops::inplace::sub_(&self.inner, &operand(&other, "sub_")?))
+    }
+    pub fn mul_(&self, other: JsValue) -> JsResult<Tensor> {
+        wrap(ops::inplace::mul_(&self.inner, &operand(&other, "mul_")?))
+    }
+    pub fn div_(&self, other: JsValue) -> JsResult<Tensor> {
+        wrap(ops::inplace::div_(&self.inner, &operand(&other, "div_")?))
+    }
+    pub fn zero_(&self) -> JsResult<Tensor> {
+        wrap(ops::inplace::zero_(&self.inner))
+    }
+
+    // ----- autograd ----------------------------------------------------------
+
+    /// `backward(gradient?, {retainGraph?, inputs?})`.
+    pub fn backward(&self, gradient: JsValue, opts: JsValue) -> JsResult<()> {
+        check_opts(&opts, "backward()")?;
+        let grad = if gradient.is_undefined() || gradient.is_null() {
+            None
+        } else if let Some(t) = as_tensor(&gradient) {
+            Some(t)
+        } else {
+            let (shape, values) = parse_data(&gradient, None)?;
+            Some(CoreTensor::from_vec(&shape, values, &Default::default()).js()?)
+        };
+        let retain = opt_bool(&opts, "retainGraph", false)?;
+        let inputs = match opt_get(&opts, "inputs") {
+            Some(v) => Some(tensors_from_js(&v, "backward(): inputs")?),
+            None => None,
+        };
+        engine::backward(&self.inner, grad, retain, inputs.as_deref()).js()
+    }
+
+    #[wasm_bindgen(js_name = registerHook)]
+    pub fn register_hook(&self, f: JsValue) -> JsResult<Handle> {
+        let f = function(&f, "registerHook(): hook")?;
+        let h = self.inner.register_hook(Rc::new(JsHook::new(f))).js()?;
+        Ok(Handle::wrap(h))
+    }
+
+    #[wasm_bindgen(js_name = retainGrad)]
+    pub fn retain_grad(&self) -> JsResult<()> {
+        self.inner.retain_grad().js()
+    }
+
+    #[wasm_bindgen(js_name = registerPostAccumulateGradHook)]
+    pub fn register_post_accumulate_grad_hook(&self, f: JsValue) -> JsResult<Handle> {
+        let f = function(&f, "registerPostAccumulateGradHook(): hook")?;
+        let h = self.inner.register_post_accumulate_grad_hook(Rc::new(JsHook::new(f))).js()?;
+        Ok(Handle::wrap(h))
+    }
+}
+
+/// Used by `graph()` inputs and `grad()` results.
+pub fn tensors_to_js(ts: Vec<Option<CoreTensor>>) -> JsValue {
+    ts.into_iter()
+        .map(|t| t.map(|t| JsValue::from(Tensor::wrap(t))).unwrap_or(JsValue::NULL))
+        .collect::<JsArray>()
+        .into()
+}
