@@ -2,7 +2,7 @@
 // sharing, against PyTorch (tests/fixtures/pytorch.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hg, S, V, approx, leaf, assertTree, quiet } from './helpers.mjs';
+import { hg, S, V, approx, leaf, assertTree, quiet, none } from './helpers.mjs';
 
 test('backward_accumulates', () => {
   const s = S('backward_accumulates');
@@ -12,7 +12,7 @@ test('backward_accumulates', () => {
   x.mul(x).backward();
   approx(V(x.grad), s.after_second, 'after second (accumulated)');
   x.grad = null;
-  assert.equal(x.grad, null);
+  assert.equal(none(x.grad), null);
   const y = x.mul(x).mul(x);
   y.backward(hg.tensor(3), { retainGraph: true });
   approx(V(x.grad), s.after_clear_and_y_with_3, 'gradient 3');
@@ -65,12 +65,12 @@ test('autograd_grad (hg.grad)', () => {
   assert.equal(gx.requiresGrad, s.gx_requires_grad);
   const [gx2, gz] = hg.grad([y], [x, z], { allowUnused: true, retainGraph: true });
   approx(V(gx2), s.gx2, 'gx2');
-  assert.equal(gz, s.gz, 'unused input gives null');
+  assert.equal(none(gz), s.gz, 'unused input gives null');
   const v = x.mul(w);
   const [gv] = hg.grad(v, x, { gradOutputs: hg.tensor([1, 10, 100]) });
   approx(V(gv), s.gv, 'grad with gradOutputs');
-  assert.equal(x.grad, s.x_grad, 'x.grad untouched');
-  assert.equal(w.grad, s.w_grad, 'w.grad untouched');
+  assert.equal(none(x.grad), s.x_grad, 'x.grad untouched');
+  assert.equal(none(w.grad), s.w_grad, 'w.grad untouched');
 });
 
 test('autograd_grad_runs_hooks: tensor hooks run, post-accumulate hooks do not', () => {
@@ -85,7 +85,7 @@ test('autograd_grad_runs_hooks: tensor hooks run, post-accumulate hooks do not',
   assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]));
   approx(log.map((e) => e.slice(1)), s.log.map((e) => e.slice(1)));
   approx(V(g), s.grad);
-  assert.equal(x.grad, s.x_grad);
+  assert.equal(none(x.grad), s.x_grad);
 });
 
 test('no_grad', () => {
@@ -94,7 +94,7 @@ test('no_grad', () => {
   const y = hg.noGrad(() => x.mul(2));
   approx(V(y), s.y);
   assert.equal(y.requiresGrad, s.requires_grad);
-  assert.equal(y.gradFn, s.grad_fn);
+  assert.equal(none(y.gradFn), s.grad_fn);
   assert.equal(y.isLeaf, s.is_leaf);
   // recording is back on afterwards (hand: x*2 requires grad)
   assert.equal(x.mul(2).requiresGrad, true);
@@ -113,7 +113,7 @@ test('tensor_properties', () => {
     assert.equal(t.isLeaf, e.is_leaf, `${nm}.isLeaf`);
     assert.equal(t.requiresGrad, e.requires_grad, `${nm}.requiresGrad`);
     assert.equal(t.retainsGrad, e.retains_grad, `${nm}.retainsGrad`);
-    assert.equal(t.gradFn === null ? null : t.gradFn.name, e.grad_fn, `${nm}.gradFn`);
+    assert.equal(none(t.gradFn) === null ? null : t.gradFn.name, e.grad_fn, `${nm}.gradFn`);
   }
   c.retainGrad();
   assert.equal(c.retainsGrad, s.c_retains_grad_after_second_call);
@@ -159,7 +159,7 @@ test('detach', () => {
   const d = y.detach();
   assert.equal(d.requiresGrad, s.requires_grad);
   assert.equal(d.isLeaf, s.is_leaf);
-  assert.equal(d.gradFn, s.grad_fn);
+  assert.equal(none(d.gradFn), s.grad_fn);
   approx(V(d), s.d);
   d.add_(1);
   approx(V(y), s.y_after_d_add_, 'detach shares storage');
@@ -185,7 +185,7 @@ test('inplace_leaf_no_grad: in-place update of a leaf under noGrad', () => {
   approx(V(w.grad), s.w_grad);
   assert.equal(w.requiresGrad, s.requires_grad);
   assert.equal(w.isLeaf, s.is_leaf);
-  assert.equal(w.gradFn, s.grad_fn);
+  assert.equal(none(w.gradFn), s.grad_fn);
 });
 
 test('view_shares_storage', () => {
@@ -233,4 +233,15 @@ test('graph(): plain description of tensors and nodes', () => {
   assert.equal(acc.name, 'AccumulateGrad');
   assert.equal(acc.variable, a.id);
   JSON.stringify(g); // plain data
+});
+
+test('contract: absent values are null, not undefined', () => {
+  const a = leaf(2);
+  assert.strictEqual(a.grad, null, 'grad of a leaf before backward');
+  assert.strictEqual(a.gradFn, null, 'gradFn of a leaf');
+  const c = a.mul(2);
+  assert.strictEqual(c.gradFn.nextFunctions[1][0], null, 'number operand edge');
+  const z = leaf(1);
+  const [, gz] = hg.grad(c, [a, z], { allowUnused: true });
+  assert.strictEqual(gz, null, 'hg.grad unused input');
 });

@@ -12,8 +12,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
-const pkgJs = path.join(root, 'web/pkg/hookgrad.js');
-const pkgWasm = path.join(root, 'web/pkg/hookgrad_bg.wasm');
+// HOOKGRAD_PKG=<dir> runs the suite against another build of the package.
+const pkgDir = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web/pkg');
+const pkgJs = path.join(pkgDir, 'hookgrad.js');
+const pkgWasm = path.join(pkgDir, 'hookgrad_bg.wasm');
 
 if (!fs.existsSync(pkgJs) || !fs.existsSync(pkgWasm)) {
   throw new Error(`hookgrad package not built: ${pkgJs} / ${pkgWasm} missing (run npm run build)`);
@@ -74,6 +76,16 @@ export function V(t) {
   if (typeof t === 'number') return t;
   return t.toArray();
 }
+
+/**
+ * The contract says absent values are `null`; wasm-bindgen's Option getters
+ * give `undefined`. Tests compare through none() and one test
+ * (backward.test.mjs, "absent values are null") checks the contract strictly.
+ */
+export const none = (x) => (x === undefined ? null : x);
+
+/** A tensor's shape as a plain array (the binding may return a Uint32Array). */
+export const shapeOf = (t) => Array.from(t.shape);
 
 /** A list of tensors (or nulls) as values. */
 export const Vs = (ts) => Array.from(ts, V);
