@@ -94,3 +94,42 @@ test('tensor ids and names', () => {
   assert.notEqual(a.id, b.id);
   assert.equal(a.id, a.id);
 });
+
+// PyTorch's engine runs ready nodes by priority (AccumulateGrad first, then
+// the most recently created node); the order decides hook firing order.
+const orderCases = S('node_execution_order').cases;
+for (const [name, c] of Object.entries(orderCases)) {
+  test(`node_execution_order/${name}: ${c.js}`, () => {
+    const names = Object.keys(c.leaves);
+    const ts = names.map((n) => hg.tensor(c.leaves[n], { requiresGrad: true }));
+    const byId = new Map(ts.map((t, i) => [t.id, names[i]]));
+    const out = evalJs(c.js, names, ts);
+    const order = [];
+    const seen = new Set();
+    const stack = [out.gradFn];
+    while (stack.length) {
+      const node = stack.pop();
+      if (node === null || node === undefined || seen.has(node.id)) continue;
+      seen.add(node.id);
+      let label = node.name;
+      if (label === 'AccumulateGrad') label += `:${byId.get(node.variable.id)}`;
+      node.registerPrehook(() => { order.push(label); });
+      for (const [f] of node.nextFunctions) stack.push(f);
+    }
+    if (shapeOf(out).length === 0) out.backward();
+    else out.backward(hg.ones(shapeOf(out)));
+    assert.deepEqual(order, c.order, 'node execution order');
+    names.forEach((n, i) => approx(V(ts[i].grad), c.grads[n], `${n}.grad`));
+  });
+}
+
+test('nonleaf_hook_summed_grad', () => {
+  const s = S('nonleaf_hook_summed_grad');
+  const log = [];
+  const a = hg.tensor(2, { requiresGrad: true });
+  const c = a.mul(3);
+  c.registerHook((g) => { log.push(V(g)); });
+  c.mul(c).add(c).backward();
+  approx(log, s.hook_log, 'one hook call with the summed gradient');
+  approx(V(a.grad), s.a_grad);
+});

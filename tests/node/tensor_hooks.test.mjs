@@ -422,3 +422,20 @@ test('trace: hook events follow PyTorch\'s execution order (hook_kinds_order)', 
   approx(accA_ev.grad, s.a_grad, 'accumulate event carries the value now in a.grad');
   JSON.stringify(events); // plain data
 });
+
+// hookgrad-specific: trace `node` events follow PyTorch's engine order
+// (node_execution_order/video) and `accumulate` events carry the final
+// .grad values of the video walkthrough (video_tensor_hooks).
+test('trace: node and accumulate events of the video walkthrough', () => {
+  const order = S('node_execution_order').cases.video.order;
+  const s = S('video_tensor_hooks');
+  let r;
+  const events = hg.trace(() => { r = videoGraph(); });
+  const nodeNames = events.filter((e) => e.type === 'node').map((e) => e.name);
+  assert.deepEqual(nodeNames, order.map((l) => l.replace(/:.*$/, '')), 'node events in engine order');
+  const acc = events.filter((e) => e.type === 'accumulate');
+  const want = order.filter((l) => l.startsWith('AccumulateGrad:')).map((l) => l.split(':')[1]);
+  const ids = { a: r.a.id, b: r.b.id, d: r.d.id };
+  assert.deepEqual(acc.map((e) => e.tensor), want.map((n) => ids[n]), 'accumulate events: d, a, b');
+  approx(acc.map((e) => e.grad), want.map((n) => s[`${n}_grad`]), 'accumulated values');
+});
