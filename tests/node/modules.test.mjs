@@ -438,3 +438,39 @@ test('registerParameter keeps the very tensor (same id)', () => {
   m.call(hg.tensor(2)).backward();
   approx(V(p.grad), 2, 'hand: d(2p)/dp');
 });
+
+test('module_nested_hooks_order: parent and child module hooks', () => {
+  const s = S('module_nested_hooks_order');
+  const log = [];
+  const child = double();
+  const parent = new hg.Module('Parent', (x) => child.call(x).mul(3));
+  parent.addModule('child', child);
+  for (const [nm, m] of [['parent', parent], ['child', child]]) {
+    m.registerForwardPreHook((mod, args) => { log.push([`${nm}_pre`, Vs(args)]); });
+    m.registerForwardHook((mod, args, out) => { log.push([`${nm}_fwd`, V(out)]); });
+    m.registerFullBackwardPreHook((mod, go) => { log.push([`${nm}_bw_pre`, Vs(go)]); });
+    m.registerFullBackwardHook((mod, gi, go) => { log.push([`${nm}_bw`, Vs(gi), Vs(go)]); });
+  }
+  const x = leaf(1.5);
+  const y = parent.call(x);
+  log.push(['--backward--']);
+  y.backward();
+  assert.deepEqual(log.map((e) => e[0]), s.log.map((e) => e[0]), 'order');
+  approx(log.map((e) => e.slice(1)), s.log.map((e) => e.slice(1)), 'values');
+  approx(V(x.grad), s.x_grad);
+  approx(V(y), s.out);
+  assert.deepEqual(parent.namedModules().map(([n]) => n), s.named_modules);
+});
+
+test('module_called_twice: one backward hook call per forward call', () => {
+  const s = S('module_called_twice');
+  const log = [];
+  const m = double();
+  m.registerFullBackwardHook((mod, gi, go) => { log.push([Vs(gi), Vs(go)]); });
+  m.registerForwardHook((mod, args) => { log.push(['fwd', Vs(args)]); });
+  const x = leaf(3);
+  m.call(x).mul(5).add(m.call(x.mul(x))).backward();
+  assert.deepEqual(log.map((e) => e[0] === 'fwd'), s.log.map((e) => e[0] === 'fwd'));
+  approx(log.map((e) => (e[0] === 'fwd' ? e[1] : e)), s.log.map((e) => (e[0] === 'fwd' ? e[1] : e)));
+  approx(V(x.grad), s.x_grad);
+});
