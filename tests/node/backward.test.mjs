@@ -88,6 +88,26 @@ test('autograd_grad_runs_hooks: tensor hooks run, post-accumulate hooks do not',
   assert.equal(none(x.grad), s.x_grad);
 });
 
+test('autograd_grad_nonleaf_input: hg.grad w.r.t. a non-leaf', () => {
+  const s = S('autograd_grad_nonleaf_input');
+  const log = [];
+  const x = leaf(2);
+  const c = x.mul(3);
+  c.registerHook((g) => { log.push(V(g)); return g.mul(10); });
+  c.retainGrad();
+  const e = c.mul(c);
+  const [g] = hg.grad(e, c, { retainGraph: true });
+  approx(V(g), s.first.grad, 'grad after c\'s hooks');
+  approx(log, s.first.log, 'hook log');
+  approx(V(c.grad), s.first.c_grad, 'c.grad (retain_grad)');
+  assert.equal(none(x.grad), s.first.x_grad);
+  const [g2] = hg.grad(e, x);
+  approx(V(g2), s.second.grad, 'grad w.r.t. x');
+  approx(log, s.second.log, 'hook log');
+  approx(V(c.grad), s.second.c_grad, 'c.grad accumulates');
+  assert.equal(none(x.grad), s.second.x_grad);
+});
+
 test('no_grad', () => {
   const s = S('no_grad');
   const x = leaf([1, 2]);

@@ -439,3 +439,30 @@ test('trace: node and accumulate events of the video walkthrough', () => {
   assert.deepEqual(acc.map((e) => e.tensor), want.map((n) => ids[n]), 'accumulate events: d, a, b');
   approx(acc.map((e) => e.grad), want.map((n) => s[`${n}_grad`]), 'accumulated values');
 });
+
+test('retain_grad_inplace (test_autograd.py)', () => {
+  const s = S('retain_grad_inplace');
+  const a = leaf([1]).clone();
+  a.retainGrad();
+  a.mul_(2);
+  a.sum().backward();
+  approx(V(a.grad), s.a_grad);
+  approx(V(a), s.a);
+  assert.equal(a.gradFn.name, s.grad_fn);
+});
+
+test('post_accumulate_hooks_order: removal mid-backward', () => {
+  const s = S('post_accumulate_hooks_order');
+  const log = [];
+  const x = leaf([1, 2]);
+  const hs = {};
+  x.registerPostAccumulateGradHook(() => { log.push('p1'); hs.p3.remove(); });
+  x.registerPostAccumulateGradHook(() => { log.push('p2'); });
+  hs.p3 = x.registerPostAccumulateGradHook(() => { log.push('p3'); });
+  x.mul(2).sum().backward();
+  assert.deepEqual(log, s.first, 'first backward');
+  log.length = 0;
+  x.mul(2).sum().backward();
+  assert.deepEqual(log, s.second, 'second backward');
+  approx(V(x.grad), s.x_grad);
+});
