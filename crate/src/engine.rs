@@ -31,11 +31,13 @@ pub fn backward(
 ) -> Result<()> {
     if let Some(inputs) = inputs {
         if inputs.is_empty() {
-            return Err(Error::runtime("'inputs' argument to backward() cannot be empty."));
+            return Err(Error::runtime(
+                "'inputs' argument to backward() cannot be empty.",
+            ));
         }
     }
     run_backward(
-        &[root.clone()],
+        std::slice::from_ref(root),
         vec![gradient],
         retain_graph,
         true,
@@ -56,7 +58,14 @@ pub fn grad(
     if inputs.is_empty() {
         return Err(Error::runtime("grad requires non-empty inputs."));
     }
-    run_backward(outputs, grad_outputs, retain_graph, false, inputs, allow_unused)
+    run_backward(
+        outputs,
+        grad_outputs,
+        retain_graph,
+        false,
+        inputs,
+        allow_unused,
+    )
 }
 
 struct GraphTask {
@@ -132,9 +141,9 @@ fn run_backward(
         if accumulate_grad {
             t.retain_grad()?;
         }
-        let edge = t
-            .gradient_edge()
-            .ok_or_else(|| Error::runtime("One of the differentiated Tensors does not require grad"))?;
+        let edge = t.gradient_edge().ok_or_else(|| {
+            Error::runtime("One of the differentiated Tensors does not require grad")
+        })?;
         input_edges.push(edge);
     }
 
@@ -197,13 +206,21 @@ fn compute_dependencies(roots: &[(Edge, Option<Tensor>)]) -> HashMap<NodeId, usi
 /// PyTorch's `init_to_execute`: a node is needed when it leads to an input.
 /// With `accumulate_grad` the input nodes run (AccumulateGrad writes .grad);
 /// otherwise their incoming gradient is captured.
-fn init_to_execute(task: &mut GraphTask, roots: &[(Edge, Option<Tensor>)], inputs: &[Edge], accumulate_grad: bool) {
+fn init_to_execute(
+    task: &mut GraphTask,
+    roots: &[(Edge, Option<Tensor>)],
+    inputs: &[Edge],
+    accumulate_grad: bool,
+) {
     let targets: HashSet<NodeId> = inputs.iter().map(|e| e.node.id).collect();
     for (slot, edge) in inputs.iter().enumerate() {
         if accumulate_grad {
             task.needed.insert(edge.node.id);
         } else {
-            task.captures.entry(edge.node.id).or_default().push((edge.input_nr, slot));
+            task.captures
+                .entry(edge.node.id)
+                .or_default()
+                .push((edge.input_nr, slot));
         }
     }
     // Post-order DFS: needed(n) = any child needed or is a needed target.
@@ -265,7 +282,8 @@ impl InputBuffer {
         *slot = Some(match slot.take() {
             None => grad,
             Some(old) => {
-                let sum = crate::ops::arith::broadcast_zip(&*old.data()?, &*grad.data()?, |a, b| a + b)?;
+                let sum =
+                    crate::ops::arith::broadcast_zip(&*old.data()?, &*grad.data()?, |a, b| a + b)?;
                 Tensor::from_array(sum)
             }
         });
@@ -284,7 +302,13 @@ fn execute(
     // The roots act as the outputs of PyTorch's GraphRoot.
     let root_outputs: Vec<(Option<Edge>, Option<Tensor>)> =
         roots.into_iter().map(|(e, g)| (Some(e), g)).collect();
-    route_outputs(task, root_outputs, &mut dependencies, &mut not_ready, &mut queue)?;
+    route_outputs(
+        task,
+        root_outputs,
+        &mut dependencies,
+        &mut not_ready,
+        &mut queue,
+    )?;
 
     while let Some(buffer) = queue.pop() {
         let node = buffer.node.clone();
@@ -315,7 +339,10 @@ fn route_outputs(
                 *d == 0
             }
             None => {
-                return Err(Error::runtime(format!("dependency not found for {}", edge.node.name)));
+                return Err(Error::runtime(format!(
+                    "dependency not found for {}",
+                    edge.node.name
+                )));
             }
         };
         if ready {
@@ -368,8 +395,15 @@ fn evaluate(
 }
 
 fn hook_error(e: Error, what: &str, target: &str, name: &str) -> Error {
-    let name = if name.is_empty() { String::new() } else { format!(" '{name}'") };
-    Error::runtime(format!("{what}{name} on {target} raised an error: {}", e.message()))
+    let name = if name.is_empty() {
+        String::new()
+    } else {
+        format!(" '{name}'")
+    };
+    Error::runtime(format!(
+        "{what}{name} on {target} raised an error: {}",
+        e.message()
+    ))
 }
 
 fn check_hook_value(name: &str, before: &Option<Tensor>, after: &Tensor) -> Result<()> {
@@ -385,12 +419,18 @@ fn check_hook_value(name: &str, before: &Option<Tensor>, after: &Tensor) -> Resu
 }
 
 fn snapshot(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
-    values.iter().map(|v| v.as_ref().and_then(|t| t.to_array().ok())).collect()
+    values
+        .iter()
+        .map(|v| v.as_ref().and_then(|t| t.to_array().ok()))
+        .collect()
 }
 
 /// Runs tensor hooks of every input of `node`, then retain-grad (PyTorch 2)
 /// — or both interleaved in registration order (PyTorch 1).
-fn call_tensor_pre_hooks(node: &NodeRef, mut values: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+fn call_tensor_pre_hooks(
+    node: &NodeRef,
+    mut values: Vec<Option<Tensor>>,
+) -> Result<Vec<Option<Tensor>>> {
     let lists = node.tensor_hook_lists();
     if lists.is_empty() {
         return Ok(values);
@@ -495,7 +535,11 @@ fn check_hook_list(name: &str, before: &[Option<Tensor>], after: &[Option<Tensor
 }
 
 /// One backward step of `node`, in PyTorch's order (see module docs).
-fn call_node(task: &mut GraphTask, node: &NodeRef, inputs: Vec<Option<Tensor>>) -> Result<Vec<Option<Tensor>>> {
+fn call_node(
+    task: &mut GraphTask,
+    node: &NodeRef,
+    inputs: Vec<Option<Tensor>>,
+) -> Result<Vec<Option<Tensor>>> {
     let mut inputs = call_tensor_pre_hooks(node, inputs)?;
     let target = format!("node {} (#{})", node.name, node.id.0);
 
@@ -532,7 +576,8 @@ fn call_node(task: &mut GraphTask, node: &NodeRef, inputs: Vec<Option<Tensor>>) 
             let raw = if inputs.iter().all(|g| g.is_none()) {
                 vec![None; node.next.len()]
             } else {
-                node.apply_op(&inputs, &needs).inspect_err(|e| record_error(e, node))?
+                node.apply_op(&inputs, &needs)
+                    .inspect_err(|e| record_error(e, node))?
             };
             if !task.keep_graph {
                 node.release_variables();
@@ -547,7 +592,13 @@ fn call_node(task: &mut GraphTask, node: &NodeRef, inputs: Vec<Option<Tensor>>) 
         let own = hook.records_itself();
         let result = hook
             .call(&outputs, hook_outputs_ref)
-            .map_err(|e| if own { e } else { hook_error(e, "hook", &target, &hook.name()) })
+            .map_err(|e| {
+                if own {
+                    e
+                } else {
+                    hook_error(e, "hook", &target, &hook.name())
+                }
+            })
             .inspect_err(|e| record_error(e, node))?;
         let before = snapshot(&outputs);
         if let Some(new) = result {
@@ -577,7 +628,11 @@ fn call_node(task: &mut GraphTask, node: &NodeRef, inputs: Vec<Option<Tensor>>) 
 
 /// PyTorch's `validate_outputs`: right count, and each gradient reduced to
 /// (or compatible with) the shape its next node expects.
-fn validate_outputs(node: &NodeRef, mut grads: Vec<Option<Tensor>>, needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+fn validate_outputs(
+    node: &NodeRef,
+    mut grads: Vec<Option<Tensor>>,
+    needs: &[bool],
+) -> Result<Vec<Option<Tensor>>> {
     if grads.len() != node.next.len() {
         return Err(Error::runtime(format!(
             "Function {} returned an invalid number of gradients - expected {}, but got {}",
@@ -596,7 +651,12 @@ fn validate_outputs(node: &NodeRef, mut grads: Vec<Option<Tensor>>, needs: &[boo
             continue;
         }
         let Some(g) = slot.as_ref() else { continue };
-        let expected = edge.node.input_shapes.get(edge.input_nr).cloned().unwrap_or_default();
+        let expected = edge
+            .node
+            .input_shapes
+            .get(edge.input_nr)
+            .cloned()
+            .unwrap_or_default();
         let got = g.shape();
         if got != expected {
             if !is_expandable_to(&expected, &got) {
@@ -632,7 +692,8 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
             variable.meta_mut()?.grad = Some(stored);
         }
         Some(existing) => {
-            let sum = crate::ops::arith::broadcast_zip(&*existing.data()?, &*grad.data()?, |a, b| a + b)?;
+            let sum =
+                crate::ops::arith::broadcast_zip(&*existing.data()?, &*grad.data()?, |a, b| a + b)?;
             {
                 let mut d = existing
                     .storage()
@@ -647,11 +708,20 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     }
     trace::record(|| Event::Accumulate {
         tensor: variable.id(),
-        grad: variable.grad_raw().and_then(|g| g.to_array().ok()).unwrap_or_default(),
+        grad: variable
+            .grad_raw()
+            .and_then(|g| g.to_array().ok())
+            .unwrap_or_default(),
     });
     for (handle, hook) in variable.post_accumulate_hook_entries() {
-        hook.call(variable)
-            .map_err(|e| hook_error(e, "post-accumulate-grad hook", &variable.label(), &hook.name()))?;
+        hook.call(variable).map_err(|e| {
+            hook_error(
+                e,
+                "post-accumulate-grad hook",
+                &variable.label(),
+                &hook.name(),
+            )
+        })?;
         trace::record(|| Event::Hook {
             kind: "post-accumulate",
             handle,

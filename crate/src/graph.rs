@@ -50,15 +50,27 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
         .hook_entries()
         .into_iter()
         .map(|(handle, e)| match &*e {
-            TensorHookEntry::User(h) => HookInfo { handle, kind: "tensor", name: h.name() },
-            TensorHookEntry::RetainGrad(_) => HookInfo { handle, kind: "retain-grad", name: "retain_grad".into() },
+            TensorHookEntry::User(h) => HookInfo {
+                handle,
+                kind: "tensor",
+                name: h.name(),
+            },
+            TensorHookEntry::RetainGrad(_) => HookInfo {
+                handle,
+                kind: "retain-grad",
+                name: "retain_grad".into(),
+            },
         })
         .collect();
-    hooks.extend(t.post_accumulate_hook_entries().into_iter().map(|(handle, h)| HookInfo {
-        handle,
-        kind: "post-accumulate",
-        name: h.name(),
-    }));
+    hooks.extend(
+        t.post_accumulate_hook_entries()
+            .into_iter()
+            .map(|(handle, h)| HookInfo {
+                handle,
+                kind: "post-accumulate",
+                name: h.name(),
+            }),
+    );
     TensorInfo {
         id: t.id(),
         name: t.name(),
@@ -77,17 +89,29 @@ fn node_info(n: &NodeRef) -> NodeInfo {
     NodeInfo {
         id: n.id,
         name: n.name.clone(),
-        next: n.next_functions().into_iter().map(|(node, nr)| (node.map(|x| x.id), nr)).collect(),
+        next: n
+            .next_functions()
+            .into_iter()
+            .map(|(node, nr)| (node.map(|x| x.id), nr))
+            .collect(),
         variable: n.variable().map(|v| v.id()),
         pre_hooks: n
             .pre_hook_entries()
             .into_iter()
-            .map(|(handle, h)| HookInfo { handle, kind: h.kind(), name: h.name() })
+            .map(|(handle, h)| HookInfo {
+                handle,
+                kind: h.kind(),
+                name: h.name(),
+            })
             .collect(),
         post_hooks: n
             .post_hook_entries()
             .into_iter()
-            .map(|(handle, h)| HookInfo { handle, kind: h.kind(), name: h.name() })
+            .map(|(handle, h)| HookInfo {
+                handle,
+                kind: h.kind(),
+                name: h.name(),
+            })
             .collect(),
     }
 }
@@ -99,11 +123,16 @@ pub fn graph(roots: &[Tensor]) -> GraphInfo {
     let mut seen_t: HashSet<TensorId> = HashSet::new();
     let mut seen_n: HashSet<NodeId> = HashSet::new();
     let mut stack: Vec<NodeRef> = Vec::new();
-    let mut add_tensor = |t: &Tensor, info: &mut GraphInfo, stack: &mut Vec<NodeRef>, seen_n: &mut HashSet<NodeId>| {
+    let mut add_tensor = |t: &Tensor,
+                          info: &mut GraphInfo,
+                          stack: &mut Vec<NodeRef>,
+                          seen_n: &mut HashSet<NodeId>| {
         if seen_t.insert(t.id()) {
             info.tensors.push(tensor_info(t));
         }
-        let node = t.grad_fn().or_else(|| t.meta().ok().and_then(|m| m.grad_accumulator.upgrade()));
+        let node = t
+            .grad_fn()
+            .or_else(|| t.meta().ok().and_then(|m| m.grad_accumulator.upgrade()));
         if let Some(n) = node {
             if seen_n.insert(n.id) {
                 stack.push(n);

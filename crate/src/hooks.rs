@@ -140,7 +140,10 @@ impl<H: ?Sized> HookList<H> {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.try_borrow().map(|e| e.is_empty()).unwrap_or(true)
+        self.entries
+            .try_borrow()
+            .map(|e| e.is_empty())
+            .unwrap_or(true)
     }
 
     pub fn len(&self) -> usize {

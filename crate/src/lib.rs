@@ -24,12 +24,12 @@ pub mod tensor_api;
 pub mod trace;
 
 #[cfg(target_arch = "wasm32")]
-mod bindings;
+pub mod bindings;
 
 #[cfg(test)]
-mod testing;
-#[cfg(test)]
 mod scenario_tests;
+#[cfg(test)]
+mod testing;
 
 pub use error::{Error, Result};
 pub use ops::Operand;

@@ -67,7 +67,10 @@ impl SavedTensor {
             if let Some(owner) = self.owner.upgrade() {
                 let t = Tensor(owner);
                 if let Some(f) = t.grad_fn() {
-                    msg.push_str(&format!(", which is output {} of {},", self.output_nr, f.name));
+                    msg.push_str(&format!(
+                        ", which is output {} of {},",
+                        self.output_nr, f.name
+                    ));
                 }
             }
             msg.push_str(&format!(
@@ -209,7 +212,9 @@ impl Node {
 
     /// Tensor pre-hooks by input index. AccumulateGrad reads its leaf's list
     /// lazily (PyTorch `accumulate_grad.h`), so hooks added later still run.
-    pub(crate) fn tensor_hook_lists(&self) -> Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)> {
+    pub(crate) fn tensor_hook_lists(
+        &self,
+    ) -> Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)> {
         match &self.kind {
             NodeKind::AccumulateGrad { variable } => variable
                 .meta()
@@ -266,7 +271,11 @@ impl Node {
     }
 
     /// Runs the op's backward formula (not the hooks: see `engine::call_node`).
-    pub(crate) fn apply_op(&self, grads: &[Option<Tensor>], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+    pub(crate) fn apply_op(
+        &self,
+        grads: &[Option<Tensor>],
+        needs: &[bool],
+    ) -> Result<Vec<Option<Tensor>>> {
         match &self.kind {
             NodeKind::Op {
                 backward,
@@ -301,7 +310,10 @@ pub const FREED_GRAPH_ERROR: &str = "Trying to backward through the graph a seco
 /// Adds a tensor to a node's saved list after the node exists (ops that save
 /// their own output).
 pub(crate) fn save_output(node: &Node, t: &Tensor) {
-    if let NodeKind::Op { saved, has_saved, .. } = &node.kind {
+    if let NodeKind::Op {
+        saved, has_saved, ..
+    } = &node.kind
+    {
         if let Ok(mut s) = saved.try_borrow_mut() {
             s.push(SavedTensor::save(t));
             has_saved.set(true);

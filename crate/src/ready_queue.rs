@@ -69,7 +69,7 @@ impl<T> ReadyQueue<T> {
                 self.heap.swap(hole, child);
                 hole = child;
             }
-            if len % 2 == 0 && child == (len - 2) / 2 {
+            if len.is_multiple_of(2) && child == (len - 2) / 2 {
                 child = 2 * (child + 1);
                 self.heap.swap(hole, child - 1);
                 hole = child - 1;

@@ -47,7 +47,11 @@ impl Formatter {
             sci_mode: false,
             max_width: 1,
         };
-        let nz: Vec<f64> = values.iter().copied().filter(|v| v.is_finite() && *v != 0.0).collect();
+        let nz: Vec<f64> = values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite() && *v != 0.0)
+            .collect();
         // Width of non-finite values and zeros still count via format() padding.
         for v in values {
             if let Some(s) = nonfinite(*v) {
@@ -107,13 +111,20 @@ fn vector_str(values: &[f64], indent: usize, summarize: bool, f: &Formatter) -> 
             .iter()
             .map(|v| f.format(*v))
             .chain(std::iter::once(" ...".to_string()))
-            .chain(values[values.len() - EDGEITEMS..].iter().map(|v| f.format(*v)))
+            .chain(
+                values[values.len() - EDGEITEMS..]
+                    .iter()
+                    .map(|v| f.format(*v)),
+            )
             .collect()
     } else {
         values.iter().map(|v| f.format(*v)).collect()
     };
     let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
-    format!("[{}]", lines.join(&format!(",\n{}", " ".repeat(indent + 1))))
+    format!(
+        "[{}]",
+        lines.join(&format!(",\n{}", " ".repeat(indent + 1)))
+    )
 }
 
 fn tensor_str(a: &Array, indent: usize, summarize: bool, f: &Formatter) -> String {
@@ -125,7 +136,14 @@ fn tensor_str(a: &Array, indent: usize, summarize: bool, f: &Formatter) -> Strin
         }
         dim => {
             let n = a.shape()[0];
-            let sub = |i: usize| tensor_str(&a.index_axis(ndarray::Axis(0), i).to_owned(), indent + 1, summarize, f);
+            let sub = |i: usize| {
+                tensor_str(
+                    &a.index_axis(ndarray::Axis(0), i).to_owned(),
+                    indent + 1,
+                    summarize,
+                    f,
+                )
+            };
             let slices: Vec<String> = if summarize && n > 2 * EDGEITEMS {
                 (0..EDGEITEMS)
                     .map(sub)
@@ -161,7 +179,11 @@ fn repr_with_suffixes(a: &Array, suffixes: &[String]) -> String {
         let values: Vec<f64> = if summarize {
             // PyTorch builds the formatter from the summarized data only.
             let flat: Vec<f64> = a.iter().map(|x| *x as f64).collect();
-            flat[..EDGEITEMS].iter().chain(&flat[flat.len() - EDGEITEMS..]).copied().collect()
+            flat[..EDGEITEMS]
+                .iter()
+                .chain(&flat[flat.len() - EDGEITEMS..])
+                .copied()
+                .collect()
         } else {
             a.iter().map(|x| *x as f64).collect()
         };
@@ -204,14 +226,29 @@ mod tests {
     fn reprs_match_pytorch() {
         assert_eq!(array_repr(&arr(&[8.0], &[])), "tensor(8.)");
         assert_eq!(array_repr(&arr(&[6.5], &[])), "tensor(6.5000)");
-        assert_eq!(tensor_repr(&leaf(&[1.0, 2.0], &[2])), "tensor([1., 2.], requires_grad=True)");
-        assert_eq!(array_repr(&arr(&[1.0, 2.0, 3.0, 4.0], &[2, 2])), "tensor([[1., 2.],\n        [3., 4.]])");
-        assert_eq!(array_repr(&arr(&[0.5, -1.25], &[2])), "tensor([ 0.5000, -1.2500])");
-        assert_eq!(array_repr(&arr(&[1e-5, 1.0], &[2])), "tensor([1.0000e-05, 1.0000e+00])");
+        assert_eq!(
+            tensor_repr(&leaf(&[1.0, 2.0], &[2])),
+            "tensor([1., 2.], requires_grad=True)"
+        );
+        assert_eq!(
+            array_repr(&arr(&[1.0, 2.0, 3.0, 4.0], &[2, 2])),
+            "tensor([[1., 2.],\n        [3., 4.]])"
+        );
+        assert_eq!(
+            array_repr(&arr(&[0.5, -1.25], &[2])),
+            "tensor([ 0.5000, -1.2500])"
+        );
+        assert_eq!(
+            array_repr(&arr(&[1e-5, 1.0], &[2])),
+            "tensor([1.0000e-05, 1.0000e+00])"
+        );
         assert_eq!(array_repr(&arr(&[0.0, 0.0], &[2])), "tensor([0., 0.])");
         assert_eq!(array_repr(&arr(&[], &[0])), "tensor([])");
         let a = leaf(&[2.0], &[]);
-        let c = ok(crate::ops::arith::mul(&a, &crate::ops::Operand::Scalar(3.0)));
+        let c = ok(crate::ops::arith::mul(
+            &a,
+            &crate::ops::Operand::Scalar(3.0),
+        ));
         assert_eq!(tensor_repr(&c), "tensor(6., grad_fn=<MulBackward0>)");
     }
 }

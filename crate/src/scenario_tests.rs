@@ -24,5 +24,8 @@ fn weighted_sum_backward() {
     let s = ok(p.sum());
     ok(s.backward());
     let g = grad_values(&a);
-    assert!((g[0] - 2f32.exp()).abs() < 1e-4 && (g[1] - 2.0 * 1f32.exp()).abs() < 1e-4, "{g:?}");
+    assert!(
+        (g[0] - 2f32.exp()).abs() < 1e-4 && (g[1] - 2.0 * 1f32.exp()).abs() < 1e-4,
+        "{g:?}"
+    );
 }

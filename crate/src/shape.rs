@@ -18,8 +18,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let mut out = vec![0; ndim];
     for i in (0..ndim).rev() {
         let offset = ndim - 1 - i;
-        let da = if offset < a.len() { a[a.len() - 1 - offset] } else { 1 };
-        let db = if offset < b.len() { b[b.len() - 1 - offset] } else { 1 };
+        let da = if offset < a.len() {
+            a[a.len() - 1 - offset]
+        } else {
+            1
+        };
+        let db = if offset < b.len() {
+            b[b.len() - 1 - offset]
+        } else {
+            1
+        };
         if da != db && da != 1 && db != 1 {
             return Err(Error::runtime(format!(
                 "The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton dimension {i}"
@@ -77,14 +85,22 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
             "Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
         )));
     }
-    Ok(if dim < 0 { (dim + n) as usize } else { dim as usize })
+    Ok(if dim < 0 {
+        (dim + n) as usize
+    } else {
+        dim as usize
+    })
 }
 
 /// Resolves a `reshape` target with at most one `-1`.
 pub fn infer_shape(target: &[i64], numel: usize) -> Result<Vec<usize>> {
     let shape_str = format!(
         "[{}]",
-        target.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")
+        target
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let mut infer_at = None;
     let mut known: usize = 1;
@@ -103,7 +119,7 @@ pub fn infer_shape(target: &[i64], numel: usize) -> Result<Vec<usize>> {
     let mut out: Vec<usize> = target.iter().map(|&d| d.max(0) as usize).collect();
     match infer_at {
         Some(i) => {
-            if known == 0 || numel % known != 0 {
+            if known == 0 || !numel.is_multiple_of(known) {
                 return Err(Error::runtime(format!(
                     "shape '{shape_str}' is invalid for input of size {numel}"
                 )));
@@ -140,8 +156,14 @@ mod tests {
     fn sum_to_reduces_leading_and_unit_dims() {
         let g = ArrayD::from_elem(IxDyn(&[2, 3]), 1.0f32);
         assert_eq!(sum_to(&g, &[3]).shape(), &[3]);
-        assert_eq!(sum_to(&g, &[2, 1]).iter().copied().collect::<Vec<_>>(), vec![3.0, 3.0]);
-        assert_eq!(sum_to(&g, &[]).iter().copied().collect::<Vec<_>>(), vec![6.0]);
+        assert_eq!(
+            sum_to(&g, &[2, 1]).iter().copied().collect::<Vec<_>>(),
+            vec![3.0, 3.0]
+        );
+        assert_eq!(
+            sum_to(&g, &[]).iter().copied().collect::<Vec<_>>(),
+            vec![6.0]
+        );
     }
 
     #[test]

@@ -292,7 +292,8 @@ impl Tensor {
         if !self.requires_grad() {
             return None;
         }
-        self.grad_accumulator().map(|node| Edge { node, input_nr: 0 })
+        self.grad_accumulator()
+            .map(|node| Edge { node, input_nr: 0 })
     }
 
     pub fn grad_accumulator(&self) -> Option<NodeRef> {
@@ -392,9 +393,7 @@ impl Tensor {
 
     /// The ordered hook entries (for `graph()`).
     pub fn hook_entries(&self) -> Vec<(crate::ids::HandleId, Rc<TensorHookEntry>)> {
-        self.meta()
-            .map(|m| m.hooks.snapshot())
-            .unwrap_or_default()
+        self.meta().map(|m| m.hooks.snapshot()).unwrap_or_default()
     }
 
     pub fn post_accumulate_hook_entries(

@@ -92,7 +92,12 @@ impl Tensor {
     pub fn backward(&self) -> Result<()> {
         engine::backward(self, None, false, None)
     }
-    pub fn backward_with(&self, gradient: Option<Tensor>, retain_graph: bool, inputs: Option<&[Tensor]>) -> Result<()> {
+    pub fn backward_with(
+        &self,
+        gradient: Option<Tensor>,
+        retain_graph: bool,
+        inputs: Option<&[Tensor]>,
+    ) -> Result<()> {
         engine::backward(self, gradient, retain_graph, inputs)
     }
     pub fn repr(&self) -> String {

@@ -11,7 +11,15 @@ pub fn arr(values: &[f32], shape: &[usize]) -> Array {
 }
 
 pub fn leaf(values: &[f32], shape: &[usize]) -> Tensor {
-    Tensor::from_vec(shape, values.to_vec(), &TensorOptions { requires_grad: true, name: None }).unwrap()
+    Tensor::from_vec(
+        shape,
+        values.to_vec(),
+        &TensorOptions {
+            requires_grad: true,
+            name: None,
+        },
+    )
+    .unwrap()
 }
 
 pub fn constant(values: &[f32], shape: &[usize]) -> Tensor {
@@ -41,7 +49,11 @@ pub fn item(t: &Tensor) -> f32 {
 fn sample(n: usize, salt: u32) -> Vec<f32> {
     (0..n)
         .map(|i| {
-            let x = ((i as u32).wrapping_mul(2654435761u32).wrapping_add(salt.wrapping_mul(40503)) >> 7) % 1000;
+            let x = ((i as u32)
+                .wrapping_mul(2654435761u32)
+                .wrapping_add(salt.wrapping_mul(40503))
+                >> 7)
+                % 1000;
             0.3 + 1.4 * (x as f32 / 1000.0)
         })
         .collect()
@@ -52,11 +64,18 @@ fn weighted_loss(out: &Tensor) -> Tensor {
     let n = out.numel();
     let w: Vec<f32> = (0..n).map(|i| 0.5 + (i % 3) as f32 * 0.25).collect();
     let wt = constant(&w, &out.shape());
-    let p = ok(crate::ops::arith::mul(out, &crate::ops::Operand::Tensor(wt)));
+    let p = ok(crate::ops::arith::mul(
+        out,
+        &crate::ops::Operand::Tensor(wt),
+    ));
     ok(crate::ops::reduce::sum(&p))
 }
 
-fn numeric_grad(inputs: &[Tensor], which: usize, f: &dyn Fn(&[Tensor]) -> Result<Tensor>) -> Vec<f64> {
+fn numeric_grad(
+    inputs: &[Tensor],
+    which: usize,
+    f: &dyn Fn(&[Tensor]) -> Result<Tensor>,
+) -> Vec<f64> {
     let eps = 1e-2f32;
     let base = inputs[which].to_array().unwrap();
     let mut grads = Vec::new();
@@ -66,7 +85,10 @@ fn numeric_grad(inputs: &[Tensor], which: usize, f: &dyn Fn(&[Tensor]) -> Result
             if let Some(v) = data.iter_mut().nth(i) {
                 *v += delta;
             }
-            let mut xs: Vec<Tensor> = inputs.iter().map(|t| Tensor::from_array(t.to_array().unwrap())).collect();
+            let mut xs: Vec<Tensor> = inputs
+                .iter()
+                .map(|t| Tensor::from_array(t.to_array().unwrap()))
+                .collect();
             xs[which] = Tensor::from_array(data);
             let out = crate::context::no_grad(|| f(&xs)).unwrap();
             item(&weighted_loss(&out)) as f64

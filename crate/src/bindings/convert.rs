@@ -106,14 +106,24 @@ pub fn parse_shape(v: &JsValue) -> JsResult<Vec<usize>> {
     } else if JsArray::is_array(v) {
         JsArray::from(v).iter().collect()
     } else {
-        return Err(type_error(format!("shape must be an array of integers, not {}", type_name(v))));
+        return Err(type_error(format!(
+            "shape must be an array of integers, not {}",
+            type_name(v)
+        )));
     };
     let mut shape = Vec::with_capacity(items.len());
     let mut numel: usize = 1;
     for d in items {
-        let n = d.as_f64().ok_or_else(|| type_error(format!("shape entries must be integers, not {}", type_name(&d))))?;
+        let n = d.as_f64().ok_or_else(|| {
+            type_error(format!(
+                "shape entries must be integers, not {}",
+                type_name(&d)
+            ))
+        })?;
         if !n.is_finite() || n.fract() != 0.0 {
-            return Err(type_error(format!("shape entries must be integers, got {n}")));
+            return Err(type_error(format!(
+                "shape entries must be integers, got {n}"
+            )));
         }
         if n < 0.0 {
             return Err(js_error(Error::runtime(format!(
@@ -136,7 +146,10 @@ pub fn parse_shape(v: &JsValue) -> JsResult<Vec<usize>> {
 
 fn format_shape_f64(v: &JsValue) -> String {
     if JsArray::is_array(v) {
-        let parts: Vec<String> = JsArray::from(v).iter().map(|d| d.as_f64().map(|x| x.to_string()).unwrap_or("?".into())).collect();
+        let parts: Vec<String> = JsArray::from(v)
+            .iter()
+            .map(|d| d.as_f64().map(|x| x.to_string()).unwrap_or("?".into()))
+            .collect();
         format!("[{}]", parts.join(", "))
     } else {
         format!("{v:?}")
@@ -146,14 +159,26 @@ fn format_shape_f64(v: &JsValue) -> String {
 /// Signed dims for `reshape` (-1 allowed).
 pub fn parse_signed_shape(v: &JsValue) -> JsResult<Vec<i64>> {
     if !JsArray::is_array(v) {
-        return Err(type_error(format!("reshape(): shape must be an array of integers, not {}", type_name(v))));
+        return Err(type_error(format!(
+            "reshape(): shape must be an array of integers, not {}",
+            type_name(v)
+        )));
     }
     JsArray::from(v)
         .iter()
         .map(|d| match d.as_f64() {
-            Some(n) if n.is_finite() && n.fract() == 0.0 && n >= -1.0 && n <= MAX_ELEMENTS as f64 => Ok(n as i64),
-            Some(n) if n.is_finite() && n.fract() == 0.0 && n < -1.0 => Err(js_error(Error::runtime(format!("invalid shape dimension {n}")))),
-            _ => Err(type_error(format!("reshape(): shape entries must be integers, got {}", js_message(&d)))),
+            Some(n)
+                if n.is_finite() && n.fract() == 0.0 && n >= -1.0 && n <= MAX_ELEMENTS as f64 =>
+            {
+                Ok(n as i64)
+            }
+            Some(n) if n.is_finite() && n.fract() == 0.0 && n < -1.0 => Err(js_error(
+                Error::runtime(format!("invalid shape dimension {n}")),
+            )),
+            _ => Err(type_error(format!(
+                "reshape(): shape entries must be integers, got {}",
+                js_message(&d)
+            ))),
         })
         .collect()
 }
@@ -163,7 +188,10 @@ pub fn parse_data(data: &JsValue, shape_opt: Option<JsValue>) -> JsResult<(Vec<u
     if let Some(n) = data.as_f64() {
         return Ok((Vec::new(), vec![n as f32]));
     }
-    if data.is_object() && !JsArray::is_array(data) && Reflect::has(data, &"BYTES_PER_ELEMENT".into()).unwrap_or(false) {
+    if data.is_object()
+        && !JsArray::is_array(data)
+        && Reflect::has(data, &"BYTES_PER_ELEMENT".into()).unwrap_or(false)
+    {
         let values: Vec<f32> = js_sys::Float32Array::new(data).to_vec();
         let shape = match shape_opt {
             Some(s) if !s.is_undefined() => parse_shape(&s)?,
@@ -190,7 +218,9 @@ pub fn parse_data(data: &JsValue, shape_opt: Option<JsValue>) -> JsResult<(Vec<u
     }
     let numel: usize = shape.iter().product();
     if numel > MAX_ELEMENTS {
-        return Err(js_error(Error::runtime(format!("tensor too large for hookgrad (limit {MAX_ELEMENTS} elements)"))));
+        return Err(js_error(Error::runtime(format!(
+            "tensor too large for hookgrad (limit {MAX_ELEMENTS} elements)"
+        ))));
     }
     let mut values = Vec::with_capacity(numel);
     fill(data, &shape, 0, &mut values)?;
@@ -200,7 +230,10 @@ pub fn parse_data(data: &JsValue, shape_opt: Option<JsValue>) -> JsResult<(Vec<u
 fn fill(v: &JsValue, shape: &[usize], dim: usize, out: &mut Vec<f32>) -> JsResult<()> {
     if dim == shape.len() {
         let n = v.as_f64().ok_or_else(|| {
-            type_error(format!("tensor(): expected a number at dim {dim}, got {}", type_name(v)))
+            type_error(format!(
+                "tensor(): expected a number at dim {dim}, got {}",
+                type_name(v)
+            ))
         })?;
         out.push(n as f32);
         return Ok(());
@@ -263,7 +296,10 @@ pub fn opt_tensors_to_js(v: &[Option<Tensor>]) -> JsValue {
 
 /// A hook's returned list: `undefined`/`null` → keep, else an array of
 /// Tensor-or-null.
-pub fn js_to_opt_tensors(v: &JsValue, hook: &str) -> crate::error::Result<Option<Vec<Option<Tensor>>>> {
+pub fn js_to_opt_tensors(
+    v: &JsValue,
+    hook: &str,
+) -> crate::error::Result<Option<Vec<Option<Tensor>>>> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
@@ -280,7 +316,10 @@ pub fn js_to_opt_tensors(v: &JsValue, hook: &str) -> crate::error::Result<Option
                 Ok(None)
             } else {
                 as_tensor(&x).map(Some).ok_or_else(|| {
-                    Error::type_error(format!("hook '{hook}' returned an array holding {}, expected Tensor or null", type_name(&x)))
+                    Error::type_error(format!(
+                        "hook '{hook}' returned an array holding {}, expected Tensor or null",
+                        type_name(&x)
+                    ))
                 })
             }
         })
@@ -306,7 +345,9 @@ pub fn js_to_value(v: &JsValue) -> Value {
                 .iter()
                 .filter_map(|e| {
                     let pair = JsArray::from(&e);
-                    pair.get(0).as_string().map(|k| (k, js_to_value(&pair.get(1))))
+                    pair.get(0)
+                        .as_string()
+                        .map(|k| (k, js_to_value(&pair.get(1))))
                 })
                 .collect();
             return Value::Dict(entries);
@@ -327,7 +368,10 @@ pub fn value_to_js(v: &Value) -> JsValue {
             obj.into()
         }
         Value::None => JsValue::UNDEFINED,
-        Value::Opaque(any) => any.downcast_ref::<JsValue>().cloned().unwrap_or(JsValue::UNDEFINED),
+        Value::Opaque(any) => any
+            .downcast_ref::<JsValue>()
+            .cloned()
+            .unwrap_or(JsValue::UNDEFINED),
     }
 }
 
@@ -344,14 +388,21 @@ pub fn opt_bool(opts: &JsValue, key: &str, default: bool) -> JsResult<bool> {
     if v.is_undefined() || v.is_null() {
         return Ok(default);
     }
-    v.as_bool().ok_or_else(|| type_error(format!("option '{key}' must be a boolean, not {}", type_name(&v))))
+    v.as_bool().ok_or_else(|| {
+        type_error(format!(
+            "option '{key}' must be a boolean, not {}",
+            type_name(&v)
+        ))
+    })
 }
 
 pub fn opt_get(opts: &JsValue, key: &str) -> Option<JsValue> {
     if !opts.is_object() {
         return None;
     }
-    Reflect::get(opts, &key.into()).ok().filter(|v| !v.is_undefined() && !v.is_null())
+    Reflect::get(opts, &key.into())
+        .ok()
+        .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 /// `opts` must be undefined, null or an object.
@@ -359,13 +410,19 @@ pub fn check_opts(opts: &JsValue, fn_name: &str) -> JsResult<()> {
     if opts.is_undefined() || opts.is_null() || (opts.is_object() && !JsArray::is_array(opts)) {
         Ok(())
     } else {
-        Err(type_error(format!("{fn_name}: options must be an object, not {}", type_name(opts))))
+        Err(type_error(format!(
+            "{fn_name}: options must be an object, not {}",
+            type_name(opts)
+        )))
     }
 }
 
 pub fn tensors_from_js(v: &JsValue, what: &str) -> JsResult<Vec<Tensor>> {
     if JsArray::is_array(v) {
-        JsArray::from(v).iter().map(|x| expect_tensor(&x, what)).collect()
+        JsArray::from(v)
+            .iter()
+            .map(|x| expect_tensor(&x, what))
+            .collect()
     } else {
         Ok(vec![expect_tensor(v, what)?])
     }

@@ -6,11 +6,17 @@
 use js_sys::{Array as JsArray, Function};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{as_tensor, js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_to_js, type_name, value_to_js, values_to_js};
+use super::convert::{
+    as_tensor, js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_to_js,
+    type_name, value_to_js, values_to_js,
+};
 use super::module::Module as JsModule;
 use crate::error::{Error, Result};
 use crate::hooks::{NodePostHook, NodePreHook, PostAccumulateGradHook, TensorHook};
-use crate::module::{ForwardHook, ForwardPreHook, Module, ModuleBackwardHook, ModuleBackwardPreHook, ModuleForward, Value};
+use crate::module::{
+    ForwardHook, ForwardPreHook, Module, ModuleBackwardHook, ModuleBackwardPreHook, ModuleForward,
+    Value,
+};
 use crate::tensor::Tensor;
 
 pub struct JsHook {
@@ -25,7 +31,11 @@ impl JsHook {
     }
 
     fn shown_name(&self) -> &str {
-        if self.name.is_empty() { "hook" } else { &self.name }
+        if self.name.is_empty() {
+            "hook"
+        } else {
+            &self.name
+        }
     }
 
     fn apply(&self, args: &[JsValue]) -> Result<JsValue> {
@@ -50,9 +60,13 @@ impl TensorHook for JsHook {
         if r.is_undefined() || r.is_null() {
             return Ok(None);
         }
-        as_tensor(&r)
-            .map(Some)
-            .ok_or_else(|| Error::type_error(format!("expected Tensor or None (got {}) from hook '{}'", type_name(&r), self.shown_name())))
+        as_tensor(&r).map(Some).ok_or_else(|| {
+            Error::type_error(format!(
+                "expected Tensor or None (got {}) from hook '{}'",
+                type_name(&r),
+                self.shown_name()
+            ))
+        })
     }
     fn name(&self) -> String {
         self.name.clone()
@@ -70,8 +84,15 @@ impl NodePreHook for JsHook {
 }
 
 impl NodePostHook for JsHook {
-    fn call(&self, grad_inputs: &[Option<Tensor>], grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[opt_tensors_to_js(grad_inputs), opt_tensors_to_js(grad_outputs)])?;
+    fn call(
+        &self,
+        grad_inputs: &[Option<Tensor>],
+        grad_outputs: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
+        let r = self.apply(&[
+            opt_tensors_to_js(grad_inputs),
+            opt_tensors_to_js(grad_outputs),
+        ])?;
         self.grads(&r)
     }
     fn name(&self) -> String {
@@ -85,7 +106,9 @@ impl PostAccumulateGradHook for JsHook {
         if r.is_undefined() || r.is_null() {
             Ok(())
         } else {
-            Err(Error::runtime("Tensor post accumulate grad hooks should return None."))
+            Err(Error::runtime(
+                "Tensor post accumulate grad hooks should return None.",
+            ))
         }
     }
     fn name(&self) -> String {
@@ -94,13 +117,22 @@ impl PostAccumulateGradHook for JsHook {
 }
 
 impl ForwardPreHook for JsHook {
-    fn call(&self, module: &Module, args: &[Value], kwargs: Option<&Value>) -> Result<Option<Value>> {
+    fn call(
+        &self,
+        module: &Module,
+        args: &[Value],
+        kwargs: Option<&Value>,
+    ) -> Result<Option<Value>> {
         let mut a = vec![module_js(module), values_to_js(args)];
         if let Some(kw) = kwargs {
             a.push(value_to_js(kw));
         }
         let r = self.apply(&a)?;
-        Ok(if r.is_undefined() || r.is_null() { None } else { Some(js_to_value(&r)) })
+        Ok(if r.is_undefined() || r.is_null() {
+            None
+        } else {
+            Some(js_to_value(&r))
+        })
     }
     fn name(&self) -> String {
         self.name.clone()
@@ -108,14 +140,24 @@ impl ForwardPreHook for JsHook {
 }
 
 impl ForwardHook for JsHook {
-    fn call(&self, module: &Module, args: &[Value], kwargs: Option<&Value>, output: &Value) -> Result<Option<Value>> {
+    fn call(
+        &self,
+        module: &Module,
+        args: &[Value],
+        kwargs: Option<&Value>,
+        output: &Value,
+    ) -> Result<Option<Value>> {
         let mut a = vec![module_js(module), values_to_js(args)];
         if let Some(kw) = kwargs {
             a.push(value_to_js(kw));
         }
         a.push(value_to_js(output));
         let r = self.apply(&a)?;
-        Ok(if r.is_undefined() || r.is_null() { None } else { Some(js_to_value(&r)) })
+        Ok(if r.is_undefined() || r.is_null() {
+            None
+        } else {
+            Some(js_to_value(&r))
+        })
     }
     fn name(&self) -> String {
         self.name.clone()
@@ -123,8 +165,17 @@ impl ForwardHook for JsHook {
 }
 
 impl ModuleBackwardHook for JsHook {
-    fn call(&self, module: &Module, grad_input: &[Option<Tensor>], grad_output: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[module_js(module), opt_tensors_to_js(grad_input), opt_tensors_to_js(grad_output)])?;
+    fn call(
+        &self,
+        module: &Module,
+        grad_input: &[Option<Tensor>],
+        grad_output: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
+        let r = self.apply(&[
+            module_js(module),
+            opt_tensors_to_js(grad_input),
+            opt_tensors_to_js(grad_output),
+        ])?;
         self.grads(&r)
     }
     fn name(&self) -> String {
@@ -133,7 +184,11 @@ impl ModuleBackwardHook for JsHook {
 }
 
 impl ModuleBackwardPreHook for JsHook {
-    fn call(&self, module: &Module, grad_output: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+    fn call(
+        &self,
+        module: &Module,
+        grad_output: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
         let r = self.apply(&[module_js(module), opt_tensors_to_js(grad_output)])?;
         self.grads(&r)
     }

@@ -29,14 +29,23 @@ fn list<T>(items: impl IntoIterator<Item = T>, f: impl Fn(T) -> JsValue) -> JsVa
 }
 
 fn hooks(h: &[HookInfo]) -> JsValue {
-    list(h, |h| obj(&[("handle", num(h.handle.0)), ("kind", h.kind.into()), ("name", h.name.clone().into())]))
+    list(h, |h| {
+        obj(&[
+            ("handle", num(h.handle.0)),
+            ("kind", h.kind.into()),
+            ("name", h.name.clone().into()),
+        ])
+    })
 }
 
 pub fn graph_to_js(g: &GraphInfo) -> JsValue {
     let tensors = list(&g.tensors, |t| {
         obj(&[
             ("id", num(t.id.0)),
-            ("name", t.name.clone().map(JsValue::from).unwrap_or(JsValue::NULL)),
+            (
+                "name",
+                t.name.clone().map(JsValue::from).unwrap_or(JsValue::NULL),
+            ),
             ("shape", list(&t.shape, |d| num(*d as u32))),
             ("data", array_to_js(&t.data)),
             ("requiresGrad", t.requires_grad.into()),
@@ -51,7 +60,15 @@ pub fn graph_to_js(g: &GraphInfo) -> JsValue {
         obj(&[
             ("id", num(n.id.0)),
             ("name", n.name.clone().into()),
-            ("next", list(&n.next, |(node, nr)| obj(&[("node", opt_num(node.map(|x| x.0))), ("inputNr", num(*nr as u32))]))),
+            (
+                "next",
+                list(&n.next, |(node, nr)| {
+                    obj(&[
+                        ("node", opt_num(node.map(|x| x.0))),
+                        ("inputNr", num(*nr as u32)),
+                    ])
+                }),
+            ),
             ("variable", opt_num(n.variable.map(|v| v.0))),
             ("preHooks", hooks(&n.pre_hooks)),
             ("postHooks", hooks(&n.post_hooks)),
@@ -69,31 +86,53 @@ fn hook_value(v: &HookValue) -> JsValue {
 
 pub fn event_to_js(e: &Event) -> JsValue {
     match e {
-        Event::Op { node, name, inputs, output } => obj(&[
+        Event::Op {
+            node,
+            name,
+            inputs,
+            output,
+        } => obj(&[
             ("type", "op".into()),
             ("node", num(node.0)),
             ("name", name.clone().into()),
             ("inputs", list(inputs, |t| num(t.0))),
             ("output", num(output.0)),
         ]),
-        Event::Module { module, module_id, phase } => obj(&[
+        Event::Module {
+            module,
+            module_id,
+            phase,
+        } => obj(&[
             ("type", "module".into()),
             ("module", module.clone().into()),
             ("moduleId", num(module_id.0)),
             ("phase", (*phase).into()),
         ]),
-        Event::Node { node, name, grad_outputs, grad_inputs } => obj(&[
+        Event::Node {
+            node,
+            name,
+            grad_outputs,
+            grad_inputs,
+        } => obj(&[
             ("type", "node".into()),
             ("node", num(node.0)),
             ("name", name.clone().into()),
             ("gradOutputs", list(grad_outputs, opt_array_to_js)),
             ("gradInputs", list(grad_inputs, opt_array_to_js)),
         ]),
-        Event::Hook { kind, handle, target, before, after } => {
+        Event::Hook {
+            kind,
+            handle,
+            target,
+            before,
+            after,
+        } => {
             let (key, val, extra): (&str, JsValue, Option<(&str, JsValue)>) = match target {
                 HookTarget::Tensor(t) => ("tensor", num(t.0), None),
                 HookTarget::Node(n) => ("node", num(n.0), None),
-                HookTarget::Module(id, name) => ("module", name.clone().into(), Some(("moduleId", num(id.0)))),
+                HookTarget::Module(id, name) => {
+                    ("module", name.clone().into(), Some(("moduleId", num(id.0))))
+                }
             };
             let mut fields = vec![
                 ("type", JsValue::from("hook")),
@@ -108,10 +147,20 @@ pub fn event_to_js(e: &Event) -> JsValue {
             }
             obj(&fields)
         }
-        Event::Accumulate { tensor, grad } => obj(&[("type", "accumulate".into()), ("tensor", num(tensor.0)), ("grad", array_to_js(grad))]),
-        Event::Warning { message } => obj(&[("type", "warning".into()), ("message", message.clone().into())]),
+        Event::Accumulate { tensor, grad } => obj(&[
+            ("type", "accumulate".into()),
+            ("tensor", num(tensor.0)),
+            ("grad", array_to_js(grad)),
+        ]),
+        Event::Warning { message } => obj(&[
+            ("type", "warning".into()),
+            ("message", message.clone().into()),
+        ]),
         Event::Error { message, node } => {
-            let mut fields = vec![("type", JsValue::from("error")), ("message", message.clone().into())];
+            let mut fields = vec![
+                ("type", JsValue::from("error")),
+                ("message", message.clone().into()),
+            ];
             if let Some(n) = node {
                 fields.push(("node", num(n.0)));
             }

@@ -1,12 +1,12 @@
 //! The wasm-bindgen surface (the contract in `shared/js-api.md`). This is the
 //! only place that imports wasm-bindgen/js-sys: it converts and delegates.
 
-mod convert;
-mod hooks;
-mod inspect;
-mod module;
-mod node;
-mod tensor;
+pub mod convert;
+pub mod hooks;
+pub mod inspect;
+pub mod module;
+pub mod node;
+pub mod tensor;
 
 use std::rc::Rc;
 
@@ -36,10 +36,18 @@ extern "C" {
 fn tensor_options(opts: &JsValue, what: &str) -> JsResult<TensorOptions> {
     check_opts(opts, what)?;
     let name = match opt_get(opts, "name") {
-        Some(v) => Some(v.as_string().ok_or_else(|| type_error(format!("{what}: name must be a string, not {}", type_name(&v))))?),
+        Some(v) => Some(v.as_string().ok_or_else(|| {
+            type_error(format!(
+                "{what}: name must be a string, not {}",
+                type_name(&v)
+            ))
+        })?),
         None => None,
     };
-    Ok(TensorOptions { requires_grad: opt_bool(opts, "requiresGrad", false)?, name })
+    Ok(TensorOptions {
+        requires_grad: opt_bool(opts, "requiresGrad", false)?,
+        name,
+    })
 }
 
 /// `hg.tensor(data, {requiresGrad?, name?, shape?})`.
@@ -47,7 +55,9 @@ fn tensor_options(opts: &JsValue, what: &str) -> JsResult<TensorOptions> {
 pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<Tensor> {
     let o = tensor_options(&opts, "tensor()")?;
     let (shape, values) = parse_data(&data, opt_get(&opts, "shape"))?;
-    CoreTensor::from_vec(&shape, values, &o).js().map(Tensor::wrap)
+    CoreTensor::from_vec(&shape, values, &o)
+        .js()
+        .map(Tensor::wrap)
 }
 
 fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<Tensor> {
@@ -79,7 +89,10 @@ pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
         },
         None => 0,
     };
-    Ok(Tensor::wrap(CoreTensor::from_array_opts(crate::ops::random::randn(&s, seed), &o)))
+    Ok(Tensor::wrap(CoreTensor::from_array_opts(
+        crate::ops::random::randn(&s, seed),
+        &o,
+    )))
 }
 
 /// `hg.grad(outputs, inputs, {gradOutputs?, retainGraph?, allowUnused?})`.
@@ -91,7 +104,22 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
     let grad_outputs = match opt_get(&opts, "gradOutputs") {
         None => vec![None; outs.len()],
         Some(v) => {
-            let items: Vec<JsValue> = if JsArray::is_array(&v) && outs.len() != 1 { JsArray::from(&v).iter().collect() } else if JsArray::is_array(&v) && as_tensor(&JsArray::from(&v).get(0)).is_some() { JsArray::from(&v).iter().collect() } else { vec![v] };
+            // A list of gradients (one per output) unless a single output was
+            // given a plain nested-number array as its gradient.
+            let first = if JsArray::is_array(&v) {
+                Some(JsArray::from(&v).get(0))
+            } else {
+                None
+            };
+            let is_list = match &first {
+                Some(f) => outs.len() != 1 || f.is_null() || as_tensor(f).is_some(),
+                None => false,
+            };
+            let items: Vec<JsValue> = if is_list {
+                JsArray::from(&v).iter().collect()
+            } else {
+                vec![v]
+            };
             items
                 .iter()
                 .map(|g| {
@@ -101,7 +129,9 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
                         Ok(Some(t))
                     } else {
                         let (shape, values) = parse_data(g, None)?;
-                        CoreTensor::from_vec(&shape, values, &Default::default()).js().map(Some)
+                        CoreTensor::from_vec(&shape, values, &Default::default())
+                            .js()
+                            .map(Some)
                     }
                 })
                 .collect::<JsResult<Vec<_>>>()?
@@ -129,7 +159,11 @@ pub fn is_grad_enabled() -> bool {
 /// `hg.graph(roots)`: plain data for every reachable tensor and node.
 #[wasm_bindgen]
 pub fn graph(roots: JsValue) -> JsResult<JsValue> {
-    let roots = if roots.is_undefined() { Vec::new() } else { tensors_from_js(&roots, "graph(): roots")? };
+    let roots = if roots.is_undefined() {
+        Vec::new()
+    } else {
+        tensors_from_js(&roots, "graph(): roots")?
+    };
     Ok(inspect::graph_to_js(&crate::graph::graph(&roots)))
 }
 
@@ -143,15 +177,27 @@ pub fn trace(f: JsValue) -> JsResult<JsValue> {
         let message = js_message(e);
         let already = events.iter().rev().any(|ev| matches!(ev, crate::trace::Event::Error { message: m, .. } if message.contains(m.as_str()) || m.contains(&message)));
         if !already {
-            events.push(crate::trace::Event::Error { message, node: None });
+            events.push(crate::trace::Event::Error {
+                message,
+                node: None,
+            });
         }
     }
-    Ok(events.iter().map(inspect::event_to_js).collect::<JsArray>().into())
+    Ok(events
+        .iter()
+        .map(inspect::event_to_js)
+        .collect::<JsArray>()
+        .into())
 }
 
 #[wasm_bindgen(js_name = setSemantics)]
 pub fn set_semantics(s: JsValue) -> JsResult<()> {
-    let name = s.as_string().ok_or_else(|| type_error(format!("setSemantics(): expected 'pytorch-2' or 'pytorch-1', but got {}", type_name(&s))))?;
+    let name = s.as_string().ok_or_else(|| {
+        type_error(format!(
+            "setSemantics(): expected 'pytorch-2' or 'pytorch-1', but got {}",
+            type_name(&s)
+        ))
+    })?;
     context::set_semantics(Semantics::parse(&name).js()?);
     Ok(())
 }
@@ -164,23 +210,31 @@ pub fn get_semantics() -> String {
 #[wasm_bindgen(js_name = registerModuleForwardPreHook)]
 pub fn register_module_forward_pre_hook(f: JsValue) -> JsResult<Handle> {
     let f = function(&f, "registerModuleForwardPreHook(): hook")?;
-    Ok(Handle::wrap(crate::module::global::register_forward_pre_hook(Rc::new(JsHook::new(f)))))
+    Ok(Handle::wrap(
+        crate::module::global::register_forward_pre_hook(Rc::new(JsHook::new(f))),
+    ))
 }
 
 #[wasm_bindgen(js_name = registerModuleForwardHook)]
 pub fn register_module_forward_hook(f: JsValue) -> JsResult<Handle> {
     let f = function(&f, "registerModuleForwardHook(): hook")?;
-    Ok(Handle::wrap(crate::module::global::register_forward_hook(Rc::new(JsHook::new(f)))))
+    Ok(Handle::wrap(crate::module::global::register_forward_hook(
+        Rc::new(JsHook::new(f)),
+    )))
 }
 
 #[wasm_bindgen(js_name = registerModuleFullBackwardHook)]
 pub fn register_module_full_backward_hook(f: JsValue) -> JsResult<Handle> {
     let f = function(&f, "registerModuleFullBackwardHook(): hook")?;
-    crate::module::global::register_full_backward_hook(Rc::new(JsHook::new(f))).js().map(Handle::wrap)
+    crate::module::global::register_full_backward_hook(Rc::new(JsHook::new(f)))
+        .js()
+        .map(Handle::wrap)
 }
 
 #[wasm_bindgen(js_name = registerModuleFullBackwardPreHook)]
 pub fn register_module_full_backward_pre_hook(f: JsValue) -> JsResult<Handle> {
     let f = function(&f, "registerModuleFullBackwardPreHook(): hook")?;
-    Ok(Handle::wrap(crate::module::global::register_full_backward_pre_hook(Rc::new(JsHook::new(f)))))
+    Ok(Handle::wrap(
+        crate::module::global::register_full_backward_pre_hook(Rc::new(JsHook::new(f))),
+    ))
 }

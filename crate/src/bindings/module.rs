@@ -25,16 +25,22 @@ impl Module {
 
 fn hook_opts(opts: &JsValue, what: &str) -> JsResult<(bool, bool)> {
     check_opts(opts, what)?;
-    Ok((opt_bool(opts, "prepend", false)?, opt_bool(opts, "withKwargs", false)?))
+    Ok((
+        opt_bool(opts, "prepend", false)?,
+        opt_bool(opts, "withKwargs", false)?,
+    ))
 }
 
 #[wasm_bindgen]
 impl Module {
     #[wasm_bindgen(constructor)]
     pub fn new(name: JsValue, forward: JsValue) -> JsResult<Module> {
-        let name = name
-            .as_string()
-            .ok_or_else(|| type_error(format!("Module(name, forward): name must be a string, not {}", type_name(&name))))?;
+        let name = name.as_string().ok_or_else(|| {
+            type_error(format!(
+                "Module(name, forward): name must be a string, not {}",
+                type_name(&name)
+            ))
+        })?;
         let f = function(&forward, "Module(name, forward): forward")?;
         Ok(Module::wrap(CoreModule::new(name, Rc::new(JsHook::new(f)))))
     }
@@ -52,7 +58,14 @@ impl Module {
     /// `module(*args)`; the facade's `call(...args)` lands here.
     #[wasm_bindgen(js_name = callArgs)]
     pub fn call_args(&self, args: JsValue) -> JsResult<JsValue> {
-        let args = if JsArray::is_array(&args) { JsArray::from(&args).iter().map(|a| js_to_value(&a)).collect() } else { vec![js_to_value(&args)] };
+        let args = if JsArray::is_array(&args) {
+            JsArray::from(&args)
+                .iter()
+                .map(|a| js_to_value(&a))
+                .collect()
+        } else {
+            vec![js_to_value(&args)]
+        };
         let out = self.inner.call(args, None).js()?;
         Ok(value_to_js(&out))
     }
@@ -61,9 +74,15 @@ impl Module {
     #[wasm_bindgen(js_name = callWithKwargs)]
     pub fn call_with_kwargs(&self, args: JsValue, kwargs: JsValue) -> JsResult<JsValue> {
         if !JsArray::is_array(&args) {
-            return Err(type_error(format!("callWithKwargs(args, kwargs): args must be an array, not {}", type_name(&args))));
+            return Err(type_error(format!(
+                "callWithKwargs(args, kwargs): args must be an array, not {}",
+                type_name(&args)
+            )));
         }
-        let a = JsArray::from(&args).iter().map(|a| js_to_value(&a)).collect();
+        let a = JsArray::from(&args)
+            .iter()
+            .map(|a| js_to_value(&a))
+            .collect();
         let kw = js_to_value(&kwargs);
         let out = self.inner.call(a, Some(kw)).js()?;
         Ok(value_to_js(&out))
@@ -73,39 +92,58 @@ impl Module {
     pub fn register_forward_pre_hook(&self, f: JsValue, opts: JsValue) -> JsResult<Handle> {
         let f = function(&f, "registerForwardPreHook(): hook")?;
         let (prepend, kw) = hook_opts(&opts, "registerForwardPreHook()")?;
-        Ok(Handle::wrap(self.inner.register_forward_pre_hook(Rc::new(JsHook::new(f)), prepend, kw)))
+        Ok(Handle::wrap(self.inner.register_forward_pre_hook(
+            Rc::new(JsHook::new(f)),
+            prepend,
+            kw,
+        )))
     }
 
     #[wasm_bindgen(js_name = registerForwardHook)]
     pub fn register_forward_hook(&self, f: JsValue, opts: JsValue) -> JsResult<Handle> {
         let f = function(&f, "registerForwardHook(): hook")?;
         let (prepend, kw) = hook_opts(&opts, "registerForwardHook()")?;
-        Ok(Handle::wrap(self.inner.register_forward_hook(Rc::new(JsHook::new(f)), prepend, kw)))
+        Ok(Handle::wrap(self.inner.register_forward_hook(
+            Rc::new(JsHook::new(f)),
+            prepend,
+            kw,
+        )))
     }
 
     #[wasm_bindgen(js_name = registerBackwardHook)]
     pub fn register_backward_hook(&self, f: JsValue) -> JsResult<Handle> {
         let f = function(&f, "registerBackwardHook(): hook")?;
-        self.inner.register_backward_hook(Rc::new(JsHook::new(f))).js().map(Handle::wrap)
+        self.inner
+            .register_backward_hook(Rc::new(JsHook::new(f)))
+            .js()
+            .map(Handle::wrap)
     }
 
     #[wasm_bindgen(js_name = registerFullBackwardHook)]
     pub fn register_full_backward_hook(&self, f: JsValue, opts: JsValue) -> JsResult<Handle> {
         let f = function(&f, "registerFullBackwardHook(): hook")?;
         let (prepend, _) = hook_opts(&opts, "registerFullBackwardHook()")?;
-        self.inner.register_full_backward_hook(Rc::new(JsHook::new(f)), prepend).js().map(Handle::wrap)
+        self.inner
+            .register_full_backward_hook(Rc::new(JsHook::new(f)), prepend)
+            .js()
+            .map(Handle::wrap)
     }
 
     #[wasm_bindgen(js_name = registerFullBackwardPreHook)]
     pub fn register_full_backward_pre_hook(&self, f: JsValue, opts: JsValue) -> JsResult<Handle> {
         let f = function(&f, "registerFullBackwardPreHook(): hook")?;
         let (prepend, _) = hook_opts(&opts, "registerFullBackwardPreHook()")?;
-        Ok(Handle::wrap(self.inner.register_full_backward_pre_hook(Rc::new(JsHook::new(f)), prepend)))
+        Ok(Handle::wrap(self.inner.register_full_backward_pre_hook(
+            Rc::new(JsHook::new(f)),
+            prepend,
+        )))
     }
 
     #[wasm_bindgen(js_name = registerParameter)]
     pub fn register_parameter(&self, name: JsValue, t: JsValue) -> JsResult<()> {
-        let name = name.as_string().ok_or_else(|| type_error("registerParameter(name, tensor): name must be a string"))?;
+        let name = name
+            .as_string()
+            .ok_or_else(|| type_error("registerParameter(name, tensor): name must be a string"))?;
         let t = expect_tensor(&t, "registerParameter(): parameter")?;
         self.inner.register_parameter(&name, t).js()
     }
@@ -115,11 +153,21 @@ impl Module {
         self.inner
             .get_parameter(&name)
             .map(Tensor::wrap)
-            .ok_or_else(|| js_error(crate::error::Error::runtime(format!("module '{}' has no parameter '{name}'", self.inner.name()))))
+            .ok_or_else(|| {
+                js_error(crate::error::Error::runtime(format!(
+                    "module '{}' has no parameter '{name}'",
+                    self.inner.name()
+                )))
+            })
     }
 
     pub fn parameters(&self) -> JsValue {
-        self.inner.parameters().into_iter().map(|t| JsValue::from(Tensor::wrap(t))).collect::<JsArray>().into()
+        self.inner
+            .parameters()
+            .into_iter()
+            .map(|t| JsValue::from(Tensor::wrap(t)))
+            .collect::<JsArray>()
+            .into()
     }
 
     #[wasm_bindgen(js_name = namedParameters)]
@@ -139,7 +187,9 @@ impl Module {
 
     #[wasm_bindgen(js_name = addModule)]
     pub fn add_module(&self, name: JsValue, child: &Module) -> JsResult<()> {
-        let name = name.as_string().ok_or_else(|| type_error("addModule(name, module): name must be a string"))?;
+        let name = name
+            .as_string()
+            .ok_or_else(|| type_error("addModule(name, module): name must be a string"))?;
         self.inner.add_module(&name, child.inner.clone()).js()
     }
 
@@ -166,19 +216,31 @@ impl Module {
 
 /// `new hg.nn.Linear(in, out, {bias?, seed?})` (the facade's `nn.Linear`).
 #[wasm_bindgen(js_name = __linear)]
-pub fn linear_module(in_features: JsValue, out_features: JsValue, opts: JsValue) -> JsResult<Module> {
+pub fn linear_module(
+    in_features: JsValue,
+    out_features: JsValue,
+    opts: JsValue,
+) -> JsResult<Module> {
     check_opts(&opts, "nn.Linear()")?;
     let dim = |v: &JsValue, what: &str| -> JsResult<usize> {
         match v.as_f64() {
-            Some(n) if n.is_finite() && n.fract() == 0.0 && n >= 0.0 && n <= 1_000_000.0 => Ok(n as usize),
-            _ => Err(type_error(format!("nn.Linear(): {what} must be a non-negative integer, not {}", js_message(v)))),
+            Some(n) if n.fract() == 0.0 && (0.0..=1_000_000.0).contains(&n) => Ok(n as usize),
+            _ => Err(type_error(format!(
+                "nn.Linear(): {what} must be a non-negative integer, not {}",
+                js_message(v)
+            ))),
         }
     };
-    let (i, o) = (dim(&in_features, "in_features")?, dim(&out_features, "out_features")?);
+    let (i, o) = (
+        dim(&in_features, "in_features")?,
+        dim(&out_features, "out_features")?,
+    );
     if i.saturating_mul(o) > MAX_ELEMENTS {
         return Err(type_error("nn.Linear(): layer too large for hookgrad"));
     }
     let bias = opt_bool(&opts, "bias", true)?;
-    let seed = opt_get(&opts, "seed").and_then(|s| s.as_f64()).unwrap_or(0.0) as u64;
+    let seed = opt_get(&opts, "seed")
+        .and_then(|s| s.as_f64())
+        .unwrap_or(0.0) as u64;
     linear::linear(i, o, bias, seed).js().map(Module::wrap)
 }

@@ -41,7 +41,10 @@ impl Node {
             .into_iter()
             .map(|(n, nr)| {
                 let pair = JsArray::new();
-                pair.push(&n.map(|n| JsValue::from(Node::wrap(n))).unwrap_or(JsValue::NULL));
+                pair.push(
+                    &n.map(|n| JsValue::from(Node::wrap(n)))
+                        .unwrap_or(JsValue::NULL),
+                );
                 pair.push(&JsValue::from_f64(nr as f64));
                 JsValue::from(pair)
             })
@@ -58,13 +61,17 @@ impl Node {
     #[wasm_bindgen(js_name = registerPrehook)]
     pub fn register_prehook(&self, f: JsValue) -> JsResult<Handle> {
         let f = function(&f, "registerPrehook(): hook")?;
-        Ok(Handle::wrap(self.inner.register_prehook(Rc::new(JsHook::new(f)))))
+        Ok(Handle::wrap(
+            self.inner.register_prehook(Rc::new(JsHook::new(f))),
+        ))
     }
 
     #[wasm_bindgen(js_name = registerHook)]
     pub fn register_hook(&self, f: JsValue) -> JsResult<Handle> {
         let f = function(&f, "registerHook(): hook")?;
-        Ok(Handle::wrap(self.inner.register_hook(Rc::new(JsHook::new(f)))))
+        Ok(Handle::wrap(
+            self.inner.register_hook(Rc::new(JsHook::new(f))),
+        ))
     }
 
     #[wasm_bindgen(js_name = toString)]

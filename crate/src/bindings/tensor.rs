@@ -35,7 +35,10 @@ fn opt_dim(v: &JsValue, what: &str) -> JsResult<Option<i64>> {
     }
     match v.as_f64() {
         Some(n) if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e9 => Ok(Some(n as i64)),
-        _ => Err(type_error(format!("{what}(): argument 'dim' must be an integer, not {}", type_name(v)))),
+        _ => Err(type_error(format!(
+            "{what}(): argument 'dim' must be an integer, not {}",
+            type_name(v)
+        ))),
     }
 }
 
@@ -92,7 +95,12 @@ impl Tensor {
 
     #[wasm_bindgen(setter, js_name = requiresGrad)]
     pub fn set_requires_grad(&self, v: JsValue) -> JsResult<()> {
-        let b = v.as_bool().ok_or_else(|| type_error(format!("requiresGrad must be a boolean, not {}", type_name(&v))))?;
+        let b = v.as_bool().ok_or_else(|| {
+            type_error(format!(
+                "requiresGrad must be a boolean, not {}",
+                type_name(&v)
+            ))
+        })?;
         self.inner.set_requires_grad(b).js()
     }
 
@@ -130,7 +138,9 @@ impl Tensor {
         if v.is_null() || v.is_undefined() {
             return self.inner.set_name(None).js();
         }
-        let s = v.as_string().ok_or_else(|| type_error(format!("name must be a string, not {}", type_name(&v))))?;
+        let s = v
+            .as_string()
+            .ok_or_else(|| type_error(format!("name must be a string, not {}", type_name(&v))))?;
         self.inner.set_name(Some(s)).js()
     }
 
@@ -162,9 +172,12 @@ impl Tensor {
         wrap(self.inner.neg())
     }
     pub fn pow(&self, exponent: JsValue) -> JsResult<Tensor> {
-        let e = exponent
-            .as_f64()
-            .ok_or_else(|| type_error(format!("pow(): argument 'exponent' must be a number, not {}", type_name(&exponent))))?;
+        let e = exponent.as_f64().ok_or_else(|| {
+            type_error(format!(
+                "pow(): argument 'exponent' must be a number, not {}",
+                type_name(&exponent)
+            ))
+        })?;
         wrap(self.inner.pow(e as f32))
     }
     pub fn exp(&self) -> JsResult<Tensor> {
@@ -210,7 +223,10 @@ impl Tensor {
         wrap(self.inner.reshape(&parse_signed_shape(&shape)?))
     }
     pub fn transpose(&self, d0: f64, d1: f64) -> JsResult<Tensor> {
-        wrap(self.inner.transpose(int_arg(d0, "transpose")?, int_arg(d1, "transpose")?))
+        wrap(
+            self.inner
+                .transpose(int_arg(d0, "transpose")?, int_arg(d1, "transpose")?),
+        )
     }
     pub fn t(&self) -> JsResult<Tensor> {
         wrap(self.inner.t())
@@ -274,7 +290,10 @@ impl Tensor {
     #[wasm_bindgen(js_name = registerPostAccumulateGradHook)]
     pub fn register_post_accumulate_grad_hook(&self, f: JsValue) -> JsResult<Handle> {
         let f = function(&f, "registerPostAccumulateGradHook(): hook")?;
-        let h = self.inner.register_post_accumulate_grad_hook(Rc::new(JsHook::new(f))).js()?;
+        let h = self
+            .inner
+            .register_post_accumulate_grad_hook(Rc::new(JsHook::new(f)))
+            .js()?;
         Ok(Handle::wrap(h))
     }
 }
@@ -282,7 +301,10 @@ impl Tensor {
 /// Used by `graph()` inputs and `grad()` results.
 pub fn tensors_to_js(ts: Vec<Option<CoreTensor>>) -> JsValue {
     ts.into_iter()
-        .map(|t| t.map(|t| JsValue::from(Tensor::wrap(t))).unwrap_or(JsValue::NULL))
+        .map(|t| {
+            t.map(|t| JsValue::from(Tensor::wrap(t)))
+                .unwrap_or(JsValue::NULL)
+        })
         .collect::<JsArray>()
         .into()
 }

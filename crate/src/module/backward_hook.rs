@@ -24,10 +24,18 @@ use crate::tensor::Tensor;
 use crate::trace::{self, Event, HookTarget, HookValue};
 
 fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
-    v.iter().map(|t| t.as_ref().and_then(|t| t.to_array().ok())).collect()
+    v.iter()
+        .map(|t| t.as_ref().and_then(|t| t.to_array().ok()))
+        .collect()
 }
 
-fn record_module_hook(kind: &'static str, handle: HandleId, module: &Module, before: Vec<Option<crate::tensor::Array>>, after: Vec<Option<crate::tensor::Array>>) {
+fn record_module_hook(
+    kind: &'static str,
+    handle: HandleId,
+    module: &Module,
+    before: Vec<Option<crate::tensor::Array>>,
+    after: Vec<Option<crate::tensor::Array>>,
+) {
     trace::record(|| Event::Hook {
         kind,
         handle,
@@ -95,7 +103,11 @@ pub struct BackwardHook {
     state: Rc<RefCell<State>>,
 }
 
-fn pack_with_none(indices: &[usize], values: &[Option<Tensor>], size: usize) -> Vec<Option<Tensor>> {
+fn pack_with_none(
+    indices: &[usize],
+    values: &[Option<Tensor>],
+    size: usize,
+) -> Vec<Option<Tensor>> {
     let mut res = vec![None; size];
     for (idx, v) in indices.iter().zip(values) {
         if let Some(slot) = res.get_mut(*idx) {
@@ -160,7 +172,9 @@ impl BackwardHook {
             s.input_tensors_index = wrapped.as_ref().map(|(i, _)| i.clone());
         }
         if let Some((_, node)) = wrapped {
-            node.register_hook(Rc::new(InputHook { state: self.state.clone() }));
+            node.register_hook(Rc::new(InputHook {
+                state: self.state.clone(),
+            }));
         }
         Ok(res)
     }
@@ -176,9 +190,15 @@ impl BackwardHook {
             s.output_tensors_index = wrapped.as_ref().map(|(i, _)| i.clone());
         }
         if let Some((_, node)) = wrapped {
-            node.register_hook(Rc::new(OutputHook { state: self.state.clone() }));
+            node.register_hook(Rc::new(OutputHook {
+                state: self.state.clone(),
+            }));
         }
-        Ok(if is_tuple { Value::Tuple(res) } else { res.into_iter().next().unwrap_or(Value::None) })
+        Ok(if is_tuple {
+            Value::Tuple(res)
+        } else {
+            res.into_iter().next().unwrap_or(Value::None)
+        })
     }
 }
 
@@ -189,7 +209,11 @@ struct OutputHook {
 }
 
 impl NodePostHook for OutputHook {
-    fn call(&self, _grad_inputs: &[Option<Tensor>], grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+    fn call(
+        &self,
+        _grad_inputs: &[Option<Tensor>],
+        grad_outputs: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
         let (module, pre_hooks, hooks, out_idx, n_outputs, in_idx, n_inputs) = {
             let s = self.state.try_borrow().map_err(|_| busy())?;
             (
@@ -207,7 +231,11 @@ impl NodePostHook for OutputHook {
         for (handle, hook) in pre_hooks {
             let before = snap(&grad_outputs);
             let result = hook.call(&module, &grad_outputs).map_err(|e| {
-                Error::runtime(format!("full backward pre-hook on module '{}' raised an error: {}", module.name(), e.message()))
+                Error::runtime(format!(
+                    "full backward pre-hook on module '{}' raised an error: {}",
+                    module.name(),
+                    e.message()
+                ))
             })?;
             if let Some(new) = result {
                 if new.len() != expected {
@@ -218,18 +246,33 @@ impl NodePostHook for OutputHook {
                 }
                 grad_outputs = new;
             }
-            record_module_hook("module-full-backward-pre", handle, &module, before, snap(&grad_outputs));
+            record_module_hook(
+                "module-full-backward-pre",
+                handle,
+                &module,
+                before,
+                snap(&grad_outputs),
+            );
         }
         let local = grad_outputs.clone();
-        self.state.try_borrow_mut().map_err(|_| busy())?.grad_outputs = Some(grad_outputs.clone());
+        self.state
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .grad_outputs = Some(grad_outputs.clone());
 
         if in_idx.is_none() {
             context::warn(NO_INPUT_REQUIRES_GRAD_WARNING);
             let grad_inputs = vec![None; n_inputs];
             for (handle, hook) in hooks {
-                let res = hook.call(&module, &grad_inputs, &grad_outputs).map_err(|e| {
-                    Error::runtime(format!("full backward hook on module '{}' raised an error: {}", module.name(), e.message()))
-                })?;
+                let res = hook
+                    .call(&module, &grad_inputs, &grad_outputs)
+                    .map_err(|e| {
+                        Error::runtime(format!(
+                            "full backward hook on module '{}' raised an error: {}",
+                            module.name(),
+                            e.message()
+                        ))
+                    })?;
                 if let Some(r) = &res {
                     if r.iter().any(|x| x.is_some()) {
                         return Err(Error::runtime(
@@ -237,11 +280,25 @@ impl NodePostHook for OutputHook {
                         ));
                     }
                 }
-                record_module_hook("module-full-backward", handle, &module, snap(&grad_inputs), snap(&grad_inputs));
+                record_module_hook(
+                    "module-full-backward",
+                    handle,
+                    &module,
+                    snap(&grad_inputs),
+                    snap(&grad_inputs),
+                );
             }
-            self.state.try_borrow_mut().map_err(|_| busy())?.grad_outputs = None;
+            self.state
+                .try_borrow_mut()
+                .map_err(|_| busy())?
+                .grad_outputs = None;
         }
-        Ok(Some(out_idx.iter().map(|&i| local.get(i).cloned().flatten()).collect()))
+        Ok(Some(
+            out_idx
+                .iter()
+                .map(|&i| local.get(i).cloned().flatten())
+                .collect(),
+        ))
     }
     fn kind(&self) -> &'static str {
         "module-full-backward-pre"
@@ -260,7 +317,11 @@ struct InputHook {
 }
 
 impl NodePostHook for InputHook {
-    fn call(&self, grad_inputs: &[Option<Tensor>], _grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+    fn call(
+        &self,
+        grad_inputs: &[Option<Tensor>],
+        _grad_outputs: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
         let (module, hooks, grad_outputs, in_idx, n_inputs) = {
             let s = self.state.try_borrow().map_err(|_| busy())?;
             (
@@ -272,12 +333,18 @@ impl NodePostHook for InputHook {
             )
         };
         // Gradient reached the inputs without passing through the outputs.
-        let Some(grad_outputs) = grad_outputs else { return Ok(None) };
+        let Some(grad_outputs) = grad_outputs else {
+            return Ok(None);
+        };
         let mut res = pack_with_none(&in_idx, grad_inputs, n_inputs);
         for (handle, hook) in hooks {
             let before = snap(&res);
             let out = hook.call(&module, &res, &grad_outputs).map_err(|e| {
-                Error::runtime(format!("full backward hook on module '{}' raised an error: {}", module.name(), e.message()))
+                Error::runtime(format!(
+                    "full backward hook on module '{}' raised an error: {}",
+                    module.name(),
+                    e.message()
+                ))
             })?;
             if let Some(out) = out {
                 if out.len() != res.len() {
@@ -291,8 +358,16 @@ impl NodePostHook for InputHook {
             }
             record_module_hook("module-full-backward", handle, &module, before, snap(&res));
         }
-        self.state.try_borrow_mut().map_err(|_| busy())?.grad_outputs = None;
-        Ok(Some(in_idx.iter().map(|&i| res.get(i).cloned().flatten()).collect()))
+        self.state
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .grad_outputs = None;
+        Ok(Some(
+            in_idx
+                .iter()
+                .map(|&i| res.get(i).cloned().flatten())
+                .collect(),
+        ))
     }
     fn kind(&self) -> &'static str {
         "module-full-backward"
@@ -313,12 +388,32 @@ pub struct LegacyHook {
 }
 
 impl NodePostHook for LegacyHook {
-    fn call(&self, grad_inputs: &[Option<Tensor>], grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
-        let result = self.hook.call(&self.module, grad_inputs, grad_outputs).map_err(|e| {
-            Error::runtime(format!("backward hook on module '{}' raised an error: {}", self.module.name(), e.message()))
-        })?;
-        let after = result.as_deref().map(snap).unwrap_or_else(|| snap(grad_inputs));
-        record_module_hook("module-backward", self.handle, &self.module, snap(grad_inputs), after);
+    fn call(
+        &self,
+        grad_inputs: &[Option<Tensor>],
+        grad_outputs: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
+        let result = self
+            .hook
+            .call(&self.module, grad_inputs, grad_outputs)
+            .map_err(|e| {
+                Error::runtime(format!(
+                    "backward hook on module '{}' raised an error: {}",
+                    self.module.name(),
+                    e.message()
+                ))
+            })?;
+        let after = result
+            .as_deref()
+            .map(snap)
+            .unwrap_or_else(|| snap(grad_inputs));
+        record_module_hook(
+            "module-backward",
+            self.handle,
+            &self.module,
+            snap(grad_inputs),
+            after,
+        );
         Ok(result)
     }
     fn kind(&self) -> &'static str {
@@ -339,12 +434,20 @@ pub fn attach_legacy_hooks(
     args: &[Value],
     result: &Value,
 ) -> Vec<RemovableHandle> {
-    let Some(var) = result.first_tensor_for_legacy_hook() else { return Vec::new() };
-    let Some(grad_fn) = var.grad_fn() else { return Vec::new() };
+    let Some(var) = result.first_tensor_for_legacy_hook() else {
+        return Vec::new();
+    };
+    let Some(grad_fn) = var.grad_fn() else {
+        return Vec::new();
+    };
     let handles = hooks
         .iter()
         .map(|(handle, hook)| {
-            grad_fn.register_hook(Rc::new(LegacyHook { module: module.clone(), handle: *handle, hook: hook.clone() }))
+            grad_fn.register_hook(Rc::new(LegacyHook {
+                module: module.clone(),
+                handle: *handle,
+                hook: hook.clone(),
+            }))
         })
         .collect();
     maybe_warn_non_full_backward_hook(args, result, &grad_fn);
@@ -375,9 +478,17 @@ fn maybe_warn_non_full_backward_hook(inputs: &[Value], result: &Value, grad_fn: 
         // Sets of grad_fns (None included) of the inputs vs. next_functions.
         let mut inputs_fns: Vec<Option<u32>> = inputs
             .iter()
-            .filter_map(|i| i.as_tensor().and_then(|t| t.grad_fn()).map(|f| Some(f.id.0)))
+            .filter_map(|i| {
+                i.as_tensor()
+                    .and_then(|t| t.grad_fn())
+                    .map(|f| Some(f.id.0))
+            })
             .collect();
-        let mut next: Vec<Option<u32>> = grad_fn.next_functions().iter().map(|(n, _)| n.as_ref().map(|n| n.id.0)).collect();
+        let mut next: Vec<Option<u32>> = grad_fn
+            .next_functions()
+            .iter()
+            .map(|(n, _)| n.as_ref().map(|n| n.id.0))
+            .collect();
         inputs_fns.sort_unstable();
         inputs_fns.dedup();
         next.sort_unstable();

@@ -38,9 +38,19 @@ impl ModuleForward for LinearForward {
 pub fn linear(in_features: usize, out_features: usize, bias: bool, seed: u64) -> Result<Module> {
     let m = Module::new("Linear", Rc::new(LinearForward));
     let mut rng = SplitMix64::new(seed);
-    let bound = if in_features > 0 { 1.0 / (in_features as f32).sqrt() } else { 0.0 };
-    let opts = TensorOptions { requires_grad: true, name: None };
-    let w = Tensor::from_array_opts(uniform(&[out_features, in_features], -bound, bound, &mut rng), &opts);
+    let bound = if in_features > 0 {
+        1.0 / (in_features as f32).sqrt()
+    } else {
+        0.0
+    };
+    let opts = TensorOptions {
+        requires_grad: true,
+        name: None,
+    };
+    let w = Tensor::from_array_opts(
+        uniform(&[out_features, in_features], -bound, bound, &mut rng),
+        &opts,
+    );
     w.set_name(Some("weight".into()))?;
     m.register_parameter("weight", w)?;
     if bias {

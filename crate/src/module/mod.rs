@@ -24,7 +24,12 @@ pub trait ModuleForward {
 
 /// `fn(module, args[, kwargs]) → args?` (with kwargs: `[args, kwargs]?`).
 pub trait ForwardPreHook {
-    fn call(&self, module: &Module, args: &[Value], kwargs: Option<&Value>) -> Result<Option<Value>>;
+    fn call(
+        &self,
+        module: &Module,
+        args: &[Value],
+        kwargs: Option<&Value>,
+    ) -> Result<Option<Value>>;
     fn name(&self) -> String {
         String::new()
     }
@@ -32,7 +37,13 @@ pub trait ForwardPreHook {
 
 /// `fn(module, args[, kwargs], output) → output?`.
 pub trait ForwardHook {
-    fn call(&self, module: &Module, args: &[Value], kwargs: Option<&Value>, output: &Value) -> Result<Option<Value>>;
+    fn call(
+        &self,
+        module: &Module,
+        args: &[Value],
+        kwargs: Option<&Value>,
+        output: &Value,
+    ) -> Result<Option<Value>>;
     fn name(&self) -> String {
         String::new()
     }
@@ -40,7 +51,12 @@ pub trait ForwardHook {
 
 /// `fn(module, grad_input, grad_output) → grad_input?` (legacy and full).
 pub trait ModuleBackwardHook {
-    fn call(&self, module: &Module, grad_input: &[Option<Tensor>], grad_output: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>;
+    fn call(
+        &self,
+        module: &Module,
+        grad_input: &[Option<Tensor>],
+        grad_output: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>>;
     fn name(&self) -> String {
         String::new()
     }
@@ -48,7 +64,11 @@ pub trait ModuleBackwardHook {
 
 /// `fn(module, grad_output) → grad_output?`.
 pub trait ModuleBackwardPreHook {
-    fn call(&self, module: &Module, grad_output: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>;
+    fn call(
+        &self,
+        module: &Module,
+        grad_output: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>>;
     fn name(&self) -> String {
         String::new()
     }
@@ -93,7 +113,12 @@ thread_local! {
 
 pub const MIXED_BACKWARD_HOOKS_ERROR: &str = "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only one of them.";
 
-fn add_backward(hooks: &ModuleHooks, hook: Rc<dyn ModuleBackwardHook>, full: bool, prepend: bool) -> Result<RemovableHandle> {
+fn add_backward(
+    hooks: &ModuleHooks,
+    hook: Rc<dyn ModuleBackwardHook>,
+    full: bool,
+    prepend: bool,
+) -> Result<RemovableHandle> {
     if hooks.is_full_backward_hook.get() == Some(!full) {
         return Err(Error::runtime(MIXED_BACKWARD_HOOKS_ERROR));
     }
@@ -103,15 +128,33 @@ fn add_backward(hooks: &ModuleHooks, hook: Rc<dyn ModuleBackwardHook>, full: boo
 }
 
 impl ModuleHooks {
-    fn add_forward_pre(&self, hook: Rc<dyn ForwardPreHook>, prepend: bool, with_kwargs: bool) -> RemovableHandle {
-        let id = self.forward_pre.add(Rc::new(PreHookEntry { hook, with_kwargs }), prepend);
+    fn add_forward_pre(
+        &self,
+        hook: Rc<dyn ForwardPreHook>,
+        prepend: bool,
+        with_kwargs: bool,
+    ) -> RemovableHandle {
+        let id = self
+            .forward_pre
+            .add(Rc::new(PreHookEntry { hook, with_kwargs }), prepend);
         RemovableHandle::for_list(id, &self.forward_pre)
     }
-    fn add_forward(&self, hook: Rc<dyn ForwardHook>, prepend: bool, with_kwargs: bool) -> RemovableHandle {
-        let id = self.forward.add(Rc::new(ForwardHookEntry { hook, with_kwargs }), prepend);
+    fn add_forward(
+        &self,
+        hook: Rc<dyn ForwardHook>,
+        prepend: bool,
+        with_kwargs: bool,
+    ) -> RemovableHandle {
+        let id = self
+            .forward
+            .add(Rc::new(ForwardHookEntry { hook, with_kwargs }), prepend);
         RemovableHandle::for_list(id, &self.forward)
     }
-    fn add_backward_pre(&self, hook: Rc<dyn ModuleBackwardPreHook>, prepend: bool) -> RemovableHandle {
+    fn add_backward_pre(
+        &self,
+        hook: Rc<dyn ModuleBackwardPreHook>,
+        prepend: bool,
+    ) -> RemovableHandle {
         let id = self.backward_pre.add(hook, prepend);
         RemovableHandle::for_list(id, &self.backward_pre)
     }
@@ -134,7 +177,9 @@ pub mod global {
     pub fn register_forward_hook(hook: Rc<dyn ForwardHook>) -> RemovableHandle {
         GLOBAL.with(|g| g.add_forward(hook, false, false))
     }
-    pub fn register_full_backward_hook(hook: Rc<dyn ModuleBackwardHook>) -> Result<RemovableHandle> {
+    pub fn register_full_backward_hook(
+        hook: Rc<dyn ModuleBackwardHook>,
+    ) -> Result<RemovableHandle> {
         GLOBAL.with(|g| add_backward(g, hook, true, false))
     }
     pub fn register_full_backward_pre_hook(hook: Rc<dyn ModuleBackwardPreHook>) -> RemovableHandle {
@@ -162,7 +207,11 @@ impl Module {
         self.0.id
     }
     pub fn name(&self) -> String {
-        self.0.name.try_borrow().map(|n| n.clone()).unwrap_or_default()
+        self.0
+            .name
+            .try_borrow()
+            .map(|n| n.clone())
+            .unwrap_or_default()
     }
     pub fn ptr_eq(&self, other: &Module) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
@@ -170,20 +219,41 @@ impl Module {
 
     // ----- hook registration ----------------------------------------------
 
-    pub fn register_forward_pre_hook(&self, hook: Rc<dyn ForwardPreHook>, prepend: bool, with_kwargs: bool) -> RemovableHandle {
+    pub fn register_forward_pre_hook(
+        &self,
+        hook: Rc<dyn ForwardPreHook>,
+        prepend: bool,
+        with_kwargs: bool,
+    ) -> RemovableHandle {
         self.0.hooks.add_forward_pre(hook, prepend, with_kwargs)
     }
-    pub fn register_forward_hook(&self, hook: Rc<dyn ForwardHook>, prepend: bool, with_kwargs: bool) -> RemovableHandle {
+    pub fn register_forward_hook(
+        &self,
+        hook: Rc<dyn ForwardHook>,
+        prepend: bool,
+        with_kwargs: bool,
+    ) -> RemovableHandle {
         self.0.hooks.add_forward(hook, prepend, with_kwargs)
     }
     /// Legacy `register_backward_hook`.
-    pub fn register_backward_hook(&self, hook: Rc<dyn ModuleBackwardHook>) -> Result<RemovableHandle> {
+    pub fn register_backward_hook(
+        &self,
+        hook: Rc<dyn ModuleBackwardHook>,
+    ) -> Result<RemovableHandle> {
         add_backward(&self.0.hooks, hook, false, false)
     }
-    pub fn register_full_backward_hook(&self, hook: Rc<dyn ModuleBackwardHook>, prepend: bool) -> Result<RemovableHandle> {
+    pub fn register_full_backward_hook(
+        &self,
+        hook: Rc<dyn ModuleBackwardHook>,
+        prepend: bool,
+    ) -> Result<RemovableHandle> {
         add_backward(&self.0.hooks, hook, true, prepend)
     }
-    pub fn register_full_backward_pre_hook(&self, hook: Rc<dyn ModuleBackwardPreHook>, prepend: bool) -> RemovableHandle {
+    pub fn register_full_backward_pre_hook(
+        &self,
+        hook: Rc<dyn ModuleBackwardPreHook>,
+        prepend: bool,
+    ) -> RemovableHandle {
         self.0.hooks.add_backward_pre(hook, prepend)
     }
 
@@ -195,7 +265,11 @@ impl Module {
                 "parameter name can't be empty or contain \".\", got: \"{name}\""
             )));
         }
-        let mut p = self.0.parameters.try_borrow_mut().map_err(|_| Error::runtime("internal: parameters busy"))?;
+        let mut p = self
+            .0
+            .parameters
+            .try_borrow_mut()
+            .map_err(|_| Error::runtime("internal: parameters busy"))?;
         match p.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = t,
             None => p.push((name.to_string(), t)),
@@ -203,7 +277,10 @@ impl Module {
         Ok(())
     }
     pub fn get_parameter(&self, name: &str) -> Option<Tensor> {
-        self.named_parameters().into_iter().find(|(n, _)| n == name).map(|(_, t)| t)
+        self.named_parameters()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t)
     }
     pub fn add_module(&self, name: &str, child: Module) -> Result<()> {
         if name.is_empty() || name.contains('.') {
@@ -211,7 +288,11 @@ impl Module {
                 "module name can't be empty or contain \".\", got: {name}"
             )));
         }
-        let mut c = self.0.children.try_borrow_mut().map_err(|_| Error::runtime("internal: children busy"))?;
+        let mut c = self
+            .0
+            .children
+            .try_borrow_mut()
+            .map_err(|_| Error::runtime("internal: children busy"))?;
         match c.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = child,
             None => c.push((name.to_string(), child)),
@@ -221,13 +302,22 @@ impl Module {
     /// `named_modules()`: itself as `''`, then children depth-first.
     pub fn named_modules(&self) -> Vec<(String, Module)> {
         let mut out = vec![(String::new(), self.clone())];
-        let children = self.0.children.try_borrow().map(|c| c.clone()).unwrap_or_default();
+        let children = self
+            .0
+            .children
+            .try_borrow()
+            .map(|c| c.clone())
+            .unwrap_or_default();
         for (name, child) in children {
             if out.iter().any(|(_, m)| m.ptr_eq(&child)) {
                 continue;
             }
             for (sub, m) in child.named_modules() {
-                let q = if sub.is_empty() { name.clone() } else { format!("{name}.{sub}") };
+                let q = if sub.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{name}.{sub}")
+                };
                 out.push((q, m));
             }
         }
@@ -237,19 +327,30 @@ impl Module {
     pub fn named_parameters(&self) -> Vec<(String, Tensor)> {
         let mut out: Vec<(String, Tensor)> = Vec::new();
         for (prefix, m) in self.named_modules() {
-            let params = m.0.parameters.try_borrow().map(|p| p.clone()).unwrap_or_default();
+            let params =
+                m.0.parameters
+                    .try_borrow()
+                    .map(|p| p.clone())
+                    .unwrap_or_default();
             for (n, t) in params {
                 if out.iter().any(|(_, x)| x.ptr_eq(&t)) {
                     continue;
                 }
-                let q = if prefix.is_empty() { n } else { format!("{prefix}.{n}") };
+                let q = if prefix.is_empty() {
+                    n
+                } else {
+                    format!("{prefix}.{n}")
+                };
                 out.push((q, t));
             }
         }
         out
     }
     pub fn parameters(&self) -> Vec<Tensor> {
-        self.named_parameters().into_iter().map(|(_, t)| t).collect()
+        self.named_parameters()
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect()
     }
     /// `zero_grad()`: PyTorch's default `set_to_none=True`.
     pub fn zero_grad(&self) -> Result<()> {
@@ -262,15 +363,35 @@ impl Module {
     // ----- the call ------------------------------------------------------------
 
     fn phase(&self, phase: &'static str) {
-        trace::record(|| Event::Module { module: self.name(), module_id: self.id(), phase });
+        trace::record(|| Event::Module {
+            module: self.name(),
+            module_id: self.id(),
+            phase,
+        });
     }
 
-    fn hook_event(&self, kind: &'static str, handle: HandleId, before: HookValue, after: HookValue) {
-        trace::record(|| Event::Hook { kind, handle, target: HookTarget::Module(self.id(), self.name()), before, after });
+    fn hook_event(
+        &self,
+        kind: &'static str,
+        handle: HandleId,
+        before: HookValue,
+        after: HookValue,
+    ) {
+        trace::record(|| Event::Hook {
+            kind,
+            handle,
+            target: HookTarget::Module(self.id(), self.name()),
+            before,
+            after,
+        });
     }
 
     fn wrap_err(&self, what: &str, e: Error) -> Error {
-        Error::runtime(format!("{what} of module '{}' raised an error: {}", self.name(), e.message()))
+        Error::runtime(format!(
+            "{what} of module '{}' raised an error: {}",
+            self.name(),
+            e.message()
+        ))
     }
 
     /// `module(*args, **kwargs)`.
@@ -287,7 +408,10 @@ impl Module {
             let before = tensors_snapshot(&args);
             if entry.with_kwargs {
                 let kw = kwargs.clone().unwrap_or(Value::Dict(Vec::new()));
-                let r = entry.hook.call(self, &args, Some(&kw)).map_err(|e| self.wrap_err("forward pre-hook", e))?;
+                let r = entry
+                    .hook
+                    .call(self, &args, Some(&kw))
+                    .map_err(|e| self.wrap_err("forward pre-hook", e))?;
                 if let Some(r) = r {
                     match r {
                         Value::Tuple(pair) if pair.len() == 2 => {
@@ -304,7 +428,10 @@ impl Module {
                     }
                 }
             } else {
-                let r = entry.hook.call(self, &args, None).map_err(|e| self.wrap_err("forward pre-hook", e))?;
+                let r = entry
+                    .hook
+                    .call(self, &args, None)
+                    .map_err(|e| self.wrap_err("forward pre-hook", e))?;
                 if let Some(r) = r {
                     args = r.into_args();
                 }
@@ -312,9 +439,21 @@ impl Module {
             self.hook_event("module-pre", handle, before, tensors_snapshot(&args));
         }
 
-        let full_hooks: Vec<_> = GLOBAL.with(|g| g.backward_hooks(true)).into_iter().chain(self.0.hooks.backward_hooks(true)).collect();
-        let legacy_hooks: Vec<_> = GLOBAL.with(|g| g.backward_hooks(false)).into_iter().chain(self.0.hooks.backward_hooks(false)).collect();
-        let pre_bw: Vec<_> = GLOBAL.with(|g| g.backward_pre.snapshot()).into_iter().chain(self.0.hooks.backward_pre.snapshot()).collect();
+        let full_hooks: Vec<_> = GLOBAL
+            .with(|g| g.backward_hooks(true))
+            .into_iter()
+            .chain(self.0.hooks.backward_hooks(true))
+            .collect();
+        let legacy_hooks: Vec<_> = GLOBAL
+            .with(|g| g.backward_hooks(false))
+            .into_iter()
+            .chain(self.0.hooks.backward_hooks(false))
+            .collect();
+        let pre_bw: Vec<_> = GLOBAL
+            .with(|g| g.backward_pre.snapshot())
+            .into_iter()
+            .chain(self.0.hooks.backward_pre.snapshot())
+            .collect();
         let bw_hook = if !full_hooks.is_empty() || !pre_bw.is_empty() {
             let bw = backward_hook::BackwardHook::new(self.clone(), full_hooks, pre_bw);
             args = bw.setup_input_hook(args)?;
@@ -324,7 +463,11 @@ impl Module {
         };
 
         self.phase("forward");
-        let mut result = self.0.forward.forward(self, &args, kwargs.as_ref()).map_err(|e| self.wrap_err("forward", e))?;
+        let mut result = self
+            .0
+            .forward
+            .forward(self, &args, kwargs.as_ref())
+            .map_err(|e| self.wrap_err("forward", e))?;
         self.phase("hook");
 
         let fwd: Vec<(HandleId, Rc<ForwardHookEntry>)> = GLOBAL
@@ -334,12 +477,24 @@ impl Module {
             .collect();
         for (handle, entry) in fwd {
             let before = HookValue::Many(value::snapshot_values(&result.tuple_items()));
-            let kw = if entry.with_kwargs { Some(kwargs.clone().unwrap_or(Value::Dict(Vec::new()))) } else { None };
-            let r = entry.hook.call(self, &args, kw.as_ref(), &result).map_err(|e| self.wrap_err("forward hook", e))?;
+            let kw = if entry.with_kwargs {
+                Some(kwargs.clone().unwrap_or(Value::Dict(Vec::new())))
+            } else {
+                None
+            };
+            let r = entry
+                .hook
+                .call(self, &args, kw.as_ref(), &result)
+                .map_err(|e| self.wrap_err("forward hook", e))?;
             if let Some(r) = r {
                 result = r;
             }
-            self.hook_event("module-forward", handle, before, HookValue::Many(value::snapshot_values(&result.tuple_items())));
+            self.hook_event(
+                "module-forward",
+                handle,
+                before,
+                HookValue::Many(value::snapshot_values(&result.tuple_items())),
+            );
         }
 
         if let Some(bw) = bw_hook {

@@ -183,10 +183,15 @@ mod tests {
     #[test]
     fn binary_ops_match_finite_differences() {
         // Broadcasting [2,3] with [3] and [2,1] with [1,3].
-        let cases: Vec<(&str, fn(&Tensor, &Operand) -> Result<Tensor>)> =
+        type BinaryOp = fn(&Tensor, &Operand) -> Result<Tensor>;
+        let cases: Vec<(&str, BinaryOp)> =
             vec![("add", add), ("sub", sub), ("mul", mul), ("div", div)];
         for (name, op) in cases {
-            for (sa, sb) in [(vec![2, 3], vec![3]), (vec![2, 1], vec![1, 3]), (vec![], vec![2])] {
+            for (sa, sb) in [
+                (vec![2, 3], vec![3]),
+                (vec![2, 1], vec![1, 3]),
+                (vec![], vec![2]),
+            ] {
                 check_binary_gradients(name, &sa, &sb, |a, b| op(a, &Operand::from(b)));
             }
         }
@@ -196,7 +201,10 @@ mod tests {
     fn number_operand_gives_none_edge() {
         let a = leaf(&[2.0], &[]);
         for (op, name) in [
-            (add as fn(&Tensor, &Operand) -> Result<Tensor>, "AddBackward0"),
+            (
+                add as fn(&Tensor, &Operand) -> Result<Tensor>,
+                "AddBackward0",
+            ),
             (mul, "MulBackward0"),
             (sub, "SubBackward0"),
             (div, "DivBackward0"),
@@ -206,7 +214,10 @@ mod tests {
             assert_eq!(f.as_deref(), Some(name));
             let next = c.grad_fn().map(|f| f.next_functions()).unwrap_or_default();
             assert_eq!(next.len(), 2);
-            assert_eq!(next[0].0.as_ref().map(|n| n.name.as_str()), Some("AccumulateGrad"));
+            assert_eq!(
+                next[0].0.as_ref().map(|n| n.name.as_str()),
+                Some("AccumulateGrad")
+            );
             assert!(next[1].0.is_none() && next[1].1 == 0);
         }
     }

@@ -46,8 +46,18 @@ fn inplace(
     let graph = needs_graph(&[Some(t), other_t]);
     let node = if graph {
         let next = vec![t.gradient_edge(), other_t.and_then(|o| o.gradient_edge())];
-        let next = if other.is_some() { next } else { next.into_iter().take(1).collect() };
-        Some(Node::new_op(name, next, vec![old.shape().to_vec()], save(&old), backward))
+        let next = if other.is_some() {
+            next
+        } else {
+            next.into_iter().take(1).collect()
+        };
+        Some(Node::new_op(
+            name,
+            next,
+            vec![old.shape().to_vec()],
+            save(&old),
+            backward,
+        ))
     } else {
         None
     };
@@ -67,7 +77,9 @@ fn inplace(
         trace::record(|| Event::Op {
             node: node.id,
             name: node.name.clone(),
-            inputs: std::iter::once(t.id()).chain(other_t.map(|o| o.id())).collect(),
+            inputs: std::iter::once(t.id())
+                .chain(other_t.map(|o| o.id()))
+                .collect(),
             output: t.id(),
         });
     }
@@ -89,7 +101,10 @@ fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
     }
     if retains {
         let list = t.meta()?.hooks.clone();
-        list.add(Rc::new(TensorHookEntry::RetainGrad(Rc::downgrade(&t.0))), false);
+        list.add(
+            Rc::new(TensorHookEntry::RetainGrad(Rc::downgrade(&t.0))),
+            false,
+        );
         node.add_tensor_pre_hooks(0, t.id(), list);
         t.meta_mut()?.hooks_registered_on_node = true;
     }
@@ -109,11 +124,25 @@ fn pass_through(negate_other: bool) -> BackwardFn {
 }
 
 pub fn add_(t: &Tensor, other: &Operand) -> Result<Tensor> {
-    inplace(t, "AddBackward0", Some(other), |x, y| x + y, |_| Vec::new(), pass_through(false))
+    inplace(
+        t,
+        "AddBackward0",
+        Some(other),
+        |x, y| x + y,
+        |_| Vec::new(),
+        pass_through(false),
+    )
 }
 
 pub fn sub_(t: &Tensor, other: &Operand) -> Result<Tensor> {
-    inplace(t, "SubBackward0", Some(other), |x, y| x - y, |_| Vec::new(), pass_through(true))
+    inplace(
+        t,
+        "SubBackward0",
+        Some(other),
+        |x, y| x - y,
+        |_| Vec::new(),
+        pass_through(true),
+    )
 }
 
 fn other_saved(other: &Operand) -> SavedTensor {
@@ -135,7 +164,11 @@ pub fn mul_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         move |old| vec![SavedTensor::save_copy(old.clone()), other_saved(&o)],
         Box::new(move |ctx| {
             let g = grad_or_zeros(ctx.grads, &shape)?;
-            let gs = if ctx.needs[0] { grad_tensor(broadcast_zip(&g, ctx.saved[1], |a, b| a * b)?) } else { None };
+            let gs = if ctx.needs[0] {
+                grad_tensor(broadcast_zip(&g, ctx.saved[1], |a, b| a * b)?)
+            } else {
+                None
+            };
             let go = if ctx.needs.get(1).copied().unwrap_or(false) {
                 grad_tensor(broadcast_zip(&g, ctx.saved[0], |a, b| a * b)?)
             } else {
@@ -157,7 +190,11 @@ pub fn div_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         move |old| vec![SavedTensor::save_copy(old.clone()), other_saved(&o)],
         Box::new(move |ctx| {
             let g = grad_or_zeros(ctx.grads, &shape)?;
-            let gs = if ctx.needs[0] { grad_tensor(broadcast_zip(&g, ctx.saved[1], |a, b| a / b)?) } else { None };
+            let gs = if ctx.needs[0] {
+                grad_tensor(broadcast_zip(&g, ctx.saved[1], |a, b| a / b)?)
+            } else {
+                None
+            };
             let go = if ctx.needs.get(1).copied().unwrap_or(false) {
                 let d = broadcast_zip(ctx.saved[0], ctx.saved[1], |a, b| -a / (b * b))?;
                 grad_tensor(broadcast_zip(&g, &d, |a, b| a * b)?)
@@ -205,7 +242,10 @@ mod tests {
         let c = ok(crate::ops::arith::mul(&a, &Operand::Scalar(2.0)));
         let c2 = ok(mul_(&c, &Operand::Tensor(b.clone())));
         assert!(c2.ptr_eq(&c));
-        assert_eq!(c.grad_fn().map(|f| f.name.clone()).as_deref(), Some("MulBackward0"));
+        assert_eq!(
+            c.grad_fn().map(|f| f.name.clone()).as_deref(),
+            Some("MulBackward0")
+        );
         let s = ok(crate::ops::reduce::sum(&c));
         ok(crate::engine::backward(&s, None, false, None));
         assert_eq!(grad_values(&a), vec![6.0, 8.0]);
@@ -219,7 +259,10 @@ mod tests {
         let c = ok(crate::ops::arith::mul(&b, &Operand::Tensor(b.clone())));
         ok(add_(&b, &Operand::Scalar(1.0)));
         let s = ok(crate::ops::reduce::sum(&c));
-        let e = crate::engine::backward(&s, None, false, None).err().map(|e| e.to_string()).unwrap_or_default();
+        let e = crate::engine::backward(&s, None, false, None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert_eq!(e, "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [3]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).");
     }
 }

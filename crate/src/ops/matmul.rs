@@ -125,8 +125,16 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         // PyTorch saves mat2 for self's grad and self for mat2's grad.
         || {
             vec![
-                if b_rg { SavedTensor::save(a) } else { SavedTensor::save_copy(Array::zeros(ndarray::IxDyn(&[0, 0]))) },
-                if a_rg { SavedTensor::save(b) } else { SavedTensor::save_copy(Array::zeros(ndarray::IxDyn(&[0, 0]))) },
+                if b_rg {
+                    SavedTensor::save(a)
+                } else {
+                    SavedTensor::save_copy(Array::zeros(ndarray::IxDyn(&[0, 0])))
+                },
+                if a_rg {
+                    SavedTensor::save(b)
+                } else {
+                    SavedTensor::save_copy(Array::zeros(ndarray::IxDyn(&[0, 0])))
+                },
             ]
         },
         Box::new(move |ctx| {
@@ -144,37 +152,6 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             Ok(vec![ga, gb])
         }),
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::testing::*;
-
-    #[test]
-    fn matmul_gradients_match_finite_differences() {
-        check_binary_gradients("dot", &[3], &[3], matmul);
-        check_binary_gradients("mv", &[2, 3], &[3], matmul);
-        check_binary_gradients("mm", &[2, 3], &[3, 4], matmul);
-        check_binary_gradients("vm", &[3], &[3, 2], matmul);
-    }
-
-    #[test]
-    fn matmul_names_and_errors() {
-        let m = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
-        let v = leaf(&[1.0, 1.0, 1.0], &[3]);
-        let out = ok(matmul(&m, &v));
-        assert_eq!(out.grad_fn().map(|f| f.name.clone()).as_deref(), Some("MvBackward0"));
-        assert_eq!(values(&out), vec![6.0, 15.0]);
-        let e = matmul(&m, &m).err().map(|e| e.to_string());
-        assert_eq!(e.as_deref(), Some("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"));
-        let w = leaf(&[1.0, 1.0], &[2]);
-        let e = matmul(&v, &w).err().map(|e| e.to_string());
-        assert_eq!(
-            e.as_deref(),
-            Some("inconsistent tensor size, expected tensor [3] and src [2] to have the same number of elements, but got 3 and 2 elements respectively")
-        );
-    }
 }
 
 /// `torch.addmm(bias, x, w)` = bias + x @ w, one `AddmmBackward0` node with
@@ -203,9 +180,54 @@ pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
             let g = grad_or_zeros(ctx.grads, &out_shape)?;
             let g2 = as2(&g)?;
             let gb = ctx.needs[0].then(|| g.clone()).and_then(grad_tensor);
-            let gx = if ctx.needs[1] { grad_tensor(g2.dot(&as2(ctx.saved[1])?.t()).into_dyn()) } else { None };
-            let gw = if ctx.needs[2] { grad_tensor(as2(ctx.saved[0])?.t().dot(&g2).into_dyn()) } else { None };
+            let gx = if ctx.needs[1] {
+                grad_tensor(g2.dot(&as2(ctx.saved[1])?.t()).into_dyn())
+            } else {
+                None
+            };
+            let gw = if ctx.needs[2] {
+                grad_tensor(as2(ctx.saved[0])?.t().dot(&g2).into_dyn())
+            } else {
+                None
+            };
             Ok(vec![gb, gx, gw])
         }),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn matmul_gradients_match_finite_differences() {
+        check_binary_gradients("dot", &[3], &[3], matmul);
+        check_binary_gradients("mv", &[2, 3], &[3], matmul);
+        check_binary_gradients("mm", &[2, 3], &[3, 4], matmul);
+        check_binary_gradients("vm", &[3], &[3, 2], matmul);
+    }
+
+    #[test]
+    fn matmul_names_and_errors() {
+        let m = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+        let v = leaf(&[1.0, 1.0, 1.0], &[3]);
+        let out = ok(matmul(&m, &v));
+        assert_eq!(
+            out.grad_fn().map(|f| f.name.clone()).as_deref(),
+            Some("MvBackward0")
+        );
+        assert_eq!(values(&out), vec![6.0, 15.0]);
+        let e = matmul(&m, &m).err().map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)")
+        );
+        let w = leaf(&[1.0, 1.0], &[2]);
+        let e = matmul(&v, &w).err().map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("inconsistent tensor size, expected tensor [3] and src [2] to have the same number of elements, but got 3 and 2 elements respectively")
+        );
+    }
 }

@@ -34,5 +34,7 @@ pub fn randn(shape: &[usize], seed: u64) -> Array {
 }
 
 pub fn uniform(shape: &[usize], low: f32, high: f32, rng: &mut SplitMix64) -> Array {
-    Array::from_shape_fn(ndarray::IxDyn(shape), |_| low + (high - low) * rng.next_f64() as f32)
+    Array::from_shape_fn(ndarray::IxDyn(shape), |_| {
+        low + (high - low) * rng.next_f64() as f32
+    })
 }

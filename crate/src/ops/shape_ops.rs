@@ -75,7 +75,9 @@ fn transpose_node(a: &Tensor, name: &str, d0: usize, d1: usize) -> Result<Tensor
     let out = swap(&*a.data()?, d0, d1);
     let out_shape = out.shape().to_vec();
     let shape = a.shape();
-    let moved = d0 != d1 && shape.get(d0).copied().unwrap_or(1) > 1 && shape.get(d1).copied().unwrap_or(1) > 1;
+    let moved = d0 != d1
+        && shape.get(d0).copied().unwrap_or(1) > 1
+        && shape.get(d1).copied().unwrap_or(1) > 1;
     let t = record(
         name,
         &[Some(a)],
@@ -96,7 +98,7 @@ pub fn transpose(a: &Tensor, d0: i64, d1: i64) -> Result<Tensor> {
     let n = a.ndim();
     let (d0, d1) = (wrap_dim(d0, n)?, wrap_dim(d1, n)?);
     if n == 0 {
-        return transpose_node(a, "TransposeBackward0", 0, 0).map(|t| t);
+        return transpose_node(a, "TransposeBackward0", 0, 0);
     }
     transpose_node(a, "TransposeBackward0", d0, d1)
 }
@@ -149,13 +151,22 @@ mod tests {
     fn reshape_names_follow_contiguity() {
         let a = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
         let v = ok(reshape(&a, &[6]));
-        assert_eq!(v.grad_fn().map(|f| f.name.clone()).as_deref(), Some("ViewBackward0"));
+        assert_eq!(
+            v.grad_fn().map(|f| f.name.clone()).as_deref(),
+            Some("ViewBackward0")
+        );
         let tr = ok(t(&a));
         let u = ok(reshape(&tr, &[6]));
         let f = u.grad_fn();
-        assert_eq!(f.as_ref().map(|f| f.name.as_str()), Some("UnsafeViewBackward0"));
+        assert_eq!(
+            f.as_ref().map(|f| f.name.as_str()),
+            Some("UnsafeViewBackward0")
+        );
         let next = f.map(|f| f.next_functions()).unwrap_or_default();
-        assert_eq!(next[0].0.as_ref().map(|n| n.name.as_str()), Some("CloneBackward0"));
+        assert_eq!(
+            next[0].0.as_ref().map(|n| n.name.as_str()),
+            Some("CloneBackward0")
+        );
         assert_eq!(values(&u), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
     }
 }

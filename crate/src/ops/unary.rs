@@ -27,7 +27,13 @@ fn unary(
         name,
         &[Some(a)],
         out,
-        || if saved_input { vec![SavedTensor::save(a)] } else { Vec::new() },
+        || {
+            if saved_input {
+                vec![SavedTensor::save(a)]
+            } else {
+                Vec::new()
+            }
+        },
         Box::new(move |ctx| {
             let g = grad_or_zeros(ctx.grads, &shape)?;
             let d: Array = ctx.saved[0].mapv(df);
@@ -59,10 +65,22 @@ pub fn tanh(a: &Tensor) -> Result<Tensor> {
     unary(a, "TanhBackward0", f32::tanh, From::Result, |y| 1.0 - y * y)
 }
 pub fn sigmoid(a: &Tensor) -> Result<Tensor> {
-    unary(a, "SigmoidBackward0", |x| 1.0 / (1.0 + (-x).exp()), From::Result, |y| y * (1.0 - y))
+    unary(
+        a,
+        "SigmoidBackward0",
+        |x| 1.0 / (1.0 + (-x).exp()),
+        From::Result,
+        |y| y * (1.0 - y),
+    )
 }
 pub fn relu(a: &Tensor) -> Result<Tensor> {
-    unary(a, "ReluBackward0", |x| x.max(0.0), From::Result, |y| if y > 0.0 { 1.0 } else { 0.0 })
+    unary(
+        a,
+        "ReluBackward0",
+        |x| x.max(0.0),
+        From::Result,
+        |y| if y > 0.0 { 1.0 } else { 0.0 },
+    )
 }
 
 #[cfg(test)]
@@ -86,9 +104,17 @@ mod tests {
         let a = leaf(&[1.0, 2.0], &[2]);
         let y = ok(exp(&a));
         let s = ok(crate::ops::reduce::sum(&y));
-        ok(crate::context::no_grad(|| crate::ops::inplace::add_(&y, &crate::ops::Operand::Scalar(1.0))));
-        let err = crate::engine::backward(&s, None, false, None).err().map(|e| e.to_string()).unwrap_or_default();
+        ok(crate::context::no_grad(|| {
+            crate::ops::inplace::add_(&y, &crate::ops::Operand::Scalar(1.0))
+        }));
+        let err = crate::engine::backward(&s, None, false, None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(err.starts_with("one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]]"), "{err}");
-        assert!(err.contains("is at version 1; expected version 0 instead."), "{err}");
+        assert!(
+            err.contains("is at version 1; expected version 0 instead."),
+            "{err}"
+        );
     }
 }
