@@ -1,31 +1,748 @@
 //! The seed tutorials' examples and PyTorch hook-order scenarios, natively.
-//! Expected numbers are hand calculations or PyTorch's documented values.
+//! Expected numbers are hand calculations (shown in comments) or PyTorch's
+//! documented values; none are read back from hookgrad.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::cloned_ref_to_slice_refs
+)]
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::context::{self, Semantics};
+use crate::error::Result;
+use crate::hooks::{NodePostHook, NodePreHook, PostAccumulateGradHook, TensorHook};
+use crate::module::{
+    linear, ForwardHook, ForwardPreHook, Module, ModuleBackwardHook, ModuleBackwardPreHook,
+    ModuleForward, Value,
+};
+use crate::tensor::Tensor;
 use crate::testing::*;
 
+type Log = Rc<RefCell<Vec<String>>>;
+/// (grad_input values, grad_output values) of one module hook call.
+type HookCall = (Vec<Option<Vec<f32>>>, Vec<Option<Vec<f32>>>);
+
+fn log() -> Log {
+    Rc::new(RefCell::new(Vec::new()))
+}
+
+fn tensor_hook(f: impl Fn(&Tensor) -> Result<Option<Tensor>> + 'static) -> Rc<dyn TensorHook> {
+    Rc::new(f)
+}
+
+fn named(t: Tensor, name: &str) -> Tensor {
+    t.set_name(Some(name.into())).unwrap();
+    t
+}
+
+/// The 2021 video: c = a*b with hooks (c_hook: +2 after printing, a printing
+/// lambda, retain_grad), d with +100, e = c*d with retain_grad, ×2, retain_grad.
+fn video_graph(sem: Semantics) -> (Vec<Tensor>, Vec<String>) {
+    context::set_semantics(sem);
+    let printed = log();
+    let a = named(leaf(&[2.0], &[]), "a");
+    let b = named(leaf(&[3.0], &[]), "b");
+    let c = named(ok(a.mul(&b)), "c");
+    let p = printed.clone();
+    ok(c.register_hook(tensor_hook(move |g| {
+        p.borrow_mut().push(format!("c_hook {}", g.repr()));
+        Ok(Some(g.add(2.0)?))
+    })));
+    let p = printed.clone();
+    ok(c.register_hook(tensor_hook(move |g| {
+        p.borrow_mut().push(format!("print {}", g.repr()));
+        Ok(None)
+    })));
+    ok(c.retain_grad());
+    let d = named(leaf(&[4.0], &[]), "d");
+    ok(d.register_hook(tensor_hook(|g| Ok(Some(g.add(100.0)?)))));
+    let e = named(ok(c.mul(&d)), "e");
+    ok(e.retain_grad());
+    ok(e.register_hook(tensor_hook(|g| Ok(Some(g.mul(2.0)?)))));
+    ok(e.retain_grad());
+    ok(e.backward());
+    context::set_semantics(Semantics::PyTorch2);
+    let out = printed.borrow().clone();
+    (vec![a, b, c, d, e], out)
+}
+
 #[test]
-fn simple_mul_backward() {
+fn video_tensor_hooks_pytorch2() {
+    let (t, printed) = video_graph(Semantics::PyTorch2);
+    // e: 1 → ×2 = 2 (retain-grad runs last under PyTorch 2, so e.grad = 2).
+    // MulBackward0(c*d): c gets 2*4 = 8, d gets 2*6 = 12 → d hook: 112.
+    // c: 8 → c_hook 10 → print → retain 10; a = 10*3 = 30, b = 10*2 = 20.
+    let grads: Vec<f32> = t.iter().map(|x| grad_values(x)[0]).collect();
+    assert_eq!(grads, vec![30.0, 20.0, 10.0, 112.0, 2.0]);
+    assert_eq!(printed, vec!["c_hook tensor(8.)", "print tensor(10.)"]);
+}
+
+#[test]
+fn video_tensor_hooks_pytorch1_order() {
+    let (t, _) = video_graph(Semantics::PyTorch1);
+    // PyTorch 1.x: e.retain_grad() was called before the ×2 hook → e.grad = 1.
+    let grads: Vec<f32> = t.iter().map(|x| grad_values(x)[0]).collect();
+    assert_eq!(grads, vec![30.0, 20.0, 10.0, 112.0, 1.0]);
+}
+
+#[test]
+fn inplace_hook_hazard_changes_more_than_d() {
+    // e = c + d; d's hook does g.mul_(100) and returns nothing. AddBackward0
+    // hands the same gradient tensor to both branches; AccumulateGrad(d) runs
+    // first (highest sequence number), so c's branch sees 100 too.
     let a = leaf(&[2.0], &[]);
     let b = leaf(&[3.0], &[]);
     let c = ok(a.mul(&b));
-    ok(c.backward());
+    let d = leaf(&[4.0], &[]);
+    ok(d.register_hook(tensor_hook(|g| {
+        g.mul_(100.0)?;
+        Ok(None)
+    })));
+    let e = ok(c.add(&d));
+    ok(e.backward());
+    assert_eq!(grad_values(&d), vec![100.0]);
+    assert_eq!(grad_values(&a), vec![300.0]); // 100 * b
+    assert_eq!(grad_values(&b), vec![200.0]); // 100 * a
+}
+
+#[test]
+fn handle_remove_before_backward() {
+    let a = leaf(&[2.0], &[]);
+    let h = ok(a.register_hook(tensor_hook(|g| Ok(Some(g.mul(10.0)?)))));
+    h.remove();
+    h.remove(); // idempotent
+    let y = ok(a.mul(3.0));
+    ok(y.backward());
     assert_eq!(grad_values(&a), vec![3.0]);
+}
+
+#[test]
+fn hooks_see_previous_hooks_result_in_order() {
+    let a = leaf(&[1.0], &[]);
+    let seen = log();
+    for k in [2.0f32, 3.0] {
+        let s = seen.clone();
+        ok(a.register_hook(tensor_hook(move |g| {
+            s.borrow_mut().push(format!("{}", g.item()?));
+            Ok(Some(g.mul(k)?))
+        })));
+    }
+    ok(ok(a.mul(5.0)).backward());
+    assert_eq!(*seen.borrow(), vec!["5", "10"]);
+    assert_eq!(grad_values(&a), vec![30.0]);
+}
+
+#[test]
+fn leaf_grads_accumulate_and_freed_graph_errors() {
+    let a = leaf(&[2.0], &[]);
+    let y = ok(a.mul(&a)); // saves a: needs its buffers
+    ok(y.backward_with(None, true, None));
+    ok(y.backward_with(None, false, None));
+    assert_eq!(grad_values(&a), vec![8.0]); // 2 * (2a) = 8
+    let e = y
+        .backward()
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        e.starts_with("Trying to backward through the graph a second time"),
+        "{e}"
+    );
+    // AddBackward0 saves nothing, so PyTorch lets it run again.
+    let z = ok(a.add(1.0));
+    ok(z.backward());
+    ok(z.backward());
+}
+
+#[test]
+fn implicit_gradient_errors() {
+    let v = leaf(&[1.0, 2.0], &[2]);
+    let y = ok(v.mul(2.0));
+    assert_eq!(
+        y.backward().err().map(|e| e.to_string()).as_deref(),
+        Some("grad can be implicitly created only for scalar outputs")
+    );
+    let c = constant(&[1.0], &[]);
+    assert_eq!(
+        c.backward().err().map(|e| e.to_string()).as_deref(),
+        Some("element 0 of tensors does not require grad and does not have a grad_fn")
+    );
+}
+
+#[test]
+fn autograd_grad_leaves_dot_grad_untouched_and_checks_unused() {
+    let a = leaf(&[3.0], &[]);
+    let b = leaf(&[5.0], &[]);
+    let y = ok(a.mul(&a));
+    let g = ok(crate::engine::grad(
+        &[y.clone()],
+        &[a.clone()],
+        vec![None],
+        true,
+        false,
+    ));
+    assert_eq!(values(g[0].as_ref().unwrap()), vec![6.0]);
+    assert!(a.grad_raw().is_none());
+    let e = crate::engine::grad(&[y.clone()], &[b.clone()], vec![None], true, false)
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(
+        e.as_deref(),
+        Some("One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
+    );
+    let g = ok(crate::engine::grad(&[y], &[b], vec![None], false, true));
+    assert!(g[0].is_none());
+}
+
+#[test]
+fn backward_inputs_only_accumulates_into_those() {
+    let a = leaf(&[2.0], &[]);
+    let b = leaf(&[3.0], &[]);
+    let y = ok(a.mul(&b));
+    ok(y.backward_with(None, false, Some(&[a.clone()])));
+    assert_eq!(grad_values(&a), vec![3.0]);
+    assert!(b.grad_raw().is_none());
+}
+
+#[test]
+fn retain_grad_sees_value_before_node_prehooks() {
+    // PyTorch engine.cpp: tensor pre-hooks, then retains_grad hooks, then the
+    // node's pre-hooks. A node pre-hook doubling the grad is not seen by .grad.
+    let a = leaf(&[1.0], &[]);
+    let c = ok(a.mul(3.0));
+    ok(c.retain_grad());
+    let pre: Rc<dyn NodePreHook> = Rc::new(|g: &[Option<Tensor>]| {
+        Ok(Some(
+            g.iter()
+                .map(|x| x.as_ref().map(|t| t.mul(2.0).unwrap()))
+                .collect(),
+        ))
+    });
+    c.grad_fn().unwrap().register_prehook(pre);
+    let y = ok(c.mul(1.0));
+    ok(y.backward());
+    assert_eq!(grad_values(&c), vec![1.0]);
+    assert_eq!(grad_values(&a), vec![6.0]); // 1 * 2 (pre-hook) * 3
+}
+
+#[test]
+fn node_post_hook_sees_grad_inputs_and_outputs_and_can_replace() {
+    let a = leaf(&[2.0], &[]);
+    let b = leaf(&[3.0], &[]);
+    let c = ok(a.mul(&b));
+    let seen = log();
+    let s = seen.clone();
+    let post: Rc<dyn NodePostHook> =
+        Rc::new(move |gi: &[Option<Tensor>], go: &[Option<Tensor>]| {
+            let f = |v: &[Option<Tensor>]| {
+                v.iter()
+                    .map(|t| {
+                        t.as_ref()
+                            .map(|t| t.item().unwrap())
+                            .unwrap_or(f32::NAN)
+                            .to_string()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            s.borrow_mut().push(format!("{}|{}", f(gi), f(go)));
+            Ok(Some(vec![
+                gi[0].as_ref().map(|t| t.mul(10.0).unwrap()),
+                gi[1].clone(),
+            ]))
+        });
+    c.grad_fn().unwrap().register_hook(post);
+    ok(c.backward());
+    assert_eq!(*seen.borrow(), vec!["3,2|1"]);
+    assert_eq!(grad_values(&a), vec![30.0]);
     assert_eq!(grad_values(&b), vec![2.0]);
 }
 
 #[test]
-fn weighted_sum_backward() {
-    let a = leaf(&[2.0, 1.0], &[2]);
-    let e = ok(a.exp());
-    let w = constant(&[1.0, 2.0], &[2]);
-    let p = ok(e.mul(&w));
-    let s = ok(p.sum());
-    ok(s.backward());
-    let g = grad_values(&a);
-    assert!(
-        (g[0] - 2f32.exp()).abs() < 1e-4 && (g[1] - 2.0 * 1f32.exp()).abs() < 1e-4,
-        "{g:?}"
+fn accumulate_grad_post_hook_gets_empty_inputs_and_the_grad() {
+    let a = leaf(&[2.0], &[]);
+    let c = ok(a.mul(5.0));
+    let acc = c.grad_fn().unwrap().next_functions()[0].0.clone().unwrap();
+    assert_eq!(acc.name, "AccumulateGrad");
+    assert!(acc.variable().unwrap().ptr_eq(&a));
+    let seen = log();
+    let s = seen.clone();
+    let post: Rc<dyn NodePostHook> =
+        Rc::new(move |gi: &[Option<Tensor>], go: &[Option<Tensor>]| {
+            s.borrow_mut().push(format!(
+                "{} {}",
+                gi.len(),
+                go[0].as_ref().unwrap().item().unwrap()
+            ));
+            Ok(None)
+        });
+    acc.register_hook(post);
+    ok(c.backward());
+    assert_eq!(*seen.borrow(), vec!["0 5"]);
+}
+
+#[test]
+fn post_accumulate_grad_hook_runs_after_grad_is_written() {
+    let a = leaf(&[2.0], &[]);
+    let seen = log();
+    let s = seen.clone();
+    let hook: Rc<dyn PostAccumulateGradHook> = Rc::new(move |t: &Tensor| {
+        s.borrow_mut()
+            .push(format!("{}", t.grad_raw().unwrap().item()?));
+        Ok(())
+    });
+    ok(a.register_post_accumulate_grad_hook(hook.clone()));
+    ok(ok(a.mul(4.0)).backward());
+    assert_eq!(*seen.borrow(), vec!["4"]);
+    let c = ok(a.mul(1.0));
+    assert!(c.register_post_accumulate_grad_hook(hook).is_err());
+}
+
+#[test]
+fn removing_a_later_hook_mid_pass_still_runs_it_this_pass() {
+    // PyTorch iterates over a copy of the hook dict (`_call_hooks` uses
+    // PyDict_Values), so the removed hook runs once more in this pass.
+    let a = leaf(&[1.0], &[]);
+    let seen = log();
+    let victim: Rc<RefCell<Option<crate::hooks::RemovableHandle>>> = Rc::new(RefCell::new(None));
+    let v = victim.clone();
+    let s = seen.clone();
+    ok(a.register_hook(tensor_hook(move |_| {
+        s.borrow_mut().push("first".into());
+        if let Some(h) = v.borrow().as_ref() {
+            h.remove();
+        }
+        Ok(None)
+    })));
+    let s = seen.clone();
+    *victim.borrow_mut() = Some(ok(a.register_hook(tensor_hook(move |_| {
+        s.borrow_mut().push("second".into());
+        Ok(None)
+    }))));
+    ok(ok(a.mul(1.0)).backward());
+    ok(ok(a.mul(1.0)).backward());
+    assert_eq!(*seen.borrow(), vec!["first", "second", "first"]);
+}
+
+// ----- modules ---------------------------------------------------------------
+
+fn fwd(f: impl Fn(&[Tensor]) -> Result<Tensor> + 'static) -> Rc<dyn ModuleForward> {
+    Rc::new(move |args: &[Value], kwargs: Option<&Value>| {
+        let mut ts: Vec<Tensor> = args.iter().filter_map(|a| a.as_tensor().cloned()).collect();
+        if let Some(Value::Dict(kw)) = kwargs {
+            ts.extend(kw.iter().filter_map(|(_, v)| v.as_tensor().cloned()));
+        }
+        Ok(Value::Tensor(f(&ts)?))
+    })
+}
+
+fn tensors(v: &[Option<Tensor>]) -> Vec<Option<f32>> {
+    v.iter()
+        .map(|t| t.as_ref().map(|t| t.item().unwrap()))
+        .collect()
+}
+
+#[test]
+fn sumnet_forward_pre_hook_and_forward_hook_then_remove() {
+    let m = Module::new("SumNet", fwd(|t| t[0].add(&t[1])?.add(&t[2])));
+    let seen_args = log();
+    let s = seen_args.clone();
+    let pre: Rc<dyn ForwardPreHook> = Rc::new(move |args: &[Value], _kw: Option<&Value>| {
+        s.borrow_mut().push(format!("{}", args.len()));
+        let a = args[0].as_tensor().unwrap().add(10.0)?;
+        Ok(Some(Value::Tuple(vec![Value::Tensor(a), args[1].clone()])))
+    });
+    let hook: Rc<dyn ForwardHook> = Rc::new(|_args: &[Value], _kw: Option<&Value>, out: &Value| {
+        Ok(Some(Value::Tensor(out.as_tensor().unwrap().add(100.0)?)))
+    });
+    let h1 = m.register_forward_pre_hook(pre, false, false);
+    let h2 = m.register_forward_hook(hook, false, false);
+    let (a, b, c) = (
+        constant(&[1.0], &[]),
+        constant(&[2.0], &[]),
+        constant(&[3.0], &[]),
     );
+    let kwargs = Value::Dict(vec![("c".into(), Value::Tensor(c.clone()))]);
+    let args = vec![Value::Tensor(a.clone()), Value::Tensor(b.clone())];
+    let out = ok(m.call(args.clone(), Some(kwargs.clone())));
+    assert_eq!(item(out.as_tensor().unwrap()), 116.0); // (1+10) + 2 + 3 + 100
+    assert_eq!(*seen_args.borrow(), vec!["2"]); // hooks see positional args only
+    h1.remove();
+    h2.remove();
+    let out = ok(m.call(args, Some(kwargs)));
+    assert_eq!(item(out.as_tensor().unwrap()), 6.0);
+}
+
+#[test]
+fn forward_pre_hook_returning_a_single_tensor_is_wrapped() {
+    let m = Module::new("Double", fwd(|t| t[0].mul(2.0)));
+    let pre: Rc<dyn ForwardPreHook> =
+        Rc::new(|_a: &[Value], _k: Option<&Value>| Ok(Some(Value::Tensor(constant(&[5.0], &[])))));
+    m.register_forward_pre_hook(pre, false, false);
+    let out = ok(m.call(vec![Value::Tensor(constant(&[1.0], &[]))], None));
+    assert_eq!(item(out.as_tensor().unwrap()), 10.0);
+}
+
+#[test]
+fn forward_hooks_prepend_and_global_first() {
+    let order = log();
+    let m = Module::new("Id", fwd(|t| t[0].mul(1.0)));
+    let mk = |name: &'static str, o: Log| -> Rc<dyn ForwardHook> {
+        Rc::new(move |_a: &[Value], _k: Option<&Value>, _o: &Value| {
+            o.borrow_mut().push(name.into());
+            Ok(None)
+        })
+    };
+    m.register_forward_hook(mk("local1", order.clone()), false, false);
+    m.register_forward_hook(mk("local0", order.clone()), true, false);
+    let g = crate::module::global::register_forward_hook(mk("global", order.clone()));
+    ok(m.call(vec![Value::Tensor(constant(&[1.0], &[]))], None));
+    g.remove();
+    assert_eq!(*order.borrow(), vec!["global", "local0", "local1"]);
+}
+
+fn mul_module(name: &str, n: usize) -> Module {
+    Module::new(
+        name,
+        fwd(move |t| {
+            let mut acc = t[0].clone();
+            for x in &t[1..n] {
+                acc = acc.mul(x)?;
+            }
+            Ok(acc)
+        }),
+    )
+}
+
+fn record_backward_hook(seen: Log) -> Rc<dyn ModuleBackwardHook> {
+    Rc::new(move |gi: &[Option<Tensor>], go: &[Option<Tensor>]| {
+        seen.borrow_mut()
+            .push(format!("{:?} {:?}", tensors(gi), tensors(go)));
+        Ok(None)
+    })
+}
+
+fn leaves(vals: &[f32]) -> Vec<Tensor> {
+    vals.iter().map(|v| leaf(&[*v], &[])).collect()
+}
+
+#[test]
+fn legacy_hook_mul2_works_mul3_reports_last_node() {
+    let seen = log();
+    let warnings = log();
+    let w = warnings.clone();
+    context::set_warning_sink(Some(Rc::new(move |m: &str| {
+        w.borrow_mut().push(m.to_string())
+    })));
+
+    let m2 = mul_module("Mul2", 2);
+    ok(m2.register_backward_hook(record_backward_hook(seen.clone())));
+    let ab = leaves(&[2.0, 3.0]);
+    let out = ok(m2.call(ab.iter().map(|t| Value::Tensor(t.clone())).collect(), None));
+    ok(out.as_tensor().unwrap().backward());
+
+    let m3 = mul_module("Mul3", 3);
+    ok(m3.register_backward_hook(record_backward_hook(seen.clone())));
+    let abc = leaves(&[2.0, 3.0, 4.0]);
+    let out = ok(m3.call(abc.iter().map(|t| Value::Tensor(t.clone())).collect(), None));
+    ok(out.as_tensor().unwrap().backward());
+    context::set_warning_sink(None);
+
+    assert_eq!(
+        *seen.borrow(),
+        vec![
+            "[Some(3.0), Some(2.0)] [Some(1.0)]",
+            "[Some(4.0), Some(6.0)] [Some(1.0)]"
+        ]
+    );
+    // Mul3's output node's next_functions differ from its inputs' grad_fns → FutureWarning text.
+    assert!(warnings.borrow().iter().any(|w| w.starts_with(
+        "Using a non-full backward hook when the forward contains multiple autograd Nodes"
+    )));
+    // The real gradients are unaffected by the observing hook.
+    assert_eq!(
+        abc.iter().map(|t| grad_values(t)[0]).collect::<Vec<_>>(),
+        vec![12.0, 8.0, 6.0]
+    );
+}
+
+#[test]
+fn tensor_hook_workaround_and_full_backward_hook_give_true_gradients() {
+    // Workaround: hooks on the inputs and the output.
+    let seen = log();
+    let abc = leaves(&[2.0, 3.0, 4.0]);
+    for (t, n) in abc.iter().zip(["a", "b", "c"]) {
+        let s = seen.clone();
+        ok(t.register_hook(tensor_hook(move |g| {
+            s.borrow_mut().push(format!("{n}:{}", g.item()?));
+            Ok(None)
+        })));
+    }
+    let m = mul_module("Mul3", 3);
+    let d = ok(m.call(abc.iter().map(|t| Value::Tensor(t.clone())).collect(), None));
+    let d = d.as_tensor().unwrap().clone();
+    let s = seen.clone();
+    ok(d.register_hook(tensor_hook(move |g| {
+        s.borrow_mut().push(format!("d:{}", g.item()?));
+        Ok(None)
+    })));
+    ok(d.backward());
+    let mut got = seen.borrow().clone();
+    got.sort();
+    assert_eq!(got, vec!["a:12", "b:8", "c:6", "d:1"]);
+
+    // Full backward hook: (12, 8, 6) and grad_output (1).
+    let seen = log();
+    let m = mul_module("Mul3", 3);
+    ok(m.register_full_backward_hook(record_backward_hook(seen.clone()), false));
+    assert!(m
+        .register_backward_hook(record_backward_hook(seen.clone()))
+        .is_err());
+    let abc = leaves(&[2.0, 3.0, 4.0]);
+    let out = ok(m.call(abc.iter().map(|t| Value::Tensor(t.clone())).collect(), None));
+    assert_eq!(
+        out.as_tensor().unwrap().grad_fn().unwrap().name,
+        "BackwardHookFunctionBackward"
+    );
+    ok(out.as_tensor().unwrap().backward());
+    assert_eq!(
+        *seen.borrow(),
+        vec!["[Some(12.0), Some(8.0), Some(6.0)] [Some(1.0)]"]
+    );
+}
+
+#[test]
+fn full_backward_pre_hook_can_scale_grad_output() {
+    let m = mul_module("Mul2", 2);
+    let pre: Rc<dyn ModuleBackwardPreHook> = Rc::new(|go: &[Option<Tensor>]| {
+        Ok(Some(
+            go.iter()
+                .map(|g| g.as_ref().map(|g| g.mul(10.0).unwrap()))
+                .collect(),
+        ))
+    });
+    m.register_full_backward_pre_hook(pre, false);
+    let ab = leaves(&[2.0, 3.0]);
+    let out = ok(m.call(ab.iter().map(|t| Value::Tensor(t.clone())).collect(), None));
+    ok(out.as_tensor().unwrap().backward());
+    assert_eq!(grad_values(&ab[0]), vec![30.0]);
+    assert_eq!(grad_values(&ab[1]), vec![20.0]);
+}
+
+#[test]
+fn full_backward_hook_with_no_input_requiring_grad_warns_and_passes_nulls() {
+    let warnings = log();
+    let w = warnings.clone();
+    context::set_warning_sink(Some(Rc::new(move |m: &str| {
+        w.borrow_mut().push(m.to_string())
+    })));
+    let seen = log();
+    let weight = leaf(&[3.0], &[]);
+    let wt = weight.clone();
+    let m = Module::new("Scale", fwd(move |t| t[0].mul(&wt)));
+    ok(m.register_full_backward_hook(record_backward_hook(seen.clone()), false));
+    let x = constant(&[2.0], &[]);
+    let out = ok(m.call(vec![Value::Tensor(x)], None));
+    ok(out.as_tensor().unwrap().backward());
+    context::set_warning_sink(None);
+    assert_eq!(*seen.borrow(), vec!["[None] [Some(1.0)]"]);
+    assert!(warnings.borrow().iter().any(|w| w.starts_with("Full backward hook is firing when gradients are computed with respect to module outputs since no inputs require gradients.")));
+    assert_eq!(grad_values(&weight), vec![2.0]);
+}
+
+#[test]
+fn adjoint_model_full_hooks_match_the_adjoint_recursion() {
+    // Seed 003: 3 layers u ← u + A u, loss ½‖u₃ − y‖². grad_output of layer
+    // n is λₙ₊₁; grad_input is λₙ = (I + A)ᵀ λₙ₊₁; the first layer's input
+    // does not require grad, so its grad_input is None.
+    let a_vals = [1.0f32, -2.0, -1.0, -2.0, 1.0, -2.0, -1.0, -2.0, 1.0].map(|v| v / 4.0);
+    let u0 = [0.5f32, -1.0, 2.0];
+    let y = [1.0f32, 0.0, -1.0];
+    let seen: Rc<RefCell<Vec<HookCall>>> = Rc::new(RefCell::new(Vec::new()));
+    let mut layers = Vec::new();
+    for _ in 0..3 {
+        let a = leaf(&a_vals, &[3, 3]);
+        let ac = a.clone();
+        let m = Module::new("Layer", fwd(move |t| t[0].add(&ac.matmul(&t[0])?)));
+        let s = seen.clone();
+        let hook: Rc<dyn ModuleBackwardHook> =
+            Rc::new(move |gi: &[Option<Tensor>], go: &[Option<Tensor>]| {
+                let f = |v: &[Option<Tensor>]| {
+                    v.iter().map(|t| t.as_ref().map(values)).collect::<Vec<_>>()
+                };
+                s.borrow_mut().push((f(gi), f(go)));
+                Ok(None)
+            });
+        ok(m.register_full_backward_hook(hook, false));
+        layers.push(m);
+    }
+    let mut u = constant(&u0, &[3]);
+    for m in &layers {
+        u = ok(m.call(vec![Value::Tensor(u)], None))
+            .as_tensor()
+            .unwrap()
+            .clone();
+    }
+    let diff = ok(u.sub(&constant(&y, &[3])));
+    let loss = ok(ok(ok(diff.pow(2.0)).sum()).mul(0.5));
+    ok(loss.backward());
+
+    // Independent f64 reference: forward, then λ recursion.
+    let a: Vec<f64> = a_vals.iter().map(|v| *v as f64).collect();
+    let step = |u: &[f64; 3]| -> [f64; 3] {
+        let mut o = [0.0; 3];
+        for i in 0..3 {
+            o[i] = u[i] + (0..3).map(|j| a[i * 3 + j] * u[j]).sum::<f64>();
+        }
+        o
+    };
+    let adj = |l: &[f64; 3]| -> [f64; 3] {
+        let mut o = [0.0; 3];
+        for j in 0..3 {
+            o[j] = l[j] + (0..3).map(|i| a[i * 3 + j] * l[i]).sum::<f64>();
+        }
+        o
+    };
+    let mut us = vec![[u0[0] as f64, u0[1] as f64, u0[2] as f64]];
+    for _ in 0..3 {
+        let next = step(us.last().unwrap());
+        us.push(next);
+    }
+    let mut lambda = [0.0; 3];
+    for i in 0..3 {
+        lambda[i] = us[3][i] - y[i] as f64;
+    }
+    let seen = seen.borrow();
+    assert_eq!(seen.len(), 3); // last layer first
+    for (k, (gi, go)) in seen.iter().enumerate() {
+        let go = go[0].as_ref().unwrap();
+        for i in 0..3 {
+            assert!(
+                (go[i] as f64 - lambda[i]).abs() < 1e-4,
+                "layer {} grad_output {go:?} vs {lambda:?}",
+                3 - k
+            );
+        }
+        let next = adj(&lambda);
+        if k < 2 {
+            let gi = gi[0].as_ref().unwrap();
+            for i in 0..3 {
+                assert!(
+                    (gi[i] as f64 - next[i]).abs() < 1e-4,
+                    "grad_input {gi:?} vs {next:?}"
+                );
+            }
+        } else {
+            assert!(gi[0].is_none(), "first layer's grad_input must be None");
+        }
+        lambda = next;
+    }
+}
+
+#[test]
+fn linear_legacy_hook_sees_addmm_triple() {
+    let m = ok(linear::linear(3, 2, true, 7));
+    let w = m.get_parameter("weight").unwrap();
+    let shapes = log();
+    let s = shapes.clone();
+    let hook: Rc<dyn ModuleBackwardHook> =
+        Rc::new(move |gi: &[Option<Tensor>], go: &[Option<Tensor>]| {
+            let f = |v: &[Option<Tensor>]| {
+                v.iter()
+                    .map(|t| format!("{:?}", t.as_ref().map(|t| t.shape())))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            s.borrow_mut().push(format!("{} | {}", f(gi), f(go)));
+            Ok(None)
+        });
+    ok(m.register_backward_hook(hook));
+    let x = leaf(&[1.0, 2.0, 3.0], &[1, 3]);
+    let out = ok(m.call(vec![Value::Tensor(x.clone())], None));
+    let out = out.as_tensor().unwrap().clone();
+    assert_eq!(out.grad_fn().unwrap().name, "AddmmBackward0");
+    let names: Vec<String> = out
+        .grad_fn()
+        .unwrap()
+        .next_functions()
+        .iter()
+        .map(|(n, _)| n.as_ref().map(|n| n.name.clone()).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["AccumulateGrad", "AccumulateGrad", "TBackward0"]
+    );
+    ok(ok(out.sum()).backward());
+    // (bias grad [2], input grad [1,3], weightᵀ grad [3,2]) and grad_output [1,2].
+    assert_eq!(
+        *shapes.borrow(),
+        vec!["Some([2]) Some([1, 3]) Some([3, 2]) | Some([1, 2])"]
+    );
+    // Input grad = ones(1,2) @ W: column sums of W.
+    let wv = values(&w);
+    let expect: Vec<f32> = (0..3).map(|j| wv[j] + wv[3 + j]).collect();
+    for (g, e) in grad_values(&x).iter().zip(&expect) {
+        assert!((g - e).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn mixing_legacy_and_full_hooks_is_pytorchs_error() {
+    let m = mul_module("M", 2);
+    ok(m.register_backward_hook(record_backward_hook(log())));
+    let e = m
+        .register_full_backward_hook(record_backward_hook(log()), false)
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(
+        e.as_deref(),
+        Some(crate::module::MIXED_BACKWARD_HOOKS_ERROR)
+    );
+}
+
+#[test]
+fn no_grad_builds_no_graph_and_detach_shares_storage() {
+    let a = leaf(&[1.0, 2.0], &[2]);
+    let y = context::no_grad(|| a.mul(2.0)).unwrap();
+    assert!(y.grad_fn().is_none() && !y.requires_grad());
+    let d = a.detach();
+    ok(context::no_grad(|| d.add_(1.0)));
+    assert_eq!(values(&a), vec![2.0, 3.0]);
+    assert_eq!(a.version(), 1);
+}
+
+#[test]
+fn ready_order_runs_later_nodes_first() {
+    // y = (a*2) + (a*3): both MulBackward0 become ready after AddBackward0;
+    // the later-created one (a*3) runs first, as PyTorch's sequence_nr says.
+    let a = leaf(&[1.0], &[]);
+    let m1 = ok(a.mul(2.0));
+    let m2 = ok(a.mul(3.0));
+    let y = ok(m1.add(&m2));
+    let (_, events) = crate::trace::trace(|| y.backward());
+    let names: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            crate::trace::Event::Node { node, name, .. } => Some(format!("{name}#{}", node.0)),
+            _ => None,
+        })
+        .collect();
+    let m1_id = m1.grad_fn().unwrap().id.0;
+    let m2_id = m2.grad_fn().unwrap().id.0;
+    assert_eq!(
+        names[0],
+        format!("AddBackward0#{}", y.grad_fn().unwrap().id.0)
+    );
+    assert_eq!(names[1], format!("MulBackward0#{m2_id}"));
+    // AccumulateGrad(a) has two dependencies, so it runs last.
+    assert_eq!(names[2], format!("MulBackward0#{m1_id}"));
+    assert_eq!(
+        names[3],
+        format!("AccumulateGrad#{}", a.grad_accumulator().unwrap().id.0)
+    );
+    assert_eq!(grad_values(&a), vec![5.0]);
 }

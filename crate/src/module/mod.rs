@@ -517,3 +517,44 @@ impl Module {
         &self.0.hooks
     }
 }
+
+// Closures implement the module traits, so native code and tests can use them.
+impl<F: Fn(&[Value], Option<&Value>) -> Result<Value>> ModuleForward for F {
+    fn forward(&self, _m: &Module, args: &[Value], kwargs: Option<&Value>) -> Result<Value> {
+        self(args, kwargs)
+    }
+}
+impl<F: Fn(&[Value], Option<&Value>) -> Result<Option<Value>>> ForwardPreHook for F {
+    fn call(&self, _m: &Module, args: &[Value], kwargs: Option<&Value>) -> Result<Option<Value>> {
+        self(args, kwargs)
+    }
+}
+impl<F: Fn(&[Value], Option<&Value>, &Value) -> Result<Option<Value>>> ForwardHook for F {
+    fn call(
+        &self,
+        _m: &Module,
+        args: &[Value],
+        kwargs: Option<&Value>,
+        output: &Value,
+    ) -> Result<Option<Value>> {
+        self(args, kwargs, output)
+    }
+}
+impl<F> ModuleBackwardHook for F
+where
+    F: Fn(&[Option<Tensor>], &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>,
+{
+    fn call(
+        &self,
+        _m: &Module,
+        gi: &[Option<Tensor>],
+        go: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
+        self(gi, go)
+    }
+}
+impl<F: Fn(&[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>> ModuleBackwardPreHook for F {
+    fn call(&self, _m: &Module, go: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        self(go)
+    }
+}
