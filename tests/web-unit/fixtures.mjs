@@ -23,8 +23,8 @@ export const videoGraph = {
 };
 
 export const videoTrace = [
-  { type: 'op', node: 10, name: 'mul', inputs: [1, 2], output: 3 },
-  { type: 'op', node: 13, name: 'mul', inputs: [3, 4], output: 5 },
+  { type: 'op', node: 10, name: 'MulBackward0', inputs: [1, 2], output: 3 },
+  { type: 'op', node: 13, name: 'MulBackward0', inputs: [3, 4], output: 5 },
   { type: 'hook', kind: 'retain-grad', handle: 5, tensor: 5, before: 1, after: 1 },
   { type: 'hook', kind: 'tensor', handle: 6, tensor: 5, before: 1, after: 2 },
   { type: 'node', node: 13, name: 'MulBackward0', gradOutputs: [2], gradInputs: [8, 12] },
@@ -41,12 +41,14 @@ export const videoTrace = [
   { type: 'node', node: 12, name: 'AccumulateGrad', gradOutputs: [20], gradInputs: [] },
 ];
 
-/** A module call (Mul3-like) with a warning inside it, for module/pin tests. */
+/** A module call (Mul3-like) with a warning inside it, for module/pin tests.
+ *  As in the engine, the legacy hook's row on its node has its own handle (8)
+ *  and the hook event comes right before that node's event. */
 export const moduleGraph = {
   tensors: [T(1, 'x', 2), T(2, 'y', 3), T(3, '', 6, { isLeaf: false, gradFn: 10 }), T(4, 'out', 6, { isLeaf: false, gradFn: 11 })],
   nodes: [
     { id: 10, name: 'MulBackward0', next: [{ node: 12, inputNr: 0 }, { node: 13, inputNr: 0 }], variable: null, preHooks: [], postHooks: [] },
-    { id: 11, name: 'MulBackward0', next: [{ node: 10, inputNr: 0 }, { node: null, inputNr: 0 }], variable: null, preHooks: [], postHooks: [{ handle: 7, kind: 'module-backward', name: 'legacyHook' }] },
+    { id: 11, name: 'MulBackward0', next: [{ node: 10, inputNr: 0 }, { node: null, inputNr: 0 }], variable: null, preHooks: [], postHooks: [{ handle: 8, kind: 'module-backward', name: "legacyHook (module 'Mul3')" }] },
     { id: 12, name: 'AccumulateGrad', next: [], variable: 1, preHooks: [], postHooks: [] },
     { id: 13, name: 'AccumulateGrad', next: [], variable: 2, preHooks: [], postHooks: [] },
   ],
@@ -54,12 +56,12 @@ export const moduleGraph = {
 export const moduleTrace = [
   { type: 'module', module: 'Mul3', moduleId: 1, phase: 'pre-hook' },
   { type: 'module', module: 'Mul3', moduleId: 1, phase: 'forward' },
-  { type: 'op', node: 10, name: 'mul', inputs: [1, 2], output: 3 },
-  { type: 'op', node: 11, name: 'mul', inputs: [3, 1], output: 4 },
+  { type: 'op', node: 10, name: 'MulBackward0', inputs: [1, 2], output: 3 },
+  { type: 'op', node: 11, name: 'MulBackward0', inputs: [3, 1], output: 4 },
   { type: 'module', module: 'Mul3', moduleId: 1, phase: 'hook' },
   { type: 'warning', message: 'Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated' },
   { type: 'module', module: 'Mul3', moduleId: 1, phase: 'end' },
+  { type: 'hook', kind: 'module-backward', handle: 7, module: 'Mul3', moduleId: 1, before: [2, 6], after: [2, 6] },
   { type: 'node', node: 11, name: 'MulBackward0', gradOutputs: [1], gradInputs: [2, 6] },
-  { type: 'hook', kind: 'module-backward', handle: 7, module: 'Mul3', before: [2, 6], after: [2, 6] },
   { type: 'error', message: 'boom', node: 10 },
 ];

@@ -7,7 +7,7 @@ test('steps: one per event, forward part ends at the first backward event', () =
   const m = analyze(videoGraph, videoTrace);
   assert.equal(m.steps.length, videoTrace.length);
   assert.equal(m.forwardEnd, 2);
-  assert.equal(m.steps[0].label, 'c = mul(a, b) → MulBackward0');
+  assert.equal(m.steps[0].label, 'c created from (a, b), grad_fn MulBackward0');
   assert.ok(isBackwardEvent(videoTrace[4]) && !isBackwardEvent(videoTrace[0]));
 });
 
@@ -57,7 +57,9 @@ test('module calls collect the ops run inside them; warnings pin to the module, 
   assert.equal(f.pins.length, 2);
   assert.equal(f.pins[0].level, 'warning'); assert.equal(f.pins[0].module, 'm1.1');
   assert.equal(f.pins[1].level, 'error'); assert.equal(f.pins[1].node, 10);
-  assert.equal(m.steps[8].focus.node, 11, 'the legacy hook event is located at the node that lists its handle');
+  assert.equal(m.steps[7].focus.node, 11, 'the legacy hook event is located at the node it runs on');
+  assert.equal(m.alias.get(7), 8, 'module handle 7 ↔ node row handle 8');
+  assert.deepEqual(frameAt(m, 8).hookFires.get(8).before, [2, 6], 'the node row shows the hook values');
 });
 
 test('tensors/nodes are "future" until their op event', () => {

@@ -18,7 +18,7 @@ export function compareColumns(model, k, columns) {
       if (ev.type === 'hook' && ev.kind === col.kind && (!col.module || moduleNameOf(model, ev.module) === col.module)) hit = { ev, step: i };
     }
     const owner = hit ? model.handleOwner.get(hit.ev.handle) : null;
-    return { ...col, hit, node: owner?.node ?? hit?.ev.node ?? null };
+    return { ...col, hit, node: owner?.node ?? hit?.ev.node ?? (hit ? model.steps[hit.step].focus.node : null) ?? null };
   });
 }
 
@@ -31,6 +31,6 @@ export function renderCompare(root, { model, k, columns, onSelectNode }) {
     h('div', { class: 'compare-label' }, c.label),
     h('div', { class: 'compare-value mono', 'aria-label': `${c.label} grad_input` }, c.hit ? formatList(c.hit.ev.before) : '— press Backward'),
     c.hit ? h('div', { class: 'small muted' }, `${Array.isArray(c.hit.ev.before) ? c.hit.ev.before.length : 1} value(s) for ${c.inputs} inputs`) : null,
-    c.hit && c.node != null ? h('button', { class: 'btn tiny', type: 'button', onclick: () => onSelectNode(c.node) }, `attached to ${model.nName(c.node)} #${c.node}`) : null))));
+    c.hit && c.node != null ? h('button', { class: 'btn tiny', type: 'button', title: `${model.nName(c.node)} #${c.node}`, 'aria-label': `Show the node the ${c.label} is attached to`, onclick: () => onSelectNode(c.node) }, `runs on ${model.nName(c.node).replace('BackwardHookFunctionBackward', 'BackwardHookFunction…')} ↗`) : null))));
   if (warnings.length) root.append(h('div', { class: 'compare-warning', role: 'note' }, `⚠ ${warnings[0]}`));
 }

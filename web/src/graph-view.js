@@ -2,7 +2,7 @@
 // only changes values and classes of elements kept in maps keyed by id.
 // All user-derived text goes through textContent (never innerHTML).
 import { formatValue, formatShape, pyBool } from './format.js';
-import { TENSOR_FIELDS, ROW, HEAD, PAD, GAP } from './layout.js';
+import { TENSOR_FIELDS, ROW, HEAD, PAD, GAP, nodeHookLabel } from './layout.js';
 import { HOOK_KIND_LABEL, formatHookValue } from './trace-model.js';
 
 const NS = 'http://www.w3.org/2000/svg';
@@ -71,12 +71,16 @@ export class GraphView {
         this.edgeEls.set(`op${i}>${ev.output}`, el('path', { d, class: 'edge-op', 'marker-end': 'url(#arrow-op)' }, gEdges));
       }
     }
+    const fanIn = new Map();
+    for (const n of model.nodes.values()) for (const e of n.next || []) if (e.node != null) fanIn.set(e.node, Math.max(fanIn.get(e.node) || 0, e.inputNr + 1));
     for (const n of model.nodes.values()) {
       (n.next || []).forEach((e, j) => {
         if (e.node == null) return;
         const a = boxOfNode(n.id); const b = boxOfNode(e.node);
         if (!a || !b || a === b) return;
-        const d = a.y > b.y ? curve(a.x + a.w / 2, a.y, b.x + b.w / 2, b.y + b.h) : curve(a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y);
+        const spread = (fanIn.get(e.node) || 1) > 1 ? (e.inputNr - ((fanIn.get(e.node) || 1) - 1) / 2) * 16 : 0;
+        const bx = b.x + b.w / 2 + spread;
+        const d = a.y > b.y ? curve(a.x + a.w / 2, a.y, bx, b.y + b.h) : curve(a.x + a.w / 2, a.y + a.h, bx, b.y);
         const path = el('path', { d, class: 'edge-next', 'marker-end': 'url(#arrow-next)' }, gEdges);
         el('title', {}, path, `${n.name} → ${model.nodes.get(e.node)?.name} (next_functions[${j}])`);
         this.edgeEls.set(`${n.id}>${e.node}#${j}`, path);
@@ -125,21 +129,23 @@ export class GraphView {
     for (const [label, list] of [['pre_hooks', n.preHooks || []], ['hooks', n.postHooks || []]]) {
       el('text', { x: 10, y, class: 'k' }, g, list.length ? label : `${label}  (none)`); y += ROW;
       for (const h of list) {
-        const row = this.hookRow(g, h, hookRows.length, y, b.w);
-        if (legacyHandles.has(h.handle)) { row.g.classList.add('legacy'); row.label.textContent = `${h.name || '<lambda>'} · ${legacyHandles.get(h.handle)} legacy hook`; }
-        hookRows.push(row); y += ROW;
+        const row = this.hookRow(g, h, hookRows.length, y, b.w, true);
+        row.label.textContent = nodeHookLabel(h);
+        if (h.kind === 'module-backward' || legacyHandles.has(h.handle)) row.g.classList.add('legacy');
+        if (h.kind === 'module-full-backward') row.g.classList.add('fullhook');
+        hookRows.push(row); y += ROW * 2;
       }
     }
     this.bindActivate(g, () => this.onSelect({ node: n.id }));
     this.nodeEls.set(n.id, { g, hookRows, box: b });
   }
 
-  hookRow(g, h, i, y, w) {
+  hookRow(g, h, i, y, w, twoLines = false) {
     const r = el('g', { class: `hookrow kind-${h.kind}`, 'data-handle': h.handle }, g);
-    el('rect', { x: 4, y: y - 12, width: w - 8, height: ROW, rx: 4, class: 'hookrow-bg' }, r);
+    el('rect', { x: 4, y: y - 12, width: w - 8, height: ROW * (twoLines ? 2 : 1), rx: 4, class: 'hookrow-bg' }, r);
     const label = el('text', { x: 14, y, class: 'hook' }, r, hookLabel(h));
-    const val = el('text', { x: w - 8, y, class: 'hookval', 'text-anchor': 'end' }, r, '');
-    return { g: r, label, val, handle: h.handle, kind: h.kind };
+    const val = twoLines ? el('text', { x: 24, y: y + ROW, class: 'hookval' }, r, '') : el('text', { x: w - 8, y, class: 'hookval', 'text-anchor': 'end' }, r, '');
+    return { g: r, label, val, handle: h.handle, kind: h.kind, long: twoLines };
   }
 
   bindActivate(g, fn) {
@@ -148,9 +154,10 @@ export class GraphView {
   }
 
   /** Applies a frame from trace-model.frameAt. */
-  update(frame, { selected = {}, animate = true } = {}) {
+  update(frame, { selected = {}, animate = true, follow = false } = {}) {
     if (!this.model) return;
     const f = frame.focus || {};
+    if (follow) this.focusOn(this.boxOf(f));
     for (const [id, t] of this.tensorEls) {
       const g = frame.grads.get(id) ?? null;
       t.vals.grad.textContent = formatValue(g, 16);
@@ -208,7 +215,8 @@ export class GraphView {
 
   updateHookRow(r, frame) {
     const fire = frame.hookFires.get(r.handle);
-    r.val.textContent = fire ? `${formatHookValue(r.kind, fire.before, 12)} → ${formatHookValue(r.kind, fire.after, 12)}` : '';
+    const n = r.long ? 22 : 12;
+    r.val.textContent = fire ? `${formatHookValue(r.kind, fire.before, n)} → ${formatHookValue(r.kind, fire.after, n)}` : '';
     r.g.classList.toggle('fired', !!fire);
     r.g.classList.toggle('firing', !!fire && fire.step === frame.k - 1);
   }
@@ -230,7 +238,27 @@ export class GraphView {
   }
 
   // ---- pan & zoom ----
-  applyView() { this.root.setAttribute('transform', `translate(${this.view.x},${this.view.y}) scale(${this.view.k})`); }
+  applyView(animate = false) {
+    this.root.style.transition = animate ? 'transform .35s ease' : 'none';
+    this.root.style.transform = `translate(${this.view.x}px, ${this.view.y}px) scale(${this.view.k})`;
+  }
+
+  /** Box (graph coordinates) of a node or tensor, for following the player. */
+  boxOf({ node = null, tensor = null } = {}) {
+    return (node != null && this.boxes.get(`n${node}`)) || (tensor != null && this.boxes.get(`t${tensor}`)) || null;
+  }
+
+  /** Pans (and zooms in to a readable scale) so the box is in view. */
+  focusOn(box, { minK = 0.9, force = false } = {}) {
+    if (!box) return;
+    const r = this.svg.getBoundingClientRect(); const { x, y, k } = this.view;
+    const sx = box.x * k + x; const sy = box.y * k + y;
+    const inView = sx >= 0 && sy >= 0 && sx + box.w * k <= r.width && sy + box.h * k <= r.height;
+    if (!force && inView && k >= minK * 0.75) return;
+    const nk = Math.max(k, Math.min(minK, 1.25));
+    this.view = { k: nk, x: r.width / 2 - (box.x + box.w / 2) * nk, y: r.height / 2 - (box.y + box.h / 2) * nk };
+    this.applyView(true);
+  }
   fit() {
     if (!this.layout) return;
     const r = this.svg.getBoundingClientRect(); const W = r.width || 800; const H = r.height || 500;

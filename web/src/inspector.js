@@ -106,7 +106,7 @@ export function renderInspector(root, ctx) {
     const ref = nodeRef(model, n.id, names);
     if (ref) root.append(attachForm({ kinds: ['node-pre', 'node-post'], refOf: () => ref, targetLabel: ref, program, onProgram, defaultTemplate: 'print' }));
   } else {
-    const rows = [...model.tensors.values()].filter((x) => x.requiresGrad || frame.grads.get(x.id) != null);
+    const rows = [...model.tensors.values()].filter((x) => (x.requiresGrad && (x.isLeaf || x.retainsGrad)) || frame.grads.get(x.id) != null);
     root.append(h('p', { class: 'muted small' }, 'Click a tensor or a backward node to inspect it and attach hooks.'),
       h('h4', {}, '.grad at this step'),
       h('table', { class: 'kv grads', 'aria-label': 'Gradients at this step' }, rows.map((x) => row(`${x.name || `t${x.id}`}.grad`, formatValue(frame.grads.get(x.id) ?? null), frame.grads.get(x.id) != null ? 'filled' : ''))));

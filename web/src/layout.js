@@ -21,9 +21,19 @@ export function tensorBoxSize(t) {
   return { w: TENSOR_W, h: HEAD + PAD * 2 + ROW * (TENSOR_FIELDS.length + 1 + hooks) };
 }
 
+/** Text of a node's hook row (the engine names module hooks "fn (module 'M')"). */
+export function nodeHookLabel(h) {
+  const m = /^(.*) \(module '(.*)'\)$/.exec(h.name || '');
+  const name = m ? `${m[1] || '<lambda>'} of ${m[2]}` : h.name || '<lambda>';
+  return h.kind === 'module-backward' ? `⚠ legacy hook: ${name}` : h.kind === 'module-full-backward' ? `full backward hook: ${name}` : name;
+}
+
+/** Node boxes: title, variable, then pre_hooks / hooks; each hook row has a second line for its values. */
 export function nodeBoxSize(n) {
-  const rows = (n.variable != null ? 1 : 0) + 2 + (n.preHooks || []).length + (n.postHooks || []).length;
-  return { w: Math.max(150, Math.round((n.name || '').length * 7.4 + 28)), h: HEAD + PAD * 2 + ROW * rows };
+  const hooks = [...(n.preHooks || []), ...(n.postHooks || [])];
+  const rows = (n.variable != null ? 1 : 0) + 2 + hooks.length * 2;
+  const longest = Math.max(0, ...hooks.map((h) => nodeHookLabel(h).length));
+  return { w: Math.max(150, Math.round((n.name || '').length * 7.4 + 28), Math.round(longest * 6.9 + 26)), h: HEAD + PAD * 2 + ROW * rows };
 }
 
 /**

@@ -64,7 +64,7 @@ console.log('d.grad', d.grad, 'a.grad', a.grad, 'b.grad', b.grad);
 `;
 
 const L4 = `// Forward pre-hooks may replace the positional inputs, forward hooks the output.
-const net = new hg.Module('SumNet', (a, b, c) => a.add(b).add(c));
+const net = new hg.Module('SumNet', (a, b, { c }) => a.add(b).add(c));
 
 function preHook(module, args) {
   console.log('pre-hook sees', args.length, 'positional args');
@@ -188,7 +188,7 @@ console.log('x.grad', x.grad);
 `;
 
 const L9 = `// Capture activations and gradients of one named submodule.
-const encoder = new hg.nn.Linear(4, 3, { seed: 1 });
+const encoder = new hg.nn.Linear(4, 3, { seed: 7 });
 const head = new hg.nn.Linear(3, 2, { seed: 2 });
 const net = new hg.Module('Net', (x) => head.call(encoder.call(x).relu()));
 net.addModule('encoder', encoder);

@@ -15,7 +15,7 @@ import { h, richText } from './dom.js';
 import * as PE from './program-edit.js';
 
 const $ = (id) => document.getElementById(id);
-const app = { state: null, session: null, dirty: true, selected: {}, collapsed: new Set(), running: null, frame: null, blockEditor: null };
+const app = { follow: false, state: null, session: null, dirty: true, selected: {}, collapsed: new Set(), running: null, frame: null, blockEditor: null };
 
 // ---- lessons ----
 for (const l of LESSONS) $('lesson-select').append(h('option', { value: l.id }, `${l.n}. ${l.title}`));
@@ -84,7 +84,7 @@ $('copy-link').onclick = async () => {
 // ---- running ----
 const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
 const view = new GraphView($('graph'), {
-  onSelect(sel) { app.selected = sel; renderFrame(player.k); },
+  onSelect(sel) { app.selected = sel; renderFrame(player.k); view.focusOn(view.boxOf(sel), { minK: 0.6 }); },
   async onToggleModule(key) {
     if (app.collapsed.has(key)) app.collapsed.delete(key); else app.collapsed.add(key);
     app.session = await relayout(app.session, app.collapsed); drawGraph(); renderFrame(player.k);
@@ -93,12 +93,12 @@ const view = new GraphView($('graph'), {
 $('graph').addEventListener('click', () => { if (app.selected.tensor != null || app.selected.node != null) { app.selected = {}; renderFrame(player.k); } });
 $('zoom-in').onclick = () => view.zoomBy(1.25);
 $('zoom-out').onclick = () => view.zoomBy(0.8);
-$('zoom-fit').onclick = () => view.fit();
+$('zoom-fit').onclick = () => { app.follow = false; view.fit(); };
 
 function setBusy(b) { document.body.classList.toggle('busy', b); $('run-btn').disabled = b; $('backward-btn').disabled = b; $('run-btn').textContent = b ? 'Running…' : 'Run'; }
 
 async function runProgram({ backward = false, step = null } = {}) {
-  player.pause(); setBusy(true); banner('');
+  player.pause(); setBusy(true); banner(''); app.follow = backward;
   const myRun = Symbol('run'); app.running = myRun;
   const result = await runner.run(app.state.program, app.state.semantics);
   if (app.running !== myRun) return;
@@ -122,6 +122,7 @@ function drawGraph() {
 
 $('run-btn').onclick = () => runProgram();
 $('backward-btn').onclick = async () => {
+  app.follow = true;
   if (!app.session || app.dirty) await runProgram({ backward: true });
   else player.play({ from: player.k >= app.session.model.steps.length || player.k < app.session.model.forwardEnd ? app.session.model.forwardEnd : player.k });
 };
@@ -134,9 +135,9 @@ const player = new Player({
     $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play');
   },
 });
-$('play-btn').onclick = () => player.toggle();
-$('step-btn').onclick = () => player.step(1);
-$('back-btn').onclick = () => player.step(-1);
+$('play-btn').onclick = () => { app.follow = true; player.toggle(); };
+$('step-btn').onclick = () => { app.follow = true; player.step(1); };
+$('back-btn').onclick = () => { app.follow = true; player.step(-1); };
 $('scrub').oninput = (e) => { player.pause(); player.seek(Number(e.target.value)); };
 $('speed').onchange = (e) => player.setSpeed(Number(e.target.value));
 let hashTimer = null;
@@ -145,7 +146,7 @@ function renderFrame(k, animate = false) {
   if (!app.session) return;
   const { model, lines } = app.session;
   const frame = frameAt(model, k); app.frame = frame;
-  view.update(frame, { selected: app.selected, animate });
+  view.update(frame, { selected: app.selected, animate, follow: app.follow });
   $('scrub').max = String(model.steps.length); $('scrub').value = String(k);
   $('scrub').setAttribute('aria-valuetext', `step ${k} of ${model.steps.length}`);
   $('step-count').textContent = `${k} / ${model.steps.length}`;
@@ -155,7 +156,7 @@ function renderFrame(k, animate = false) {
   $('step-text').classList.toggle('is-error', frame.step?.event.type === 'error' || (!!err && k === model.steps.length));
   renderConsole($('console'), lines, k, model.steps.length);
   const lesson = app.state.lesson ? findLesson(app.state.lesson) : null;
-  renderCompare($('compare'), { model, k, columns: lesson?.compare, onSelectNode: (node) => { app.selected = { node }; renderFrame(player.k); } });
+  renderCompare($('compare'), { model, k, columns: lesson?.compare, onSelectNode: (node) => { app.selected = { node }; renderFrame(player.k); view.focusOn(view.boxOf({ node }), { force: true }); } });
   renderInspector($('inspector'), { session: app.session, frame, selected: app.selected, program: app.state.program, onProgram: setProgram, onEditBlock: editBlock });
   clearTimeout(hashTimer); hashTimer = setTimeout(saveHash, 300);
 }
@@ -174,6 +175,7 @@ function editBlock(block) {
 // ---- keyboard ----
 document.addEventListener('keydown', (e) => {
   if (e.target.closest('.cm-editor, input, select, textarea, dialog') || e.altKey || e.ctrlKey || e.metaKey) return;
+  if (['ArrowRight', 'ArrowLeft', ' '].includes(e.key)) app.follow = true;
   if (e.key === ' ' && !e.target.closest('button, [role=button]')) { e.preventDefault(); player.toggle(); }
   else if (e.key === 'ArrowRight') { e.preventDefault(); player.step(1); }
   else if (e.key === 'ArrowLeft') { e.preventDefault(); player.step(-1); }

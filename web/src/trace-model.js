@@ -16,6 +16,8 @@ export function isBackwardEvent(ev) {
 /** Hook events that correspond to a user function call (retain-grad is built in). */
 export const isUserHookEvent = (ev) => ev.type === 'hook' && ev.kind !== 'retain-grad';
 
+const MODULE_BACKWARD_KINDS = new Set(['module-backward', 'module-full-backward', 'module-full-backward-pre']);
+
 export const HOOK_KIND_LABEL = {
   tensor: 'tensor hook', 'retain-grad': 'retain_grad', 'node-pre': 'node pre-hook', 'node-post': 'node hook',
   'post-accumulate': 'post-accumulate-grad hook', 'module-pre': 'forward pre-hook', 'module-forward': 'forward hook',
@@ -43,7 +45,7 @@ export function analyze(graph, trace = []) {
   const tName = (id) => { const t = tensors.get(id); return t?.name || `t${id}`; };
   const nName = (id) => nodes.get(id)?.name || `node ${id}`;
 
-  const moduleCalls = []; const stack = []; const lastCallOf = new Map();
+  const moduleCalls = []; const stack = []; const lastCallOf = new Map(); const alias = new Map();
   const createdAt = { tensor: new Map(), node: new Map() };
   const steps = [];
   let focus = {}; let firstBackward = -1;
@@ -57,7 +59,7 @@ export function analyze(graph, trace = []) {
         if (ev.node != null && !createdAt.node.has(ev.node)) createdAt.node.set(ev.node, i);
         if (top) { if (ev.output != null) top.tensors.add(ev.output); if (ev.node != null) top.nodes.add(ev.node); }
         const ins = (ev.inputs || []).map(tName).join(', ');
-        label = `${tName(ev.output)} = ${ev.name}(${ins})${ev.node != null ? ` → ${nName(ev.node)}` : ''}`;
+        label = `${tName(ev.output)} created from (${ins}), grad_fn ${ev.name || nName(ev.node)}`;
         break;
       }
       case 'module': {
@@ -86,8 +88,19 @@ export function analyze(graph, trace = []) {
           const o = handleOwner.get(ev.handle);
           if (o?.tensor != null) f = { tensor: o.tensor, node: nodeOfTensor(o.tensor) };
           else if (o?.node != null) f = { node: o.node, tensor: tensorOfNode.get(o.node) ?? null };
+          else if (MODULE_BACKWARD_KINDS.has(ev.kind)) {
+            // The engine lists a module's backward hook on the node it really runs
+            // on, under that node's own handle; the node's event follows the hook's.
+            const next = trace.slice(i + 1).find((e) => e.type === 'node');
+            const n = next ? nodes.get(next.node) : null;
+            if (n) {
+              f = { node: n.id, tensor: tensorOfNode.get(n.id) ?? null };
+              const row = [...(n.preHooks || []), ...(n.postHooks || [])].find((r) => r.kind === ev.kind);
+              if (row) alias.set(ev.handle, row.handle);
+            }
+          }
         }
-        if (ev.module != null) f.module = lastCallOf.get(ev.module) ?? top?.key;
+        if (ev.module != null || ev.moduleId != null) f.module = lastCallOf.get(ev.moduleId ?? ev.module) ?? lastCallOf.get(ev.module) ?? top?.key;
         const on = ev.tensor != null ? tName(ev.tensor) : ev.node != null ? nName(ev.node) : ev.module != null ? moduleName(ev.module, moduleCalls) : '';
         label = `${kind} on ${on}`;
         break;
@@ -113,7 +126,7 @@ export function analyze(graph, trace = []) {
   const written = new Set(trace.filter((e) => e.type === 'accumulate' || (e.type === 'hook' && e.kind === 'retain-grad')).map((e) => e.tensor));
   const initialGrad = new Map([...tensors.values()].map((t) => [t.id, written.has(t.id) ? null : t.grad ?? null]));
   const userHookSteps = steps.filter((s) => isUserHookEvent(s.event)).map((s) => s.index);
-  return { graph, trace, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd: firstBackward < 0 ? trace.length : firstBackward, tName, nName };
+  return { graph, trace, tensors, nodes, accOf, tensorOfNode, handleOwner, alias, moduleCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd: firstBackward < 0 ? trace.length : firstBackward, tName, nName };
 }
 
 function moduleName(m, calls) {
@@ -137,7 +150,9 @@ export function frameAt(model, k) {
     if (ev.type === 'accumulate') grads.set(ev.tensor, ev.grad ?? null);
     else if (ev.type === 'hook') {
       if (ev.kind === 'retain-grad' && ev.tensor != null) grads.set(ev.tensor, ev.after ?? ev.before ?? null);
-      hookFires.set(ev.handle, { before: ev.before, after: ev.after, kind: ev.kind, step: i, count: (hookFires.get(ev.handle)?.count || 0) + 1 });
+      const fire = { before: ev.before, after: ev.after, kind: ev.kind, step: i, count: (hookFires.get(ev.handle)?.count || 0) + 1 };
+      hookFires.set(ev.handle, fire);
+      if (model.alias?.has(ev.handle)) hookFires.set(model.alias.get(ev.handle), fire);
     } else if (ev.type === 'node') {
       done.add(ev.node); nodeIO.set(ev.node, { gradOutputs: ev.gradOutputs, gradInputs: ev.gradInputs });
       if (last) {
@@ -192,7 +207,7 @@ export function describeStep(model, step) {
 }
 
 /** Hook kinds whose before/after values are lists (tuples in PyTorch). */
-export const LIST_HOOK_KINDS = new Set(['node-pre', 'node-post', 'module-pre', 'module-backward', 'module-full-backward', 'module-full-backward-pre']);
+export const LIST_HOOK_KINDS = new Set(['node-pre', 'node-post', 'module-pre', 'module-forward', 'module-backward', 'module-full-backward', 'module-full-backward-pre']);
 
 /** Formats a hook's before/after value according to its kind. */
 export function formatHookValue(kind, v, maxLen = Infinity) {
