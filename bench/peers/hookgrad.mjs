@@ -1,0 +1,108 @@
+// hookgrad (web/pkg, wasm) on every workload, through the public JS API only.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { W1, W2, W3, W4 } from '../lib/data.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const pkgDir = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web', 'pkg');
+
+export async function load() {
+  const hg = await import(path.join(pkgDir, 'hookgrad.js'));
+  hg.initSync({ module: fs.readFileSync(path.join(pkgDir, 'hookgrad_bg.wasm')) });
+  return hg;
+}
+
+const flat = (a) => (typeof a === 'number' ? [a] : a.flat(Infinity));
+
+export function make(hg) {
+  const T = (data, shape, requiresGrad = false) =>
+    shape.length === 0 ? hg.tensor(data[0], { requiresGrad }) : hg.tensor(data, { shape, requiresGrad });
+
+  return {
+    name: 'hookgrad (wasm)',
+    w1: {
+      setup(d) {
+        return d.layers.map((l) => {
+          const neurons = [];
+          for (let o = 0; o < l.nout; o++) {
+            const w = [];
+            for (let i = 0; i < l.nin; i++) w.push(hg.tensor(l.params[o * (l.nin + 1) + i], { requiresGrad: true }));
+            const b = hg.tensor(l.params[o * (l.nin + 1) + l.nin], { requiresGrad: true });
+            neurons.push({ w, b });
+          }
+          return neurons;
+        });
+      },
+      step(layers, d) {
+        let total = null;
+        for (let s = 0; s < W1.samples; s++) {
+          let x = [d.xs[s * 2], d.xs[s * 2 + 1]];
+          layers.forEach((neurons, li) => {
+            const last = li === layers.length - 1;
+            x = neurons.map(({ w, b }) => {
+              let act = b;
+              for (let i = 0; i < w.length; i++) act = act.add(w[i].mul(x[i]));
+              return last ? act : act.tanh();
+            });
+          });
+          const diff = x[0].sub(d.ys[s]);
+          const sq = diff.mul(diff);
+          total = total ? total.add(sq) : sq;
+        }
+        const loss = total.mul(1 / W1.samples);
+        for (const n of layers.flat()) { for (const w of n.w) w.grad = null; n.b.grad = null; }
+        loss.backward();
+        const grads = [];
+        for (const n of layers.flat()) { for (const w of n.w) grads.push(w.grad.item()); grads.push(n.b.grad.item()); }
+        return { loss: loss.item(), grads: [Float64Array.from(grads)] };
+      },
+    },
+    w2: {
+      setup(d) {
+        const { batch, nin, nhid, nout } = W2;
+        return {
+          x: T(d.x, [batch, nin]), y: T(d.y, [batch, nout]),
+          p: [T(d.w1, [nin, nhid], true), T(d.b1, [nhid], true), T(d.w2, [nhid, nout], true), T(d.b2, [nout], true)],
+        };
+      },
+      step({ x, y, p }) {
+        const [w1, b1, w2, b2] = p;
+        for (const t of p) t.grad = null;
+        const out = x.matmul(w1).add(b1).relu().matmul(w2).add(b2);
+        const diff = out.sub(y);
+        const loss = diff.mul(diff).mean();
+        loss.backward();
+        return { loss: loss.item(), grads: p.map((t) => Float64Array.from(flat(t.grad.toArray()))) };
+      },
+    },
+    w3: {
+      setup(d) { return { x: T(d.x, [W3.n], true) }; },
+      step({ x }, d, variant) {
+        x.grad = null;
+        let y = x;
+        let calls = 0;
+        const hook = variant === 'undef' ? () => { calls++; } : variant === 'mul1' ? (g) => { calls++; return g.mul(1); } : null;
+        for (let i = 0; i < W3.ops; i++) {
+          y = i % 2 === 0 ? y.mul(W3.MUL) : y.add(W3.ADD);
+          if (hook) y.registerHook(hook);
+        }
+        const loss = y.sum();
+        loss.backward();
+        return { loss: loss.item(), grads: [Float64Array.from(flat(x.grad.toArray()))], calls };
+      },
+    },
+    w4: {
+      setup(d) { return { x: T(d.x, [W4.n], true), w: T(d.w, [W4.n], true) }; },
+      build({ x, w }) {
+        x.grad = null; w.grad = null;
+        let y = x;
+        for (let r = 0; r < W4.rounds; r++) y = y.mul(w).add(x).tanh();
+        return y.sum();
+      },
+      graph(y) { return JSON.stringify(hg.graph([y])).length; },
+      trace(y) { return JSON.stringify(hg.trace(() => y.backward())).length; },
+      nodes(y) { return hg.graph([y]).nodes.length; },
+    },
+  };
+}
