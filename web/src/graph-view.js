@@ -13,7 +13,8 @@ function el(tag, attrs = {}, parent = null, text = null) {
   if (parent) parent.appendChild(e);
   return e;
 }
-const hookLabel = (h) => (h.kind === 'retain-grad' ? 'retain_grad' : `${h.name || '<lambda>'}${h.kind && h.kind !== 'tensor' ? ` · ${HOOK_KIND_LABEL[h.kind] || h.kind}` : ''}`);
+const SHORT_KIND = { 'post-accumulate': 'post-accumulate' };
+const hookLabel = (h) => (h.kind === 'retain-grad' ? 'retain_grad' : `${h.name || '<lambda>'}${h.kind && h.kind !== 'tensor' ? ` · ${SHORT_KIND[h.kind] || HOOK_KIND_LABEL[h.kind] || h.kind}` : ''}`);
 
 export class GraphView {
   constructor(svg, { onSelect = () => {}, onToggleModule = () => {} } = {}) {
@@ -114,7 +115,7 @@ export class GraphView {
     });
     const hy = HEAD + PAD + ROW * TENSOR_FIELDS.length + 11;
     el('text', { x: 10, y: hy, class: 'k' }, g, (t.hooks || []).length ? 'hooks' : 'hooks  (none)');
-    const hookRows = (t.hooks || []).map((h, i) => this.hookRow(g, h, i, hy + ROW * (i + 1), b.w));
+    const hookRows = (t.hooks || []).map((h, i) => this.hookRow(g, h, i, hy + ROW * (1 + i * 2), b.w, true));
     const title = el('title', {}, g, `${t.name || `t${t.id}`} = ${formatValue(t.data)}`);
     this.bindActivate(g, () => this.onSelect({ tensor: t.id }));
     this.tensorEls.set(t.id, { g, vals, hookRows, title });
@@ -145,7 +146,7 @@ export class GraphView {
     el('rect', { x: 4, y: y - 12, width: w - 8, height: ROW * (twoLines ? 2 : 1), rx: 4, class: 'hookrow-bg' }, r);
     const label = el('text', { x: 14, y, class: 'hook' }, r, hookLabel(h));
     const val = twoLines ? el('text', { x: 24, y: y + ROW, class: 'hookval' }, r, '') : el('text', { x: w - 8, y, class: 'hookval', 'text-anchor': 'end' }, r, '');
-    return { g: r, label, val, handle: h.handle, kind: h.kind, long: twoLines };
+    return { g: r, label, val, handle: h.handle, kind: h.kind, long: twoLines, maxChars: Math.floor((w - 34) / 6.9) };
   }
 
   bindActivate(g, fn) {
@@ -215,7 +216,7 @@ export class GraphView {
 
   updateHookRow(r, frame) {
     const fire = frame.hookFires.get(r.handle);
-    const n = r.long ? 22 : 12;
+    const n = r.long ? Math.max(6, Math.floor((r.maxChars - 3) / 2)) : 12;
     r.val.textContent = fire ? `${formatHookValue(r.kind, fire.before, n)} → ${formatHookValue(r.kind, fire.after, n)}` : '';
     r.g.classList.toggle('fired', !!fire);
     r.g.classList.toggle('firing', !!fire && fire.step === frame.k - 1);

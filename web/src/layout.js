@@ -18,7 +18,7 @@ export const TENSOR_FIELDS = ['data', 'grad', 'requires_grad', 'is_leaf', 'grad_
 
 export function tensorBoxSize(t) {
   const hooks = (t.hooks || []).length;
-  return { w: TENSOR_W, h: HEAD + PAD * 2 + ROW * (TENSOR_FIELDS.length + 1 + hooks) };
+  return { w: TENSOR_W, h: HEAD + PAD * 2 + ROW * (TENSOR_FIELDS.length + 1 + hooks * 2) };
 }
 
 /** Text of a node's hook row (the engine names module hooks "fn (module 'M')"). */
@@ -33,7 +33,7 @@ export function nodeBoxSize(n) {
   const hooks = [...(n.preHooks || []), ...(n.postHooks || [])];
   const rows = (n.variable != null ? 1 : 0) + 2 + hooks.length * 2;
   const longest = Math.max(0, ...hooks.map((h) => nodeHookLabel(h).length));
-  return { w: Math.max(150, Math.round((n.name || '').length * 7.4 + 28), Math.round(longest * 6.9 + 26)), h: HEAD + PAD * 2 + ROW * rows };
+  return { w: Math.max(hooks.length ? 200 : 150, Math.round((n.name || '').length * 7.4 + 28), Math.round(longest * 6.9 + 26)), h: HEAD + PAD * 2 + ROW * rows };
 }
 
 /**

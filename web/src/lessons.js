@@ -183,7 +183,7 @@ lin.registerBackwardHook(function legacyHook(module, gradInput, gradOutput) {
 const x = hg.tensor([[1, 2, 3]], { requiresGrad: true, name: 'x' });
 const out = lin.call(x); out.name = 'out';
 out.registerHook(function scaleGrad(grad) { return grad.mul(0.1); });
-out.backward(hg.ones([1, 1]));
+out.backward(); // a 1-element output takes the implicit gradient 1
 console.log('x.grad', x.grad);
 `;
 

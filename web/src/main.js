@@ -21,12 +21,12 @@ const app = { follow: false, state: null, session: null, dirty: true, selected: 
 for (const l of LESSONS) $('lesson-select').append(h('option', { value: l.id }, `${l.n}. ${l.title}`));
 $('lesson-select').append(h('option', { value: '' }, 'Your own program'));
 for (const l of LESSONS) {
-  $('gallery-list').append(h('li', {}, h('button', { class: `card${l.flagship ? ' flagship' : ''}`, type: 'button', 'aria-label': `Open lesson ${l.n}: ${l.title}`, onclick: () => { $('gallery').close(); openLesson(l.id); } },
+  $('gallery-list').append(h('li', {}, h('button', { class: `card${l.flagship ? ' flagship' : ''}`, type: 'button', 'aria-label': `Open lesson ${l.n}: ${l.title}`, onclick: () => { $('gallery').close(); banner(''); openLesson(l.id); } },
     h('span', { class: 'card-n' }, String(l.n)), h('strong', {}, l.title), h('span', { class: 'card-text' }, l.text[0]))));
 }
 $('gallery-btn').onclick = () => $('gallery').showModal();
 $('gallery-close').onclick = () => $('gallery').close();
-$('lesson-select').onchange = (e) => { if (e.target.value) openLesson(e.target.value); };
+$('lesson-select').onchange = (e) => { banner(''); if (e.target.value) openLesson(e.target.value); };
 
 function showLessonText() {
   const l = app.state.lesson ? findLesson(app.state.lesson) : null;
@@ -98,7 +98,7 @@ $('zoom-fit').onclick = () => { app.follow = false; view.fit(); };
 function setBusy(b) { document.body.classList.toggle('busy', b); $('run-btn').disabled = b; $('backward-btn').disabled = b; $('run-btn').textContent = b ? 'Running…' : 'Run'; }
 
 async function runProgram({ backward = false, step = null } = {}) {
-  player.pause(); setBusy(true); banner(''); app.follow = backward;
+  player.pause(); setBusy(true); app.follow = backward;
   const myRun = Symbol('run'); app.running = myRun;
   const result = await runner.run(app.state.program, app.state.semantics);
   if (app.running !== myRun) return;
