@@ -173,10 +173,12 @@ fn run_backward(
     if accumulate_grad {
         return Ok(Vec::new());
     }
-    if !allow_unused && task.captured.iter().any(|g| g.is_none()) {
-        return Err(Error::runtime(
-            "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.",
-        ));
+    if !allow_unused {
+        if let Some(i) = task.captured.iter().position(|g| g.is_none()) {
+            return Err(Error::runtime(format!(
+                "The differentiated Tensor at index {i} appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior."
+            )));
+        }
     }
     Ok(task.captured)
 }
@@ -643,7 +645,9 @@ fn validate_outputs(
     }
     for (i, slot) in grads.iter_mut().enumerate() {
         let Some(edge) = &node.next[i] else {
-            *slot = None;
+            if !node.custom_function.get() {
+                *slot = None;
+            }
             continue;
         };
         if !needs.get(i).copied().unwrap_or(false) {
@@ -714,7 +718,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
             .unwrap_or_default(),
     });
     for (handle, hook) in variable.post_accumulate_hook_entries() {
-        hook.call(variable).map_err(|e| {
+        let returned_a_value = hook.call(variable).map_err(|e| {
             hook_error(
                 e,
                 "post-accumulate-grad hook",
@@ -722,6 +726,11 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
                 &hook.name(),
             )
         })?;
+        if returned_a_value {
+            return Err(Error::runtime(
+                "Tensor post accumulate grad hooks should return None.",
+            ));
+        }
         trace::record(|| Event::Hook {
             kind: "post-accumulate",
             handle,

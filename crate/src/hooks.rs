@@ -58,7 +58,8 @@ pub trait NodePostHook {
 
 /// `fn(tensor)` after `.grad` was written — `register_post_accumulate_grad_hook`.
 pub trait PostAccumulateGradHook {
-    fn call(&self, tensor: &Tensor) -> Result<()>;
+    /// Returns whether the hook returned a value (PyTorch's error, raised by the engine).
+    fn call(&self, tensor: &Tensor) -> Result<bool>;
     fn name(&self) -> String {
         String::new()
     }
@@ -87,8 +88,8 @@ where
     }
 }
 impl<F: Fn(&Tensor) -> Result<()>> PostAccumulateGradHook for F {
-    fn call(&self, t: &Tensor) -> Result<()> {
-        self(t)
+    fn call(&self, t: &Tensor) -> Result<bool> {
+        self(t).map(|_| false)
     }
 }
 

@@ -29,6 +29,9 @@ pub struct SavedTensor {
     /// current grad_fn name and output_nr, looked up at unpack time.
     owner: std::rc::Weak<crate::tensor::TensorImpl>,
     output_nr: usize,
+    /// For a node's own output: that node's name (PyTorch keeps the saving
+    /// grad_fn for outputs; for inputs it reports the tensor's current one).
+    output_of: Option<String>,
 }
 
 impl SavedTensor {
@@ -38,6 +41,7 @@ impl SavedTensor {
             saved_version: t.version(),
             owner: Rc::downgrade(&t.0),
             output_nr: t.output_nr(),
+            output_of: None,
         }
     }
 
@@ -49,6 +53,7 @@ impl SavedTensor {
             saved_version: 0,
             owner: std::rc::Weak::new(),
             output_nr: 0,
+            output_of: None,
         }
     }
 
@@ -64,17 +69,22 @@ impl SavedTensor {
             let mut msg = format!(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor {shape}]"
             );
-            if let Some(owner) = self.owner.upgrade() {
-                let t = Tensor(owner);
-                if let Some(f) = t.grad_fn() {
-                    msg.push_str(&format!(
-                        ", which is output {} of {},",
-                        self.output_nr, f.name
-                    ));
-                }
+            let producer = self.output_of.clone().or_else(|| {
+                self.owner
+                    .upgrade()
+                    .and_then(|o| Tensor(o).grad_fn())
+                    .map(|f| f.name.clone())
+            });
+            if let Some(name) = producer {
+                // PyTorch 2.x names the op without its "Backward0" suffix.
+                msg.push_str(&format!(
+                    ", which is output {} of {},",
+                    self.output_nr,
+                    op_name(&name)
+                ));
             }
             msg.push_str(&format!(
-                " is at version {current}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+                " is at version {current}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
                 self.saved_version
             ));
             return Err(Error::runtime(msg));
@@ -123,6 +133,9 @@ pub struct Node {
     pub(crate) tensor_pre_hooks: RefCell<Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
     pub(crate) pre_hooks: Rc<HookList<dyn NodePreHook>>,
     pub(crate) post_hooks: Rc<HookList<dyn NodePostHook>>,
+    /// PyTorch's custom `Function` nodes (PyNode) return every gradient they
+    /// computed, also for inputs that need none; built-in nodes drop those.
+    pub(crate) custom_function: Cell<bool>,
 }
 
 impl Node {
@@ -150,6 +163,7 @@ impl Node {
             tensor_pre_hooks: RefCell::new(Vec::new()),
             pre_hooks: HookList::new(),
             post_hooks: HookList::new(),
+            custom_function: Cell::new(false),
         })
     }
 
@@ -167,6 +181,7 @@ impl Node {
             tensor_pre_hooks: RefCell::new(Vec::new()),
             pre_hooks: HookList::new(),
             post_hooks: HookList::new(),
+            custom_function: Cell::new(false),
         })
     }
 
@@ -307,6 +322,14 @@ impl Node {
 
 pub const FREED_GRAPH_ERROR: &str = "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.";
 
+/// `MulBackward0` → `Mul`, as PyTorch's saved-variable message prints it.
+fn op_name(node_name: &str) -> &str {
+    match node_name.find("Backward") {
+        Some(i) if node_name[i + 8..].chars().all(|c| c.is_ascii_digit()) => &node_name[..i],
+        _ => node_name,
+    }
+}
+
 /// Adds a tensor to a node's saved list after the node exists (ops that save
 /// their own output).
 pub(crate) fn save_output(node: &Node, t: &Tensor) {
@@ -315,7 +338,9 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
     } = &node.kind
     {
         if let Ok(mut s) = saved.try_borrow_mut() {
-            s.push(SavedTensor::save(t));
+            let mut st = SavedTensor::save(t);
+            st.output_of = Some(node.name.clone());
+            s.push(st);
             has_saved.set(true);
         }
     }

@@ -192,7 +192,7 @@ fn autograd_grad_leaves_dot_grad_untouched_and_checks_unused() {
         .map(|e| e.to_string());
     assert_eq!(
         e.as_deref(),
-        Some("One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
+        Some("The differentiated Tensor at index 0 appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
     );
     let g = ok(crate::engine::grad(&[y], &[b], vec![None], false, true));
     assert!(g[0].is_none());

@@ -236,9 +236,12 @@ impl Tensor {
 
     pub fn set_requires_grad(&self, value: bool) -> Result<()> {
         if !self.is_leaf() {
-            return Err(Error::runtime(
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().",
-            ));
+            let mut msg =
+                String::from("you can only change requires_grad flags of leaf variables.");
+            if !value {
+                msg.push_str(" If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+            }
+            return Err(Error::runtime(msg));
         }
         self.meta_mut()?.requires_grad = value;
         Ok(())
@@ -405,4 +408,4 @@ impl Tensor {
     }
 }
 
-pub const NON_LEAF_GRAD_WARNING: &str = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more informations.";
+pub const NON_LEAF_GRAD_WARNING: &str = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information.";

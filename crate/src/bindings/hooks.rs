@@ -101,15 +101,9 @@ impl NodePostHook for JsHook {
 }
 
 impl PostAccumulateGradHook for JsHook {
-    fn call(&self, tensor: &Tensor) -> Result<()> {
+    fn call(&self, tensor: &Tensor) -> Result<bool> {
         let r = self.apply(&[tensor_to_js(tensor.clone())])?;
-        if r.is_undefined() || r.is_null() {
-            Ok(())
-        } else {
-            Err(Error::runtime(
-                "Tensor post accumulate grad hooks should return None.",
-            ))
-        }
+        Ok(!(r.is_undefined() || r.is_null()))
     }
     fn name(&self) -> String {
         self.name.clone()

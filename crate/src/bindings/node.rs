@@ -54,8 +54,11 @@ impl Node {
 
     /// The leaf of an `AccumulateGrad` node.
     #[wasm_bindgen(getter)]
-    pub fn variable(&self) -> Option<Tensor> {
-        self.inner.variable().map(Tensor::wrap)
+    pub fn variable(&self) -> JsValue {
+        self.inner
+            .variable()
+            .map(|t| Tensor::wrap(t).into())
+            .unwrap_or(JsValue::NULL)
     }
 
     #[wasm_bindgen(js_name = registerPrehook)]

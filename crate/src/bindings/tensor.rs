@@ -109,14 +109,21 @@ impl Tensor {
         self.inner.is_leaf()
     }
 
+    /// A `Node`, or `null` on leaves (the contract says null, not undefined).
     #[wasm_bindgen(getter, js_name = gradFn)]
-    pub fn grad_fn(&self) -> Option<Node> {
-        self.inner.grad_fn().map(Node::wrap)
+    pub fn grad_fn(&self) -> JsValue {
+        self.inner
+            .grad_fn()
+            .map(|n| Node::wrap(n).into())
+            .unwrap_or(JsValue::NULL)
     }
 
     #[wasm_bindgen(getter)]
-    pub fn grad(&self) -> Option<Tensor> {
-        self.inner.grad().map(Tensor::wrap)
+    pub fn grad(&self) -> JsValue {
+        self.inner
+            .grad()
+            .map(|g| Tensor::wrap(g).into())
+            .unwrap_or(JsValue::NULL)
     }
 
     #[wasm_bindgen(setter)]
@@ -129,8 +136,11 @@ impl Tensor {
     }
 
     #[wasm_bindgen(getter)]
-    pub fn name(&self) -> Option<String> {
-        self.inner.name()
+    pub fn name(&self) -> JsValue {
+        self.inner
+            .name()
+            .map(JsValue::from)
+            .unwrap_or(JsValue::NULL)
     }
 
     #[wasm_bindgen(setter)]

@@ -50,14 +50,31 @@ fn record_module_hook(
 /// require grad are non-differentiable (no grad_fn), as `mark_non_differentiable`.
 pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
     let next = tensors.iter().map(|t| t.gradient_edge()).collect();
-    let shapes = tensors.iter().map(|t| t.shape()).collect();
+    let shapes: Vec<Vec<usize>> = tensors.iter().map(|t| t.shape()).collect();
+    let zero_shapes = shapes.clone();
     let node = Node::new_op(
         "BackwardHookFunctionBackward",
         next,
         shapes,
         Vec::new(),
-        Box::new(|ctx| Ok(ctx.grads.to_vec())),
+        // Identity; like any custom Function it materializes missing grads
+        // as zeros (so a full hook sees 0 for an input needing no grad).
+        Box::new(move |ctx| {
+            Ok(ctx
+                .grads
+                .iter()
+                .zip(&zero_shapes)
+                .map(|(g, s)| {
+                    g.clone().or_else(|| {
+                        Some(Tensor::from_array(crate::tensor::Array::zeros(
+                            ndarray::IxDyn(s),
+                        )))
+                    })
+                })
+                .collect())
+        }),
     );
+    node.custom_function.set(true);
     let outputs: Vec<Tensor> = tensors
         .iter()
         .enumerate()
@@ -261,7 +278,10 @@ impl NodePostHook for OutputHook {
             .grad_outputs = Some(grad_outputs.clone());
 
         if in_idx.is_none() {
-            context::warn(NO_INPUT_REQUIRES_GRAD_WARNING);
+            // PyTorch warns only when there are full hooks to call here.
+            if !hooks.is_empty() {
+                context::warn(NO_INPUT_REQUIRES_GRAD_WARNING);
+            }
             let grad_inputs = vec![None; n_inputs];
             for (handle, hook) in hooks {
                 let res = hook

@@ -91,6 +91,15 @@ fn inplace(
 /// retain-grad moves to the new node.
 fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
     let retains = t.retains_grad();
+    if retains {
+        // PyTorch 2 moves retain_grad to the new grad_fn: drop the old one.
+        let old = t.meta()?.hooks.clone();
+        for (id, entry) in old.snapshot() {
+            if matches!(*entry, TensorHookEntry::RetainGrad(_)) {
+                crate::hooks::RemoveHook::remove_hook(&*old, id);
+            }
+        }
+    }
     {
         let mut m = t.meta_mut()?;
         m.grad_fn = Some(node.clone());
@@ -263,6 +272,6 @@ mod tests {
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
-        assert_eq!(e, "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [3]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).");
+        assert_eq!(e, "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).");
     }
 }

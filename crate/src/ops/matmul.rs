@@ -31,8 +31,11 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             let out = mm(&a2, b)?;
             shape_ops::squeeze_dim(&out, 0)
         }
+        (da, db) if da == 0 || db == 0 => Err(Error::runtime(format!(
+            "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        ))),
         (da, db) => Err(Error::runtime(format!(
-            "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D (hookgrad supports 1-D and 2-D matmul)"
+            "hookgrad's matmul supports 1-D and 2-D tensors, but they are {da}D and {db}D"
         ))),
     }
 }
@@ -108,7 +111,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (x, y) = (as2(&*a.data()?)?, as2(&*b.data()?)?);
     if x.ncols() != y.nrows() {
         return Err(Error::runtime(format!(
-            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
             x.nrows(),
             x.ncols(),
             y.nrows(),
@@ -221,7 +224,7 @@ mod tests {
         let e = matmul(&m, &m).err().map(|e| e.to_string());
         assert_eq!(
             e.as_deref(),
-            Some("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)")
+            Some("mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)")
         );
         let w = leaf(&[1.0, 1.0], &[2]);
         let e = matmul(&v, &w).err().map(|e| e.to_string());

@@ -17,7 +17,7 @@ fn reshaped(a: &Array, shape: &[usize]) -> Result<Array> {
 }
 
 /// A node whose backward reshapes the gradient back to `from`.
-fn reshape_node(a: &Tensor, name: &str, to: &[usize]) -> Result<Tensor> {
+pub(crate) fn reshape_node(a: &Tensor, name: &str, to: &[usize]) -> Result<Tensor> {
     let from = a.shape();
     let out = reshaped(&*a.data()?, to)?;
     let to_owned = to.to_vec();
@@ -61,7 +61,7 @@ pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
     if shape.get(dim) == Some(&1) {
         shape.remove(dim);
     }
-    reshape_node(a, "SqueezeBackward1", &shape)
+    reshape_node(a, "SqueezeBackward4", &shape)
 }
 
 fn swap(a: &Array, d0: usize, d1: usize) -> Array {
