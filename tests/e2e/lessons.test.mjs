@@ -41,6 +41,8 @@ const EXPECT = {
     assert.match(out, /Mul3 full: +grad_input \(tensor\(12\.\), tensor\(8\.\), tensor\(6\.\)\)/);
     assert.match(await page.locator('body').textContent(), /non-full backward hook/, 'the deprecation warning is shown');
     assert.ok(await page.locator('.hookrow.legacy').count() >= 1, 'the node the legacy hook attached to is highlighted');
+    const cmp = await page.getByRole('group', { name: 'Hook comparison' }).textContent();
+    assert.match(cmp, /Legacy backward hook on Mul3\(4\., 6\.\)/); assert.match(cmp, /Full backward hook on Mul3\(12\., 8\., 6\.\)/);
   },
   workaround: async (page) => {
     const out = await consoleText(page);
@@ -77,7 +79,14 @@ for (const lesson of LESSONS) {
     await page.waitForTimeout(200);
     await EXPECT[lesson.id](page);
     assert.equal(await page.locator('.step-text.is-error').count(), 0, await page.locator('#step-text').textContent());
-    await page.getByRole('button', { name: 'Fit graph to view' }).click();
+    if (lesson.compare) {
+      // The flagship: show the node the legacy hook really runs on.
+      await page.getByRole('button', { name: `Show the node the ${lesson.compare[0].label} is attached to` }).click();
+      assert.match(await page.getByRole('heading', { level: 3 }).textContent(), /MulBackward0/);
+      await page.waitForTimeout(500);
+    } else {
+      await page.getByRole('button', { name: 'Fit graph to view' }).click();
+    }
     await page.screenshot({ path: path.join(SHOTS, `lesson-${String(lesson.n).padStart(2, '0')}-${lesson.id}.png`) });
     assert.deepEqual(page.errors, []);
     await page.close();
@@ -93,5 +102,28 @@ test('lesson 1 under PyTorch 1.x: e.grad is 1 (retain_grad where it was called)'
   assert.equal(await gradOf(page, 'e'), '1.');
   assert.equal(await gradOf(page, 'a'), '30.');
   assert.equal(await gradOf(page, 'd'), '112.');
+  await page.close();
+});
+
+test('the lesson gallery lists every lesson and opens one', async () => {
+  const page = await env.page('#lesson=tensor-hooks');
+  await waitForRun(page);
+  await page.getByRole('button', { name: 'Lessons', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Lessons' });
+  for (const l of LESSONS) assert.equal(await dialog.getByRole('button', { name: `Open lesson ${l.n}: ${l.title}` }).count(), 1);
+  await page.screenshot({ path: path.join(SHOTS, 'gallery.png') });
+  await dialog.getByRole('button', { name: /^Open lesson 5:/ }).click();
+  await waitForRun(page);
+  assert.equal(await page.getByRole('combobox', { name: 'Lesson' }).inputValue(), 'legacy-hook');
+  await page.close();
+});
+
+test('lesson 5 at 700 px wide (the embed width) is usable', async () => {
+  const page = await env.page('#lesson=legacy-hook', { width: 700, height: 900 });
+  await waitForRun(page);
+  await page.getByRole('button', { name: 'Backward', exact: true }).click();
+  await toEnd(page);
+  assert.match(await page.getByRole('group', { name: 'Hook comparison' }).textContent(), /\(4\., 6\.\).*\(12\., 8\., 6\.\)/);
+  await page.screenshot({ path: path.join(SHOTS, 'narrow-700-legacy-hook.png') });
   await page.close();
 });

@@ -172,6 +172,23 @@ test('repr (toString)', () => {
   assert.equal(hg.tensor([-0.5, 1.25, 3]).toString(), s.neg_fraction);
 });
 
+test('repr_more: float formatting like PyTorch', async (t) => {
+  const cases = S('repr_more').cases;
+  for (const [name, c] of Object.entries(cases)) {
+    await t.test(name, () => {
+      // eslint-disable-next-line no-new-func
+      const x = new Function('hg', `return ${c.js};`)(hg);
+      assert.equal(x.toString(), c.repr, c.js);
+    });
+  }
+});
+
+test('item() on a one-element tensor of any rank', () => {
+  // hand: PyTorch returns the single value
+  assert.equal(hg.tensor([[3]]).item(), 3);
+  assert.equal(hg.tensor([2.5]).item(), 2.5);
+});
+
 test('detach', () => {
   const s = S('detach');
   const x = leaf([1, 2]);

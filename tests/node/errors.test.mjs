@@ -169,6 +169,12 @@ const CASES = {
     c.backward();
   },
   backward_gradient_wrong_shape: () => leaf([1, 2]).mul(2).backward(hg.ones([3])),
+  autograd_grad_output_no_requires_grad: () => hg.grad(hg.tensor(2).mul(3), [leaf(1)]),
+  post_accumulate_no_requires_grad: () => hg.tensor(2).registerPostAccumulateGradHook(() => {}),
+  reshape_infer_impossible: () => leaf([1, 2, 3, 4, 5, 6]).reshape([-1, 4]),
+  transpose_1d: () => leaf([1, 2]).transpose(0, 1),
+  inplace_add_broadcast_shape: () => leaf([1, 2, 3]).mul(1).add_(hg.ones([2, 3])),
+  assign_grad_wrong_size: () => { leaf([1, 2]).grad = hg.ones([3]); },
   full_backward_hook_no_input_grad_returns_value: () => {
     const m = mul2w();
     m.registerFullBackwardHook(() => [hg.tensor(1), hg.tensor(1)]);

@@ -1,8 +1,13 @@
 // CodeMirror 6 editors: the program editor and small hook-body editors.
-import { EditorView, basicSetup } from 'codemirror';
+import { EditorView, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection, keymap } from '@codemirror/view';
+import { history, historyKeymap, defaultKeymap, indentWithTab } from '@codemirror/commands';
+import { bracketMatching, indentOnInput } from '@codemirror/language';
 import { javascript } from '@codemirror/lang-javascript';
 import { EditorState } from '@codemirror/state';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+
+// A small setup (no autocomplete/search/lint) keeps the bundle light.
+const setup = [lineNumbers(), highlightActiveLineGutter(), history(), drawSelection(), indentOnInput(), bracketMatching(), highlightActiveLine(), keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab])];
 import { tags as t } from '@lezer/highlight';
 
 // Colours from CSS variables, so light and dark mode both read well.
@@ -35,7 +40,7 @@ export function createEditor(parent, { doc = '', onChange = () => {}, label = 'P
     state: EditorState.create({
       doc,
       extensions: [
-        basicSetup, javascript(), theme, syntaxHighlighting(highlight),
+        setup, javascript(), theme, syntaxHighlighting(highlight),
         EditorView.contentAttributes.of({ 'aria-label': label }),
         EditorState.readOnly.of(readOnly),
         EditorView.updateListener.of((u) => { if (u.docChanged && !silent) onChange(u.state.doc.toString()); }),
