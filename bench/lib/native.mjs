@@ -1,0 +1,23 @@
+// The native peer: hookgrad's Rust core in release mode (bench/native),
+// built and run through cargo; its JSON output carries times, losses and
+// (with --check) gradients.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const manifest = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'native', 'Cargo.toml');
+
+export function runNative(args, { timeout = 600_000 } = {}) {
+  const r = spawnSync('cargo', ['run', '--release', '--quiet', '--manifest-path', manifest, '--', ...args], {
+    encoding: 'utf8', maxBuffer: 64 << 20, timeout,
+  });
+  if (r.error) throw new Error(`cargo: ${r.error.message}`);
+  if (r.status !== 0) {
+    const err = (r.stderr || '').split('\n').filter((l) => /^error/.test(l));
+    throw new Error(err.length ? `cargo build failed: ${err.slice(0, 2).join('; ')}` : `native bench exited with ${r.status}: ${(r.stderr || '').trim().split('\n').slice(-2).join(' | ')}`);
+  }
+  return JSON.parse(r.stdout);
+}
+
+/** A native result in the runner's {loss, grads} shape. */
+export const asResult = (o) => ({ loss: o.loss, grads: (o.grads || []).map((g) => Float64Array.from(g)), calls: o.calls });

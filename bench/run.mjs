@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+// `npm run bench`: hookgrad (web/pkg wasm and native Rust) against TF.js cpu,
+// TF.js wasm and a plain-JS micrograd floor, on workloads W1–W6 (see
+// bench/README.md). Every peer is checked against a reference (loss and all
+// gradients to 1e-3 relative) before it is timed; repetitions are
+// interleaved round-robin across peers; the table (medians ± half the
+// interquartile range) is printed and written to bench/RESULTS.md.
+//
+// Options: --rounds N (timed repetitions per peer and workload, default 7),
+// --quick (3 rounds), --no-native, --no-page, --only w1,w2,...
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+import * as D from './lib/data.mjs';
+import * as MG from './lib/micrograd.mjs';
+import { median, fmtMs, fmtCell, fmtBytes, compare, spreadPct } from './lib/stats.mjs';
+import { runNative, asResult } from './lib/native.mjs';
+import * as Sizes from './lib/sizes.mjs';
+import * as HG from './peers/hookgrad.mjs';
+import * as TF from './peers/tfjs.mjs';
+import * as Floor from './peers/floor.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const argv = process.argv.slice(2);
+const opt = (n) => { const i = argv.indexOf(n); return i >= 0 ? argv[i + 1] : undefined; };
+const flag = (n) => argv.includes(n);
+const ROUNDS = Number(opt('--rounds') ?? (flag('--quick') ? 3 : 7));
+const ONLY = opt('--only')?.split(',');
+const want = (w) => !ONLY || ONLY.some((o) => w.startsWith(o));
+const log = (...a) => console.error('[bench]', ...a);
+const t0 = performance.now();
+const loadStart = os.loadavg();
+
+// ----- peers ------------------------------------------------------------------
+const hg = await HG.load();
+// TF.js greets Node users on import; keep stdout for the table.
+const origLog = console.log; console.log = () => {};
+const tf = await TF.load();
+
+const PEERS = ['hookgrad', 'native', 'tfcpu', 'tfwasm', 'floor'];
+const LABEL = { hookgrad: 'hookgrad wasm', native: 'hookgrad native', tfcpu: 'TF.js cpu', tfwasm: 'TF.js wasm', floor: 'plain-JS micrograd' };
+const js = { hookgrad: HG.make(hg), tfcpu: TF.make(tf, 'cpu'), tfwasm: TF.make(tf, 'wasm'), floor: Floor.make() };
+
+const data = { w1: D.w1Data(), w2: D.w2Data(), w3: D.w3Data(), w4: D.w4Data() };
+const TASKS = ['w1', 'w2', 'w3_none', 'w3_undef', 'w3_mul1'].filter(want);
+const wl = (task) => task.split('_')[0];
+const variant = (task) => task.split('_')[1];
+
+// Setup per peer (TF.js tensors are created under their own backend).
+const state = {};
+for (const p of ['hookgrad', 'tfcpu', 'tfwasm', 'floor']) {
+  if (js[p].use) await js[p].use();
+  state[p] = {};
+  for (const w of ['w1', 'w2', 'w3']) if (js[p][w] && TASKS.some((t) => wl(t) === w)) state[p][w] = js[p][w].setup(data[w]);
+}
+console.log = origLog;
+const step = async (p, task) => {
+  if (js[p].use) await js[p].use();
+  const w = wl(task);
+  return js[p][w].step(state[p][w], data[w], variant(task));
+};
+
+// ----- verification -----------------------------------------------------------
+// Reference: the f64 floor where it runs the workload (W1, W3), else TF.js cpu.
+const results = {}; // task -> peer -> result
+const check = {};   // task -> peer -> {ok, err, why}
+const times = {};   // task -> peer -> ms[]
+const skipped = {}; // peer -> reason
+for (const task of TASKS) {
+  results[task] = {}; check[task] = {}; times[task] = {};
+  for (const p of Object.keys(js)) {
+    if (!js[p][wl(task)]) continue;
+    try {
+      const r = await step(p, task);
+      if (r) results[task][p] = r;
+    } catch (e) { check[task][p] = { ok: false, err: Infinity, why: `threw: ${e.message}` }; }
+  }
+}
+
+let native = null;
+if (!flag('--no-native')) {
+  try {
+    log('building and checking the native bench (cargo run --release; the first build takes ~2 min)');
+    const only = [...new Set([...TASKS, ...(want('w4') ? ['w4'] : [])])].join(',');
+    native = runNative(['--check', '--reps', '0', '--warmup', '1', '--only', only]);
+    for (const task of TASKS) if (native[task]) results[task].native = asResult(native[task]);
+  } catch (e) { skipped.native = e.message; log('native:', e.message); }
+} else skipped.native = 'skipped (--no-native)';
+
+for (const task of TASKS) {
+  const rs = results[task];
+  const refPeer = rs.floor ? 'floor' : 'tfcpu';
+  const ref = rs[refPeer];
+  for (const [p, r] of Object.entries(rs)) {
+    check[task][p] = ref ? { ...compare(r, ref), ref: refPeer } : { ok: true, err: 0, ref: 'none' };
+    if (variant(task) && variant(task) !== 'none' && r.calls !== D.W3.ops) check[task][p] = { ok: false, err: Infinity, why: `${r.calls} hook calls, expected ${D.W3.ops}` };
+    if (!check[task][p].ok) log(`CHECK FAILED ${task} ${LABEL[p]}: ${check[task][p].why} — not timed`);
+  }
+}
+
+// ----- timing: interleaved rounds ---------------------------------------------
+const ok = (task, p) => results[task][p] && check[task][p]?.ok;
+const w4js = { build: [], graph: [], trace: [], nodes: 0 };
+const w4native = { build: [], graph: [], trace: [] };
+const nativeTimes = {};
+const jsPeers = Object.keys(js);
+log(`timing ${ROUNDS} interleaved rounds (+1 warm-up) of ${TASKS.join(', ')}${want('w4') ? ', w4' : ''}`);
+for (let round = -1; round < ROUNDS; round++) {
+  for (const task of TASKS) {
+    // Rotate the peer order every round so no peer always runs first.
+    const order = jsPeers.map((_, i) => jsPeers[(i + round + 1) % jsPeers.length]);
+    for (const p of order) {
+      if (!ok(task, p)) continue;
+      if (js[p].use) await js[p].use();
+      const s = performance.now();
+      await step(p, task);
+      const ms = performance.now() - s;
+      if (round >= 0) (times[task][p] ||= []).push(ms);
+    }
+  }
+  if (want('w4')) {
+    const W = js.hookgrad.w4, st = (state.hookgrad.w4 ||= W.setup(data.w4));
+    const a = performance.now(); const y = W.build(st);
+    const b = performance.now(); W.graph(y);
+    const c = performance.now(); W.trace(y);
+    const d = performance.now();
+    if (round >= 0) { w4js.build.push(b - a); w4js.graph.push(c - b); w4js.trace.push(d - c); }
+    if (!w4js.nodes) w4js.nodes = W.nodes(W.build(st));
+  }
+  if (native && round >= 0) {
+    try {
+      const n = runNative(['--reps', '2', '--warmup', '1', '--only', [...TASKS.filter((t) => ok(t, 'native')), ...(want('w4') ? ['w4'] : [])].join(',') || 'none']);
+      for (const task of TASKS) if (n[task]) (nativeTimes[task] ||= []).push(...n[task].times);
+      if (n.w4) for (const k of ['build', 'graph', 'trace']) w4native[k].push(...n.w4[k]);
+    } catch (e) { skipped.native = e.message; native = null; }
+  }
+  if (round >= 0) log(`round ${round + 1}/${ROUNDS} done (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+}
+for (const task of TASKS) if (nativeTimes[task]) times[task].native = nativeTimes[task];
+
+// ----- W5 sizes, W6 page --------------------------------------------------------
+const sizes = {};
+{
+  const pkg = HG.pkgDir;
+  const wasm = path.join(pkg, 'hookgrad_bg.wasm');
+  const jsFiles = fs.readdirSync(pkg).filter((f) => f.endsWith('.js')).map((f) => path.join(pkg, f));
+  sizes.wasm = Sizes.fileSize(wasm);
+  sizes.js = Sizes.sum(jsFiles);
+  sizes.engine = { raw: sizes.wasm.raw + sizes.js.raw, gzip: sizes.wasm.gzip + sizes.js.gzip };
+  const dist = path.join(root, 'web', 'dist');
+  const files = Sizes.dirFiles(dist).filter((f) => !f.endsWith('.map'));
+  if (files.length) {
+    sizes.site = Sizes.sum(files);
+    sizes.siteFiles = files.length;
+    sizes.largest = files.map((f) => ({ f: path.relative(dist, f), ...Sizes.fileSize(f) })).sort((a, b) => b.gzip - a.gzip).slice(0, 4);
+  }
+}
+let page = { skipped: 'skipped (--no-page)' };
+if (!flag('--no-page') && want('w6')) {
+  try { page = await (await import('./page.mjs')).measurePage({ log }); } catch (e) { page = { skipped: e.message }; }
+}
+
+// ----- report -------------------------------------------------------------------
+const med = (task, p) => (times[task]?.[p]?.length ? median(times[task][p]) : null);
+const nodesW1 = (() => { MG.resetCount(); js.floor.w1.step(state.floor.w1 ?? js.floor.w1.setup(data.w1), data.w1); return MG.created; })();
+const cell = (task, p) => {
+  if (check[task]?.[p] && !check[task][p].ok) return `check failed`;
+  return fmtCell(times[task]?.[p]);
+};
+const row = (label, task, f = (p) => cell(task, p)) => `| ${label} | ${PEERS.map(f).join(' | ')} |`;
+const hookUs = (task, p) => {
+  const a = med(task, p), b = med('w3_none', p);
+  return a != null && b != null ? ((a - b) * 1000) / D.W3.ops : null;
+};
+const fmtUs = (us) => (us == null ? 'n/a' : `${us.toFixed(2)} µs`);
+const nsNode = (p) => (med('w1', p) != null ? (med('w1', p) * 1e6) / nodesW1 : null);
+
+const lines = [];
+const L = (s = '') => lines.push(s);
+L('| workload | ' + PEERS.map((p) => LABEL[p]).join(' | ') + ' |');
+L('|---|' + PEERS.map(() => '---:').join('|') + '|');
+if (want('w1')) {
+  L(row(`W1 scalar MLP 2→16→16→1, ms/step (${nodesW1} nodes)`, 'w1'));
+  L(row('W1 ns per node', 'w1', (p) => (nsNode(p) != null ? `${nsNode(p).toFixed(0)} ns` : 'n/a')));
+}
+if (want('w2')) L(row('W2 tensor MLP 64×784→256→10, ms/step', 'w2'));
+if (want('w3')) {
+  L(row('W3 2,000-op chain, no hooks', 'w3_none'));
+  L(row('W3 + hook → undefined on every op', 'w3_undef'));
+  L(row('W3 + hook → g.mul(1) on every op', 'w3_mul1'));
+  L(row('W3 µs per hook call (→ undefined)', 'w3_undef', (p) => (ok('w3_undef', p) ? fmtUs(hookUs('w3_undef', p)) : 'n/a')));
+  L(row('W3 µs per hook call (→ g.mul(1))', 'w3_mul1', (p) => (ok('w3_mul1', p) ? fmtUs(hookUs('w3_mul1', p)) : 'n/a')));
+}
+if (want('w4')) {
+  const w4 = (k, jsLabel) => `| W4 ${jsLabel} | ${PEERS.map((p) => (p === 'hookgrad' ? fmtCell(w4js[k]) : p === 'native' && w4native[k].length ? `${fmtCell(w4native[k])}${k === 'build' ? '' : ' (no JSON)'}` : 'n/a')).join(' | ')} |`;
+  L(w4('build', `build ${w4js.nodes}-node graph`));
+  L(w4('graph', '`hg.graph()` + JSON.stringify'));
+  L(w4('trace', '`hg.trace(() => y.backward())` + JSON.stringify'));
+}
+const table = lines.join('\n');
+
+// Ratios: peer time / hookgrad wasm time (> 1: hookgrad wasm is faster).
+const ratioLines = ['| workload | ' + PEERS.filter((p) => p !== 'hookgrad').map((p) => LABEL[p]).join(' | ') + ' |', '|---|' + PEERS.filter((p) => p !== 'hookgrad').map(() => '---:').join('|') + '|'];
+for (const [task, label] of [['w1', 'W1'], ['w2', 'W2'], ['w3_none', 'W3 no hooks'], ['w3_undef', 'W3 hook → undefined'], ['w3_mul1', 'W3 hook → g.mul(1)']]) {
+  if (!TASKS.includes(task)) continue;
+  const h = med(task, 'hookgrad');
+  ratioLines.push(`| ${label} | ${PEERS.filter((p) => p !== 'hookgrad').map((p) => (h && med(task, p) ? `${(med(task, p) / h).toFixed(2)}×` : 'n/a')).join(' | ')} |`);
+}
+
+// Targets (issue 5, item 4).
+const T = [];
+const tgt = (name, measured, met) => T.push(`| ${name} | ${measured} | ${met == null ? 'n/a' : met ? 'met' : '**missed**'} |`);
+if (want('w1')) {
+  const r = nsNode('floor') && nsNode('hookgrad') ? nsNode('hookgrad') / nsNode('floor') : null;
+  tgt('W1 faster per node than plain JS', r ? `${nsNode('hookgrad').toFixed(0)} vs ${nsNode('floor').toFixed(0)} ns/node (${r.toFixed(1)}× slower than the floor)`.replace(`(${r.toFixed(1)}× slower than the floor)`, r > 1 ? `(${r.toFixed(1)}× slower than the floor)` : `(${(1 / r).toFixed(1)}× faster)`) : 'n/a', r ? r < 1 : null);
+  const q = med('w1', 'tfcpu') && med('w1', 'hookgrad') ? med('w1', 'tfcpu') / med('w1', 'hookgrad') : null;
+  tgt('W1 ≥ 20× TF.js cpu', q ? `${q.toFixed(1)}×` : 'n/a', q ? q >= 20 : null);
+}
+if (want('w2')) {
+  const q = med('w2', 'tfwasm') && med('w2', 'hookgrad') ? med('w2', 'tfwasm') / med('w2', 'hookgrad') : null;
+  tgt('W2 faster than TF.js wasm', q ? `${fmtMs(med('w2', 'hookgrad'))} vs ${fmtMs(med('w2', 'tfwasm'))} (${q >= 1 ? `${q.toFixed(2)}× faster` : `${(1 / q).toFixed(1)}× slower`})` : 'n/a', q ? q > 1 : null);
+}
+if (want('w3')) for (const t of ['w3_undef', 'w3_mul1']) { const u = hookUs(t, 'hookgrad'); tgt(`W3 < 1 µs per JS hook call (${t === 'w3_undef' ? '→ undefined' : '→ g.mul(1)'})`, fmtUs(u), u != null ? u < 1 : null); }
+if (want('w4')) for (const [k, n] of [['build', 'build'], ['graph', 'graph()+JSON'], ['trace', 'trace()+JSON']]) { const m = w4js[k].length ? median(w4js[k]) : null; tgt(`W4 ${n} < 10 ms`, fmtMs(m), m != null ? m < 10 : null); }
+tgt('W5 engine wasm + JS glue ≤ 150 KB gzip', fmtBytes(sizes.engine.gzip), sizes.engine.gzip <= 150 * 1024);
+tgt('W5 whole page ≤ 400 KB gzip', sizes.site ? fmtBytes(sizes.site.gzip) : 'n/a (web/dist not built)', sizes.site ? sizes.site.gzip <= 400 * 1024 : null);
+if (page.firstGraphMs != null) tgt('W6 first graph < 1 s', fmtMs(page.firstGraphMs), page.firstGraphMs < 1000); else tgt('W6 first graph < 1 s', `n/a (${page.skipped ?? page.firstGraphSkipped})`, null);
+if (page.fps != null) tgt('W6 ≥ 50 fps animating 300 nodes', `${page.fps.toFixed(0)} fps`, page.fps >= 50); else tgt('W6 ≥ 50 fps animating 300 nodes', `n/a (${page.skipped ?? page.fpsSkipped})`, null);
+
+const checkLines = ['| workload | ' + PEERS.map((p) => LABEL[p]).join(' | ') + ' |', '|---|' + PEERS.map(() => '---:').join('|') + '|'];
+for (const task of TASKS) {
+  checkLines.push(`| ${task} | ${PEERS.map((p) => { const c = check[task][p]; return !c ? (p === 'native' && skipped.native ? 'n/a' : '—') : c.ok ? (c.ref === p ? 'reference' : c.err.toExponential(1)) : `FAIL: ${c.why}`; }).join(' | ')} |`);
+}
+
+const sizeLines = [
+  '| artifact | raw | gzip -9 |', '|---|---:|---:|',
+  `| web/pkg hookgrad_bg.wasm | ${fmtBytes(sizes.wasm.raw)} | ${fmtBytes(sizes.wasm.gzip)} |`,
+  `| web/pkg JS (glue + facade) | ${fmtBytes(sizes.js.raw)} | ${fmtBytes(sizes.js.gzip)} |`,
+  `| engine total | ${fmtBytes(sizes.engine.raw)} | ${fmtBytes(sizes.engine.gzip)} |`,
+  sizes.site ? `| built site web/dist (${sizes.siteFiles} files, all) | ${fmtBytes(sizes.site.raw)} | ${fmtBytes(sizes.site.gzip)} |` : '| built site web/dist | n/a (not built) | |',
+  ...(sizes.largest || []).map((x) => `| &nbsp;&nbsp;largest: ${x.f} | ${fmtBytes(x.raw)} | ${fmtBytes(x.gzip)} |`),
+];
+
+const pageLines = page.skipped ? [`W6: n/a (${page.skipped})`] : [
+  '| page metric | value |', '|---|---:|',
+  `| navigation → first graph drawn (default lesson) | ${page.firstGraphMs != null ? `${fmtMs(page.firstGraphMs)}${page.firstGraphRuns ? ` (median of ${page.firstGraphRuns} loads)` : ''}` : `n/a (${page.firstGraphSkipped})`} |`,
+  `| fps animating the backward pass of a ${page.nodes ?? 300}-node graph | ${page.fps != null ? `${page.fps.toFixed(1)} fps (median frame ${page.frameMs?.toFixed(1)} ms, p95 ${page.frameP95?.toFixed(1)} ms)` : `n/a (${page.fpsSkipped})`} |`,
+  ...(page.notes || []).map((n) => `| note | ${n} |`),
+];
+
+let commit = '';
+try { commit = execSync('git rev-parse --short HEAD', { cwd: root, encoding: 'utf8' }).trim(); } catch {}
+const cpus = os.cpus();
+const machine = [
+  `- CPU: ${cpus[0]?.model ?? 'unknown'}, ${cpus.length} cores (os.cpus); ${(os.totalmem() / 2 ** 30).toFixed(1)} GB RAM; ${os.type()} ${os.release()} ${os.arch()}`,
+  `- Node ${process.version}; TF.js ${tf.version.tfjs}; hookgrad ${commit || '(no git)'}; rustc ${(() => { try { return execSync('rustc --version', { encoding: 'utf8' }).trim().split(' ')[1]; } catch { return '?'; } })()}`,
+  `- Date: ${new Date().toISOString()}; load average at start ${loadStart.map((x) => x.toFixed(2)).join(' ')}, at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+  `- ${ROUNDS} timed rounds per peer and workload (interleaved round-robin, peer order rotated each round, after one check run and one warm-up); native: ${native || Object.keys(nativeTimes).length ? `2 reps per round in a fresh process (1 warm-up each), ${2 * ROUNDS} in all` : `n/a (${skipped.native})`}. Cells: median ±half the interquartile range as % of the median.`,
+];
+
+const md = [
+  '# hookgrad benchmarks', '',
+  `Written by \`npm run bench\` (bench/run.mjs) — ${((performance.now() - t0) / 1000).toFixed(0)} s for this run. Workloads and method: bench/README.md.`, '',
+  '## Machine', '', ...machine, '',
+  '## Times (forward + backward, every gradient read back)', '', table, '',
+  '## Ratios: peer time ÷ hookgrad wasm time (> 1× means hookgrad wasm is faster)', '', ...ratioLines, '',
+  '## Targets (issue 5)', '', '| target | measured | status |', '|---|---|---|', ...T, '',
+  '## Correctness check before timing', '',
+  'Max relative error against the reference (loss, and each gradient tensor as max|Δ| / max|ref|); a peer over 1e-3 is not timed.', '', ...checkLines, '',
+  '## W5 sizes', '', ...sizeLines, '',
+  '## W6 page (Playwright, headless Chromium)', '', ...pageLines, '',
+].join('\n');
+
+fs.writeFileSync(path.join(here, 'RESULTS.md'), md);
+process.stdout.write(md + '\n');
+log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s; wrote bench/RESULTS.md`);
+process.exit(0);
