@@ -24,6 +24,9 @@ if (!fs.existsSync(pkgJs) || !fs.existsSync(pkgWasm)) {
 /** The hookgrad module, initialised. */
 export const hg = await import(pathToFileURL(pkgJs).href);
 hg.initSync({ module: fs.readFileSync(pkgWasm) });
+if (!hg.nn || typeof hg.Module?.prototype?.call !== 'function') {
+  throw new Error(`${pkgJs} is the raw wasm-bindgen output, not the facade (hg.nn, Module.call): build in progress? rerun after npm run build`);
+}
 
 /** The PyTorch fixtures. */
 export const fixtures = JSON.parse(

@@ -474,3 +474,41 @@ test('module_called_twice: one backward hook call per forward call', () => {
   approx(log.map((e) => (e[0] === 'fwd' ? e[1] : e)), s.log.map((e) => (e[0] === 'fwd' ? e[1] : e)));
   approx(V(x.grad), s.x_grad);
 });
+
+test('module_legacy_after_forward_hook: the legacy hook sees the forward hook\'s output node', () => {
+  const s = S('module_legacy_after_forward_hook');
+  const seen = {};
+  const m = mul2();
+  m.registerForwardHook((mod, args, out) => out.mul(10));
+  m.registerBackwardHook((mod, gi, go) => { seen.gi = Vs(gi); seen.go = Vs(go); });
+  const a = leaf(2); const b = leaf(3);
+  const w = captureWarnings(() => m.call(a, b));
+  assertWarnings(w, s.forward_warnings);
+  assertTree(w.result.gradFn, s.node);
+  w.result.backward();
+  approx(seen.gi, s.grad_input, 'grad_input');
+  approx(seen.go, s.grad_output, 'grad_output');
+  approx(V(a.grad), s.a_grad);
+  approx(V(b.grad), s.b_grad);
+});
+
+test('module_identity_hooks: a module returning its input', () => {
+  const s = S('module_identity_hooks');
+  for (const kind of ['full', 'legacy']) {
+    const e = s[kind];
+    const m = new hg.Module('Ident', (x) => x);
+    const log = [];
+    const hook = (mod, gi, go) => { log.push([Vs(gi), Vs(go)]); };
+    if (kind === 'full') m.registerFullBackwardHook(hook);
+    else m.registerBackwardHook(hook);
+    const x = leaf(2);
+    const w = captureWarnings(() => m.call(x));
+    const y = w.result;
+    assertWarnings(w, e.forward_warnings, `${kind}: forward warnings`);
+    assert.equal(y.id === x.id, e.output_is_input, `${kind}: output is the input tensor`);
+    assert.equal(none(y.gradFn) === null ? null : y.gradFn.name, e.output_grad_fn, `${kind}: output grad_fn`);
+    y.mul(3).backward();
+    approx(log, e.log, `${kind}: hook calls`);
+    approx(V(x.grad), e.x_grad, `${kind}: x.grad`);
+  }
+});
