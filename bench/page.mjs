@@ -1,0 +1,149 @@
+// W6: the playground in headless Chromium (playwright-core + /usr/bin/chromium)
+// against the built site (web/dist) served by scripts/serve.mjs on 127.0.0.1.
+//  - first graph: navigation start → the first backward node of the default
+//    lesson in the SVG (MutationObserver), plus the next animation frame
+//    (so the time includes that the graph was painted), fresh context per load;
+//  - fps: a program with a 300-node backward graph opened from a #s= link,
+//    played at the fastest speed; requestAnimationFrame timestamps over a
+//    window while it animates give fps and frame-time percentiles.
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { median } from './lib/stats.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+// 99 rounds of tanh(y*w + x), then sum: 298 op nodes + 2 AccumulateGrad = 300.
+export const PROGRAM_300 = `// W6: a 300-node backward graph
+const x = hg.tensor([0.5, -0.25], { requiresGrad: true, name: 'x' });
+const w = hg.tensor([0.9, 1.1], { requiresGrad: true, name: 'w' });
+let y = x;
+for (let i = 0; i < 99; i++) y = y.mul(w).add(x).tanh();
+const loss = y.sum(); loss.name = 'loss';
+loss.backward();
+`;
+
+const b64url = (s) => Buffer.from(s, 'utf8').toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts', 'serve.mjs')], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => { child.kill(); reject(new Error('serve.mjs did not print its URL')); }, 10000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      if (m) { clearTimeout(timer); resolve({ child, url: m[0] }); }
+    });
+    child.on('exit', (c) => { clearTimeout(timer); reject(new Error(`serve.mjs exited (${c})`)); });
+  });
+}
+
+const OBSERVE = () => {
+  window.__firstGraph = null;
+  const look = () => {
+    if (window.__firstGraph == null && document.querySelector('#graph .bnode')) {
+      const seen = performance.now();
+      window.__firstGraph = { seen };
+      requestAnimationFrame(() => { window.__firstGraph.painted = performance.now(); });
+      return true;
+    }
+    return false;
+  };
+  new MutationObserver((_, obs) => { if (look()) obs.disconnect(); }).observe(document, { childList: true, subtree: true });
+};
+
+/** Self time by function (and url:line) from a CDP CPU profile, top 12. */
+function topSelf(prof) {
+  const self = new Map();
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const dt = prof.timeDeltas;
+  for (let i = 0; i < prof.samples.length; i++) {
+    const n = byId.get(prof.samples[i]);
+    const cf = n.callFrame;
+    const key = `${cf.functionName || '(anonymous)'} ${cf.url ? `${cf.url.split('/').pop()}:${cf.lineNumber + 1}` : ''}`.trim();
+    self.set(key, (self.get(key) || 0) + (dt[i] || 0) / 1000);
+  }
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  return [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, ms]) => `${k}: ${ms.toFixed(0)} ms (${((100 * ms) / total).toFixed(0)}%)`);
+}
+
+export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, profile = !!process.env.BENCH_PAGE_PROFILE } = {}) {
+  if (!fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) throw new Error('web/dist is not built (npm run build)');
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}`);
+  let chromium;
+  try { ({ chromium } = await import('playwright-core')); } catch { throw new Error('playwright-core is not installed'); }
+  const { child, url } = await startServer();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  const res = { notes: [] };
+  try {
+    // -- first graph, default lesson, fresh context each time (cold cache)
+    const firsts = [];
+    for (let i = 0; i < loads; i++) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await ctx.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.addInitScript(OBSERVE);
+      await page.goto(url, { waitUntil: 'commit' });
+      try {
+        await page.waitForFunction(() => window.__firstGraph?.painted != null, null, { timeout: 15000 });
+        firsts.push(await page.evaluate(() => window.__firstGraph.painted));
+      } catch {
+        res.firstGraphSkipped = `no backward node (#graph .bnode) appeared within 15 s${errors.length ? `; page error: ${errors[0]}` : ''}`;
+      }
+      await ctx.close();
+      if (res.firstGraphSkipped) break;
+    }
+    if (firsts.length) { res.firstGraphMs = median(firsts); res.firstGraphRuns = firsts.length; res.notes.push(`first-graph loads: ${firsts.map((x) => x.toFixed(0)).join(', ')} ms (cold cache each)`); }
+    log(`W6 first graph: ${firsts.map((x) => x.toFixed(0)).join(', ')} ms`);
+
+    // -- fps while animating the backward pass of a 300-node graph
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await ctx.newPage();
+    const hash = `#s=${b64url(JSON.stringify({ v: 1, program: PROGRAM_300, semantics: 'pytorch-2' }))}`;
+    await page.goto(url + hash, { waitUntil: 'load' });
+    try {
+      await page.waitForFunction(() => document.querySelectorAll('#graph .bnode').length >= 300, null, { timeout: 30000 });
+    } catch {
+      const n = await page.evaluate(() => document.querySelectorAll('#graph .bnode').length);
+      res.fpsSkipped = `the 300-node program drew ${n} backward nodes`;
+    }
+    if (!res.fpsSkipped) {
+      res.nodes = await page.evaluate(() => document.querySelectorAll('#graph .bnode').length);
+      const speed = await page.$('#speed');
+      if (speed) { const opts = await page.$$eval('#speed option', (os) => os.map((o) => o.value)); await page.selectOption('#speed', opts[opts.length - 1]); }
+      const before = await page.evaluate(() => document.getElementById('step-count')?.textContent);
+      let cdp = null;
+      if (profile) { cdp = await ctx.newCDPSession(page); await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
+      await page.click('#play-btn');
+      const r = await page.evaluate((ms) => new Promise((resolve) => {
+        const ts = [performance.now()];
+        const f = (t) => { ts.push(t); if (t - ts[0] < ms) requestAnimationFrame(f); else resolve({ ts, step: document.getElementById('step-count')?.textContent }); };
+        requestAnimationFrame(f);
+      }), windowMs);
+      if (cdp) { const { profile: prof } = await cdp.send('Profiler.stop'); res.profile = topSelf(prof); }
+      const dts = r.ts.slice(1).map((t, i) => t - r.ts[i]).sort((a, b) => a - b);
+      const span = r.ts[r.ts.length - 1] - r.ts[0];
+      res.fps = (1000 * (r.ts.length - 1)) / span;
+      res.frameMs = median(dts);
+      res.frameP95 = dts[Math.floor(0.95 * (dts.length - 1))];
+      res.notes.push(`${r.ts.length - 1} frames in ${span.toFixed(0)} ms; longest frame ${dts[dts.length - 1].toFixed(0)} ms`);
+      res.notes.push(`fps window ${windowMs} ms while playing the backward pass at the fastest speed; step counter ${before} → ${r.step}`);
+      if (before === r.step) res.notes.push('the step counter did not move: the animation may not have started');
+      log(`W6 fps: ${res.fps.toFixed(1)} (${before} → ${r.step})`);
+    }
+    await ctx.close();
+  } finally {
+    await browser.close();
+    child.kill();
+  }
+  return res;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  measurePage({ log: console.error }).then((r) => console.log(JSON.stringify(r, null, 1)), (e) => { console.error(e); process.exit(1); });
+}
