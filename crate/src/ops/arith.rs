@@ -11,7 +11,9 @@ use crate::shape::{broadcast_shapes, expand};
 use crate::tensor::{Array, Tensor};
 
 /// Elementwise `f(a, b)` after broadcasting both to a common shape.
-pub(crate) fn broadcast_zip(a: &Array, b: &Array, f: impl Fn(f32, f32) -> f32) -> Result<Array> {
+/// Takes a plain `fn` (not a generic closure): one instance instead of one per
+/// call site keeps the wasm small; the ops here are memory-bound anyway.
+pub(crate) fn broadcast_zip(a: &Array, b: &Array, f: fn(f32, f32) -> f32) -> Result<Array> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let mut out = Array::zeros(ndarray::IxDyn(&shape));
     let (ab, bb) = (expand(a, &shape)?, expand(b, &shape)?);

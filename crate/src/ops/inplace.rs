@@ -22,7 +22,7 @@ fn inplace(
     t: &Tensor,
     name: &str,
     other: Option<&Operand>,
-    f: impl Fn(f32, f32) -> f32,
+    f: fn(f32, f32) -> f32,
     save: impl FnOnce(&Array) -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
