@@ -512,3 +512,18 @@ test('module_identity_hooks: a module returning its input', () => {
     approx(V(x.grad), e.x_grad, `${kind}: x.grad`);
   }
 });
+
+test('module_hook_removes_another: module hooks run from a snapshot', () => {
+  const s = S('module_hook_removes_another');
+  const log = [];
+  const m = double();
+  const hs = {};
+  hs.p1 = m.registerForwardPreHook(() => { log.push('p1'); hs.p1.remove(); });
+  m.registerForwardHook(() => { log.push('f1'); hs.f2.remove(); });
+  hs.f2 = m.registerForwardHook(() => { log.push('f2'); });
+  m.call(hg.tensor(1));
+  assert.deepEqual(log, s.first_call, 'first call');
+  log.length = 0;
+  m.call(hg.tensor(1));
+  assert.deepEqual(log, s.second_call, 'second call');
+});

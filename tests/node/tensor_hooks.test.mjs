@@ -2,7 +2,7 @@
 // post-accumulate hooks against PyTorch (tests/fixtures/pytorch.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hg, S, V, Vs, approx, leaf, normName, assertTree, none } from './helpers.mjs';
+import { hg, S, V, Vs, approx, leaf, normName, assertTree, none, thrown } from './helpers.mjs';
 
 /** The 2021 video's graph, translated line by line. */
 function videoGraph({ removeCHook = false, useAdd = false, inplaceD = false } = {}) {
@@ -465,4 +465,34 @@ test('post_accumulate_hooks_order: removal mid-backward', () => {
   x.mul(2).sum().backward();
   assert.deepEqual(log, s.second, 'second backward');
   approx(V(x.grad), s.x_grad);
+});
+
+test('grad_mode_in_hooks: backward hooks run with recording off', () => {
+  const s = S('grad_mode_in_hooks');
+  const log = [];
+  const a = leaf(2);
+  const x = leaf(3);
+  const c = a.mul(5);
+  c.registerHook((g) => { log.push(['tensor_hook', x.mul(x).requiresGrad, g.requiresGrad]); return g.mul(2); });
+  c.gradFn.registerHook(() => { log.push(['node_post', x.mul(x).requiresGrad]); });
+  a.registerPostAccumulateGradHook(() => { log.push(['post_acc', x.mul(x).requiresGrad]); });
+  c.mul(c).backward();
+  assert.deepEqual(log, s.tensor_hooks.log);
+  approx(V(a.grad), s.tensor_hooks.a_grad);
+  // recording is back on after backward (hand)
+  assert.equal(x.mul(x).requiresGrad, true);
+
+  const mlog = [];
+  const m = new hg.Module('Double', (t) => t.mul(2));
+  m.registerFullBackwardHook(() => { mlog.push(['full_backward', x.mul(x).requiresGrad]); });
+  m.registerForwardHook(() => { mlog.push(['forward', x.mul(x).requiresGrad]); });
+  m.call(leaf(1)).backward();
+  assert.deepEqual(mlog, s.module_hooks);
+
+  const b = leaf(2);
+  const d = b.mul(5);
+  d.registerHook(() => { x.mul(x).backward(); });
+  const msg = thrown(() => d.backward());
+  assert.ok(msg.includes(s.backward_inside_hook_error.message),
+    `error should include "${s.backward_inside_hook_error.message}", got "${msg}"`);
 });
