@@ -2,7 +2,7 @@
 // sharing, against PyTorch (tests/fixtures/pytorch.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hg, S, V, approx, leaf, assertTree, quiet, none } from './helpers.mjs';
+import { hg, S, V, approx, leaf, assertTree, quiet, none, normName } from './helpers.mjs';
 
 test('backward_accumulates', () => {
   const s = S('backward_accumulates');
@@ -281,4 +281,47 @@ test('contract: absent values are null, not undefined', () => {
   const z = leaf(1);
   const [, gz] = hg.grad(c, [a, z], { allowUnused: true });
   assert.strictEqual(gz, null, 'hg.grad unused input');
+});
+
+test('inplace_through_views: in-place via a view of a non-leaf, and on the base of a view', async (t) => {
+  const cases = S('inplace_through_views').cases;
+  const setup = () => {
+    const a = leaf([[1, 2], [3, 4]]);
+    return { a, c: a.mul(2) };
+  };
+  await t.test('view_mul_', () => {
+    const e = cases.view_mul_;
+    const { a, c } = setup();
+    const v = c.reshape([4]);
+    v.mul_(hg.tensor([1, 2, 3, 4]));
+    approx(V(v), e.view, 'view values');
+    approx(V(c), e.c, 'base sees the write through the view');
+    c.sum().backward();
+    approx(V(a.grad), e.a_grad, 'a.grad');
+    assert.equal(c.gradFn.name, normName(e.c_grad_fn), 'base grad_fn');
+    assert.equal(v.gradFn.name, e.view_grad_fn, 'view grad_fn');
+  });
+  await t.test('base_add_then_view', () => {
+    const e = cases.base_add_then_view;
+    const { a, c } = setup();
+    const tv = c.t();
+    c.add_(1);
+    approx(V(tv), e.view, 'view sees the write to its base');
+    tv.sum().backward();
+    approx(V(a.grad), e.a_grad, 'a.grad');
+    assert.equal(tv.gradFn.name, e.view_grad_fn, 'view grad_fn');
+    assert.equal(c.gradFn.name, normName(e.c_grad_fn), 'base grad_fn');
+  });
+  await t.test('t_view_mul_', () => {
+    const e = cases.t_view_mul_;
+    const { a, c } = setup();
+    const tv = c.t();
+    tv.mul_(hg.tensor([[1, 10], [100, 1000]]));
+    approx(V(tv), e.view, 'view values');
+    approx(V(c), e.c, 'base sees the write through the view');
+    c.mul(hg.tensor([[1, 2], [3, 4]])).sum().backward();
+    approx(V(a.grad), e.a_grad, 'a.grad');
+    assert.equal(c.gradFn.name, normName(e.c_grad_fn), 'base grad_fn');
+    assert.equal(tv.gradFn.name, e.view_grad_fn, 'view grad_fn');
+  });
 });
