@@ -527,3 +527,28 @@ test('module_hook_removes_another: module hooks run from a snapshot', () => {
   m.call(hg.tensor(1));
   assert.deepEqual(log, s.second_call, 'second call');
 });
+
+// hookgrad-specific (contract "Inspection"): module and op trace events.
+// Expected values by hand: a=2, c=6, the pre-hook adds 1 to the first arg.
+test('trace: module phases, op events and module hook before/after values', () => {
+  const a = leaf(2);
+  const c = leaf(6);
+  const m = new hg.Module('Mul2', (x, y) => x.mul(y));
+  m.registerForwardPreHook((mod, args) => [args[0].add(1), args[1]]);
+  m.registerForwardHook(() => {});
+  let out;
+  const ev = hg.trace(() => { out = m.call(a, c); });
+  const phases = ev.filter((e) => e.type === 'module').map((e) => e.phase);
+  assert.deepEqual(phases.filter((p) => p !== 'end'), ['pre-hook', 'forward', 'hook']);
+  const pre = ev.find((e) => e.type === 'hook' && e.kind === 'module-pre');
+  approx(pre.before, [2, 6], 'pre-hook before');
+  approx(pre.after, [3, 6], 'pre-hook after');
+  const ops = ev.filter((e) => e.type === 'op');
+  assert.deepEqual(ops.map((e) => e.name), ['AddBackward0', 'MulBackward0']);
+  const mul = ops[1];
+  assert.equal(mul.output, out.id, 'op output id');
+  assert.equal(mul.node, out.gradFn.id, 'op node id');
+  assert.equal(mul.inputs[1], c.id, 'second input is c');
+  approx(V(out), 18);
+  JSON.stringify(ev);
+});

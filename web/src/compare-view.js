@@ -32,5 +32,8 @@ export function renderCompare(root, { model, k, columns, onSelectNode }) {
     h('div', { class: 'compare-value mono', 'aria-label': `${c.label} grad_input` }, c.hit ? formatList(c.hit.ev.before) : '— press Backward'),
     c.hit ? h('div', { class: 'small muted' }, `${Array.isArray(c.hit.ev.before) ? c.hit.ev.before.length : 1} value(s) for ${c.inputs} inputs`) : null,
     c.hit && c.node != null ? h('button', { class: 'btn tiny', type: 'button', title: `${model.nName(c.node)} #${c.node}`, 'aria-label': `Show the node the ${c.label} is attached to`, onclick: () => onSelectNode(c.node) }, `runs on ${model.nName(c.node).replace('BackwardHookFunctionBackward', 'BackwardHookFunction…')} ↗`) : null))));
-  if (warnings.length) root.append(h('div', { class: 'compare-warning', role: 'note' }, `⚠ ${warnings[0]}`));
+  if (warnings.length) {
+    const first = warnings[0].split(/(?<=\.) /)[0];
+    root.append(h('div', { class: 'compare-warning', role: 'note', title: warnings[0] }, `⚠ PyTorch warns at forward time: “${first}” (full text in the console)`));
+  }
 }

@@ -7,6 +7,7 @@ import { frameAt, describeStep } from './trace-model.js';
 import { GraphView } from './graph-view.js';
 import { Player } from './player.js';
 import { PLAY, PAUSE } from './icons.js';
+import { renderCompare } from './compare-view.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);
@@ -23,12 +24,13 @@ $('open-full').href = `./index.html${location.hash}`;
 if (new URLSearchParams(location.hash.slice(1)).get('program') === '1') { $('program-box').hidden = false; $('program').textContent = state.program; }
 
 const view = new GraphView($('graph'), { onSelect() {}, onToggleModule() {} });
-let session = null;
+let session = null; let follow = false;
 const player = new Player({
   onFrame(k, { animate }) {
     if (!session) return;
     const frame = frameAt(session.model, k);
-    view.update(frame, { animate });
+    view.update(frame, { animate, follow });
+    renderCompare($('compare'), { model: session.model, k, columns: lesson?.compare, onSelectNode: (node) => view.focusOn(view.boxOf({ node }), { force: true }) });
     $('scrub').max = String(session.model.steps.length); $('scrub').value = String(k);
     $('step-count').textContent = `${k} / ${session.model.steps.length}`;
     $('step-text').textContent = k === 0 ? 'Start: nothing has run yet.' : describeStep(session.model, frame.step);
@@ -48,14 +50,15 @@ async function run(backward = false) {
   if (backward) player.play({ from: session.model.forwardEnd });
 }
 $('run-btn').onclick = () => run();
-$('backward-btn').onclick = () => (session ? player.play({ from: session.model.forwardEnd }) : run(true));
-$('play-btn').onclick = () => player.toggle();
-$('step-btn').onclick = () => player.step(1);
-$('back-btn').onclick = () => player.step(-1);
+$('backward-btn').onclick = () => { follow = true; return session ? player.play({ from: session.model.forwardEnd }) : run(true); };
+$('play-btn').onclick = () => { follow = true; player.toggle(); };
+$('step-btn').onclick = () => { follow = true; player.step(1); };
+$('back-btn').onclick = () => { follow = true; player.step(-1); };
 $('scrub').oninput = (e) => { player.pause(); player.seek(Number(e.target.value)); };
-$('zoom-fit').onclick = () => view.fit();
+$('zoom-fit').onclick = () => { follow = false; view.fit(); };
 document.addEventListener('keydown', (e) => {
   if (e.target.closest('input, select, textarea')) return;
+  if (['ArrowRight', 'ArrowLeft', ' '].includes(e.key)) follow = true;
   if (e.key === ' ' && !e.target.closest('button')) { e.preventDefault(); player.toggle(); }
   else if (e.key === 'ArrowRight') player.step(1);
   else if (e.key === 'ArrowLeft') player.step(-1);
