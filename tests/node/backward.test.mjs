@@ -325,3 +325,12 @@ test('inplace_through_views: in-place via a view of a non-leaf, and on the base 
     assert.equal(tv.gradFn.name, e.view_grad_fn, 'view grad_fn');
   });
 });
+
+test('noGrad restores recording when fn throws (hand)', () => {
+  const x = leaf(2);
+  assert.throws(() => hg.noGrad(() => { throw new Error('inside'); }), /inside/);
+  assert.equal(x.mul(2).requiresGrad, true, 'recording is on again');
+  const nested = hg.noGrad(() => hg.noGrad(() => x.mul(2)));
+  assert.equal(nested.requiresGrad, false);
+  assert.equal(x.mul(2).requiresGrad, true);
+});
