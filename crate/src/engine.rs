@@ -225,33 +225,35 @@ fn init_to_execute(
                 .push((edge.input_nr, slot));
         }
     }
-    // Post-order DFS: needed(n) = any child needed or is a needed target.
-    let mut memo: HashMap<NodeId, bool> = HashMap::new();
-    fn visit(
-        node: &NodeRef,
-        targets: &HashSet<NodeId>,
-        task: &mut GraphTask,
-        memo: &mut HashMap<NodeId, bool>,
-    ) -> bool {
-        if let Some(&m) = memo.get(&node.id) {
-            return m;
+    // needed(n) ⇔ n reaches an input node. Walk the graph once to record
+    // each node's parents, then walk upward from the inputs (iteratively: a
+    // recursive walk would overflow wasm's stack on long chains).
+    let mut parents: HashMap<NodeId, Vec<NodeRef>> = HashMap::new();
+    let mut seen: HashSet<NodeId> = HashSet::new();
+    let mut stack: Vec<NodeRef> = Vec::new();
+    for (edge, _) in roots {
+        if seen.insert(edge.node.id) {
+            stack.push(edge.node.clone());
         }
-        memo.insert(node.id, false);
-        let mut leads = false;
+    }
+    while let Some(node) = stack.pop() {
         for edge in node.next.iter().flatten() {
-            if visit(&edge.node, targets, task, memo) || targets.contains(&edge.node.id) {
-                leads = true;
+            parents.entry(edge.node.id).or_default().push(node.clone());
+            if seen.insert(edge.node.id) {
+                stack.push(edge.node.clone());
             }
         }
-        if leads {
-            task.needed.insert(node.id);
-        }
-        let r = leads || targets.contains(&node.id);
-        memo.insert(node.id, r);
-        r
     }
-    for (edge, _) in roots {
-        visit(&edge.node, &targets, task, &mut memo);
+    let mut up: Vec<NodeId> = targets.iter().copied().collect();
+    let mut visited: HashSet<NodeId> = HashSet::new();
+    while let Some(id) = up.pop() {
+        if !visited.insert(id) {
+            continue;
+        }
+        for p in parents.get(&id).map(|v| v.as_slice()).unwrap_or(&[]) {
+            task.needed.insert(p.id);
+            up.push(p.id);
+        }
     }
 }
 

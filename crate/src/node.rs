@@ -345,3 +345,26 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
         }
     }
 }
+
+/// Dropping the last handle to a long chain of nodes would recurse once per
+/// node (each `Rc<Node>` drops the next) and overflow wasm's 1 MB stack — a
+/// trap. Unlink the chain iteratively instead.
+impl Drop for Node {
+    fn drop(&mut self) {
+        let mut stack: Vec<NodeRef> = std::mem::take(&mut self.next)
+            .into_iter()
+            .flatten()
+            .map(|e| e.node)
+            .collect();
+        while let Some(node) = stack.pop() {
+            if let Ok(mut owned) = Rc::try_unwrap(node) {
+                stack.extend(
+                    std::mem::take(&mut owned.next)
+                        .into_iter()
+                        .flatten()
+                        .map(|e| e.node),
+                );
+            }
+        }
+    }
+}

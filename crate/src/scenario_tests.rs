@@ -746,3 +746,28 @@ fn ready_order_runs_later_nodes_first() {
     );
     assert_eq!(grad_values(&a), vec![5.0]);
 }
+
+#[test]
+fn zero_dim_transpose_and_huge_broadcasts_do_not_panic() {
+    // A panic is a wasm trap: these must be values or errors.
+    let s = leaf(&[3.0], &[]);
+    assert_eq!(values(&ok(s.t())), vec![3.0]);
+    assert_eq!(values(&ok(s.transpose(0, -1))), vec![3.0]);
+    let col = constant(&vec![1.0; 10_000], &[10_000, 1]);
+    let row = constant(&vec![1.0; 10_000], &[1, 10_000]);
+    assert!(col.add(&row).is_err()); // 10^8 elements > limit
+    assert!(col.matmul(&row).is_err());
+}
+
+#[test]
+fn long_chains_build_run_and_drop_without_deep_recursion() {
+    let a = leaf(&[1.0], &[]);
+    let mut y = a.clone();
+    for _ in 0..100_000 {
+        y = ok(y.add(1.0));
+    }
+    // Backward and dropping the chain must not recurse per node.
+    ok(y.backward());
+    assert_eq!(grad_values(&a), vec![1.0]);
+    drop(y);
+}

@@ -12,6 +12,25 @@ pub fn fmt_shape(shape: &[usize]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// The most elements one tensor may have (256 MB of float32). Past this a
+/// wasm allocation would abort the instance, so ops refuse instead.
+pub const MAX_NUMEL: usize = 1 << 26;
+
+/// Element count of `shape`, or an error when it exceeds `MAX_NUMEL`.
+pub fn checked_numel(shape: &[usize]) -> Result<usize> {
+    let mut n: usize = 1;
+    for &d in shape {
+        n = n.saturating_mul(d);
+    }
+    if n > MAX_NUMEL {
+        return Err(Error::runtime(format!(
+            "hookgrad: a tensor of shape {} would have {n} elements, more than the {MAX_NUMEL} it supports",
+            fmt_shape(shape)
+        )));
+    }
+    Ok(n)
+}
+
 /// PyTorch's `infer_size`: the broadcast shape of `a` and `b`.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let ndim = a.len().max(b.len());
@@ -35,6 +54,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         }
         out[i] = if da == 1 { db } else { da };
     }
+    checked_numel(&out)?;
     Ok(out)
 }
 

@@ -272,7 +272,11 @@ impl Tensor {
     pub fn set_grad(&self, grad: Option<Tensor>) -> Result<()> {
         if let Some(g) = &grad {
             if g.shape() != self.shape() {
-                return Err(Error::runtime("assigned grad has data of a different size"));
+                return Err(Error::runtime(format!(
+                    "attempting to assign a gradient of size '{}' to a tensor of size '{}'. Please ensure that the gradient and the tensor are the same size",
+                    crate::shape::fmt_shape(&g.shape()),
+                    crate::shape::fmt_shape(&self.shape())
+                )));
             }
             if g.ptr_eq(self) {
                 return Err(Error::runtime("can't assign Variable as its own grad"));

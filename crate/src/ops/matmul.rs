@@ -118,6 +118,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             y.ncols()
         )));
     }
+    crate::shape::checked_numel(&[x.nrows(), y.ncols()])?;
     let out = x.dot(&y).into_dyn();
     let out_shape = out.shape().to_vec();
     let (a_rg, b_rg) = (a.requires_grad(), b.requires_grad());
@@ -171,6 +172,7 @@ pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
             wm.ncols()
         )));
     }
+    crate::shape::checked_numel(&[xm.nrows(), wm.ncols()])?;
     let prod = xm.dot(&wm).into_dyn();
     let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;
     let out_shape = out.shape().to_vec();

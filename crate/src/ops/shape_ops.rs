@@ -65,6 +65,10 @@ pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
 }
 
 fn swap(a: &Array, d0: usize, d1: usize) -> Array {
+    // ndarray panics on swap_axes of a 0-d array (and a panic is a wasm trap).
+    if d0 == d1 || a.ndim() < 2 {
+        return a.clone();
+    }
     let mut v = a.view();
     v.swap_axes(d0, d1);
     // Materialize in standard layout so later ops see row-major data.
