@@ -552,3 +552,30 @@ test('trace: module phases, op events and module hook before/after values', () =
   approx(V(out), 18);
   JSON.stringify(ev);
 });
+
+test('module_tuple_output: a module returning two tensors', () => {
+  const s = S('module_tuple_output');
+  for (const kind of ['full', 'legacy']) {
+    const e = s[kind];
+    const m = new hg.Module('Two', (a, b) => [a.mul(b), a.add(b)]);
+    const log = [];
+    const hook = (mod, gi, go) => { log.push({ grad_input: Vs(gi), grad_output: Vs(go) }); };
+    if (kind === 'full') m.registerFullBackwardHook(hook);
+    else m.registerBackwardHook(hook);
+    const fwd = [];
+    m.registerForwardHook((mod, args, out) => { fwd.push([Array.isArray(out), out.length]); });
+    const a = leaf(2); const b = leaf(3);
+    const w = captureWarnings(() => m.call(a, b));
+    assertWarnings(w, e.forward_warnings, `${kind}: forward warnings`);
+    assert.deepEqual(fwd, e.forward_hook_saw, `${kind}: forward hook sees an array of 2`);
+    const [o1, o2] = w.result;
+    assert.deepEqual([o1.gradFn.name, o2.gradFn.name], e.out_grad_fns, `${kind}: output nodes`);
+    approx([V(o1), V(o2)], e.out, `${kind}: outputs`);
+    o1.mul(2).add(o2.mul(3)).backward();
+    assert.equal(log.length, e.log.length, `${kind}: number of hook calls`);
+    approx(log.map((x) => x.grad_input), e.log.map((x) => x.grad_input), `${kind}: grad_input`);
+    approx(log.map((x) => x.grad_output), e.log.map((x) => x.grad_output), `${kind}: grad_output`);
+    approx(V(a.grad), e.a_grad, `${kind}: a.grad`);
+    approx(V(b.grad), e.b_grad, `${kind}: b.grad`);
+  }
+});
