@@ -60,3 +60,12 @@ test('wrap a variable in a module', () => {
   assert.match(p, /^const c = cModule\.call\(a, b\); c\.name = 'c';$/m);
   assert.equal(PE.wrapVariableInModule(prog, 'a', 'X'), null, 'a leaf has no op to wrap');
 });
+
+test('module hooks go before the module is called', () => {
+  const p = "const net = new hg.Module('Net', (x) => x.mul(2));\nconst x = hg.tensor(1, { requiresGrad: true });\nconst y = net.call(x);\ny.backward();\n";
+  const code = PE.hookBlock({ id: 'h1', kind: 'module-forward', ref: 'net', template: 'print' });
+  const out = PE.insertBeforeModuleCall(p, 'net', code).split('\n');
+  assert.ok(out.indexOf('const y = net.call(x);') > out.findIndex((l) => l.includes('net.registerForwardHook')));
+  const g = PE.insertBeforeModuleCall(p, null, PE.hookBlock({ id: 'h2', kind: 'global-forward-pre', ref: '', template: 'print' }));
+  assert.match(g, /hg\.registerModuleForwardPreHook\(function printHook\(module, args\)[\s\S]*const y = net\.call/);
+});

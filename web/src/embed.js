@@ -47,6 +47,7 @@ async function run(backward = false) {
   view.setGraph(session.model, session.input, session.layout, { legacyHandles: session.legacy });
   $('run-btn').disabled = false;
   player.load(session.model.steps.length, state.step ?? session.model.forwardEnd);
+  if (lesson?.view?.module && !backward) view.focusModule(lesson.view.module);
   if (backward) player.play({ from: session.model.forwardEnd });
 }
 $('run-btn').onclick = () => run();

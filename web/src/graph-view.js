@@ -249,6 +249,16 @@ export class GraphView {
     return (node != null && this.boxes.get(`n${node}`)) || (tensor != null && this.boxes.get(`t${tensor}`)) || null;
   }
 
+  /** Frames the first module box with this name (a lesson's starting view). */
+  focusModule(name) {
+    const entry = [...this.clusterEls.entries()].find(([key]) => this.input.clusters.find((c) => c.id === key)?.name === name);
+    if (!entry) return;
+    const b = entry[1].box; const r = this.svg.getBoundingClientRect();
+    const k = Math.min(1.1, (r.width - 20) / b.w, (r.height - 20) / b.h);
+    this.view = { k, x: r.width / 2 - (b.x + b.w / 2) * k, y: r.height / 2 - (b.y + b.h / 2) * k };
+    this.applyView(true);
+  }
+
   /** Pans (and zooms in to a readable scale) so the box is in view. */
   focusOn(box, { minK = 0.9, force = false } = {}) {
     if (!box) return;

@@ -39,8 +39,9 @@ function attachForm({ kinds, refOf, targetLabel, program, onProgram, defaultTemp
   const btn = h('button', { class: 'btn small primary', type: 'button', onclick: () => {
     const kind = kindSel.value; const ref = refOf(kind);
     if (!ref) return;
-    const code = PE.hookBlock({ id: PE.nextHookId(program), kind, ref, template: tplSel.value, targetLabel });
-    onProgram(PE.insertBeforeBackward(program, code));
+    const code = PE.hookBlock({ id: PE.nextHookId(program), kind, ref, template: tplSel.value, targetLabel: PE.HOOK_KINDS[kind].target === 'global' ? 'all modules' : typeof targetLabel === 'function' ? targetLabel() : targetLabel });
+    const target = PE.HOOK_KINDS[kind].target;
+    onProgram(target === 'module' ? PE.insertBeforeModuleCall(program, ref, code) : target === 'global' ? PE.insertBeforeModuleCall(program, null, code) : PE.insertBeforeBackward(program, code));
   } }, 'Attach hook');
   return h('div', { class: 'form' }, h('h4', {}, 'Attach a hook'), kindSel, tplSel, btn);
 }
@@ -117,7 +118,7 @@ export function renderInspector(root, ctx) {
     const mods = PE.declaredModules(program);
     if (mods.length) {
       const mSel = select('Module', mods.map((m) => [m.ref, `${m.ref} (${m.name})`]), mods[0].ref);
-      const form = attachForm({ kinds: ['module-pre', 'module-forward', 'module-full-backward', 'module-full-backward-pre', 'module-backward', 'global-forward', 'global-full-backward'], refOf: () => mSel.value, targetLabel: 'module', program, onProgram, defaultTemplate: 'print' });
+      const form = attachForm({ kinds: ['module-pre', 'module-forward', 'module-full-backward', 'module-full-backward-pre', 'module-backward', 'global-forward-pre', 'global-forward', 'global-full-backward-pre', 'global-full-backward'], refOf: () => mSel.value, targetLabel: () => mSel.value, program, onProgram, defaultTemplate: 'print' });
       form.insertBefore(mSel, form.children[1]);
       form.querySelector('h4').textContent = 'Attach a module hook';
       root.append(form);

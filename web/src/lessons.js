@@ -105,7 +105,6 @@ mul2.registerBackwardHook(show('Mul2 legacy:'));
 const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
 const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
 const c = mul2.call(a, b); c.name = 'c';
-c.backward();
 
 // 2. Two multiplications: it only sees the last one.
 const mul3 = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
@@ -114,7 +113,6 @@ const p = hg.tensor(2, { requiresGrad: true, name: 'p' });
 const q = hg.tensor(3, { requiresGrad: true, name: 'q' });
 const r = hg.tensor(4, { requiresGrad: true, name: 'r' });
 const out = mul3.call(p, q, r); out.name = 'out';
-out.backward();
 
 // 3. The same module with a full backward hook: one gradient per input.
 const mul3full = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
@@ -125,6 +123,9 @@ const u = hg.tensor(2, { requiresGrad: true, name: 'u' });
 const v = hg.tensor(3, { requiresGrad: true, name: 'v' });
 const w = hg.tensor(4, { requiresGrad: true, name: 'w' });
 const out2 = mul3full.call(u, v, w); out2.name = 'out2';
+
+c.backward();
+out.backward();
 out2.backward();
 `;
 
@@ -246,11 +247,11 @@ export const LESSONS = [
   { id: 'module-forward', n: 4, title: 'Module forward pre-hooks and forward hooks', program: L4,
     text: ['A forward pre-hook runs before forward() and may replace the positional arguments; a forward hook runs after it and may replace the output.',
       'SumNet gets a and b positionally and c as a keyword, so the pre-hook only sees two arguments. With both hooks the result is 116; after removing them it is 6.'] },
-  { id: 'legacy-hook', n: 5, title: 'Why the legacy module backward hook lies', program: L5, flagship: true,
+  { id: 'legacy-hook', n: 5, title: 'Why the legacy module backward hook lies', program: L5, flagship: true, view: { module: 'Mul3' },
     compare: [{ kind: 'module-backward', module: 'Mul3', label: 'Legacy backward hook on Mul3', inputs: 3, tone: 'bad' }, { kind: 'module-full-backward', module: 'Mul3', label: 'Full backward hook on Mul3', inputs: 3, tone: 'good' }],
-    text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module: it hooks the grad_fn of the module’s output, whatever that node is.',
-      'For Mul2 that node is the only multiplication, so grad_input is right: (3, 2). Mul3 computes (x·y)·z — two MulBackward0 nodes — and the hook lands on the last one. It reports (4, 6): the gradients of x·y and z, not of x, y and z. Only two values for three inputs, and 4 is nobody’s gradient.',
-      'The full backward hook wraps the module’s inputs and outputs in BackwardHookFunctionBackward nodes and gives the real answer, (12, 8, 6). Press Backward and watch which node each hook fires on.'] },
+    text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module. It hooks the grad_fn of the module’s output — whichever node that is.',
+      'Mul2 has one MulBackward0, so the hook is right: (3, 2). Mul3 computes (x·y)·z; the hook lands on the second multiplication and reports (4, 6) — the gradients of x·y and of z. Two values for three inputs, and 4 is nobody’s gradient.',
+      'The full backward hook wraps the module’s inputs and output in BackwardHookFunctionBackward nodes and gets (12, 8, 6). Press Backward and watch where each hook fires.'] },
   { id: 'workaround', n: 6, title: 'The tensor-hook workaround', program: L6,
     text: ['Before full backward hooks existed, the fix was to put tensor hooks on the module’s inputs and on its output.',
       'Each hook sees the gradient of exactly its tensor: d gets 1, c gets 6, a gets 12 and b gets 8.'] },

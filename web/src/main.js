@@ -108,6 +108,8 @@ async function runProgram({ backward = false, step = null } = {}) {
   drawGraph();
   const { model } = session;
   player.load(model.steps.length, step ?? model.forwardEnd);
+  const lesson = app.state.lesson ? findLesson(app.state.lesson) : null;
+  if (lesson?.view?.module && !backward) view.focusModule(lesson.view.module);
   if (result.error && !model.steps.length) $('step-text').textContent = result.error.message;
   if (backward) player.play({ from: model.forwardEnd });
 }
@@ -152,6 +154,7 @@ function renderFrame(k, animate = false) {
   $('step-count').textContent = `${k} / ${model.steps.length}`;
   const err = app.session.result.error;
   $('step-text').textContent = k === 0 ? 'Start: nothing has run yet.' : describeStep(model, frame.step);
+  if (k === model.forwardEnd && k < model.steps.length) $('step-text').textContent = `Forward pass recorded: ${model.tensors.size} tensors, ${model.nodes.size} backward nodes. Press Backward (or →) to run the backward pass.`;
   if (err && k === model.steps.length) $('step-text').textContent = `Error: ${err.message}`;
   $('step-text').classList.toggle('is-error', frame.step?.event.type === 'error' || (!!err && k === model.steps.length));
   renderConsole($('console'), lines, k, model.steps.length);

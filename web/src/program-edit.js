@@ -14,6 +14,8 @@ export const HOOK_KINDS = {
   'module-backward': { label: 'Legacy backward hook', target: 'module', call: (m, fn) => `${m}.registerBackwardHook(${fn})`, params: 'module, gradInput, gradOutput', list: true, arg: 'gradInput' },
   'module-full-backward': { label: 'Full backward hook', target: 'module', call: (m, fn) => `${m}.registerFullBackwardHook(${fn})`, params: 'module, gradInput, gradOutput', list: true, arg: 'gradInput' },
   'module-full-backward-pre': { label: 'Full backward pre-hook', target: 'module', call: (m, fn) => `${m}.registerFullBackwardPreHook(${fn})`, params: 'module, gradOutput', list: true, arg: 'gradOutput' },
+  'global-forward-pre': { label: 'Global forward pre-hook (all modules)', target: 'global', call: (_, fn) => `hg.registerModuleForwardPreHook(${fn})`, params: 'module, args', list: true, arg: 'args' },
+  'global-full-backward-pre': { label: 'Global full backward pre-hook (all modules)', target: 'global', call: (_, fn) => `hg.registerModuleFullBackwardPreHook(${fn})`, params: 'module, gradOutput', list: true, arg: 'gradOutput' },
   'global-forward': { label: 'Global forward hook (all modules)', target: 'global', call: (_, fn) => `hg.registerModuleForwardHook(${fn})`, params: 'module, args, output', arg: 'output' },
   'global-full-backward': { label: 'Global full backward hook (all modules)', target: 'global', call: (_, fn) => `hg.registerModuleFullBackwardHook(${fn})`, params: 'module, gradInput, gradOutput', list: true, arg: 'gradInput' },
 };
@@ -54,6 +56,19 @@ export function insertionLine(lines) {
 export function insertBeforeBackward(program, code) {
   const lines = program.replace(/\n$/, '').split('\n');
   const at = insertionLine(lines);
+  lines.splice(at, 0, ...code.split('\n'));
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Module hooks must exist before the module runs: insert before the first
+ * call of `ref` (any module call for global hooks), else before backward.
+ */
+export function insertBeforeModuleCall(program, ref, code) {
+  const lines = program.replace(/\n$/, '').split('\n');
+  const re = ref ? new RegExp(`(^|[^\\w$.])${ref.replace(/[$]/g, '\\$')}\\.(call|callWithKwargs|callArgs)\\(`) : /\.(call|callWithKwargs|callArgs)\(/;
+  const at = lines.findIndex((l) => /^\S/.test(l) && !l.startsWith('//') && re.test(l));
+  if (at < 0) return insertBeforeBackward(program, code);
   lines.splice(at, 0, ...code.split('\n'));
   return `${lines.join('\n')}\n`;
 }
