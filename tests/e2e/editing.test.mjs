@@ -45,3 +45,51 @@ test('changing a leaf value and adding a leaf + op from the graph', async () => 
   assert.ok(await page.getByRole('button', { name: 'Tensor x1', exact: true }).count() === 1);
   await page.close();
 });
+
+test('a module forward hook attached from the inspector runs before the module is called', async () => {
+  const page = await env.page('#lesson=module-forward');
+  await waitForRun(page);
+  await page.getByRole('combobox', { name: 'Module' }).selectOption('net');
+  const form = page.locator('.form', { hasText: 'Attach a module hook' });
+  await form.getByRole('combobox', { name: 'Hook kind' }).selectOption('module-forward');
+  await form.getByRole('combobox', { name: 'Hook template' }).selectOption('add');
+  await form.getByRole('button', { name: 'Attach hook' }).click();
+  await waitForRun(page); await toEnd(page);
+  const out = await page.getByRole('list', { name: 'Console output' }).textContent();
+  assert.match(out, /d = tensor\(126\./);
+  assert.match(out, /d2 = tensor\(16\./);
+  await page.close();
+});
+
+test('editing a hook block with CodeMirror and reordering hooks', async () => {
+  const page = await env.page('#lesson=inplace');
+  await waitForRun(page);
+  for (const tpl of ['scale', 'add']) {
+    await page.getByRole('button', { name: 'Tensor c', exact: true }).click();
+    await page.getByRole('combobox', { name: 'Hook template' }).selectOption(tpl);
+    await page.getByRole('button', { name: 'Attach hook' }).click();
+    await waitForRun(page);
+  }
+  await toEnd(page);
+  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  // c's gradient is 100 (in-place hazard): ×2 then +10 → 210; a.grad = 210·3
+  assert.equal(await gradOf(page, 'a'), '630.');
+  await page.getByRole('button', { name: 'Move hook h2 up' }).click();
+  await waitForRun(page); await toEnd(page);
+  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  assert.equal(await gradOf(page, 'a'), '660.', '+10 first, then ×2 → 220');
+  await page.getByRole('button', { name: 'Edit hook h1' }).click();
+  const ed = page.getByRole('dialog', { name: 'Edit hook h1' });
+  await ed.locator('.cm-content').click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('const h1 = c.registerHook(function triple(grad) { return grad.mul(3); });');
+  await ed.getByRole('button', { name: 'Save hook' }).click();
+  await waitForRun(page); await toEnd(page);
+  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  assert.equal(await gradOf(page, 'a'), '990.', '+10 then ×3 → 330');
+  await page.getByRole('button', { name: 'Toggle h2.remove()' }).click();
+  await waitForRun(page); await toEnd(page);
+  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  assert.equal(await gradOf(page, 'a'), '900.', 'h2.remove() right after registering: only ×3 → 300');
+  await page.close();
+});

@@ -69,3 +69,8 @@ test('module hooks go before the module is called', () => {
   const g = PE.insertBeforeModuleCall(p, null, PE.hookBlock({ id: 'h2', kind: 'global-forward-pre', ref: '', template: 'print' }));
   assert.match(g, /hg\.registerModuleForwardPreHook\(function printHook\(module, args\)[\s\S]*const y = net\.call/);
 });
+
+test('hook ids never clash with the program’s own variables', () => {
+  assert.equal(PE.nextHookId('const h1 = 1;\nconst h2 = 2;\n'), 'h3');
+  assert.equal(PE.nextHookId('// ── hook h4: x ──\n'), 'h5');
+});

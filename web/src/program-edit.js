@@ -76,7 +76,9 @@ export function insertBeforeModuleCall(program, ref, code) {
 export function nextHookId(program) {
   let n = 0;
   for (const m of program.matchAll(/^\/\/ ── hook h(\d+):/gm)) n = Math.max(n, Number(m[1]));
-  return `h${n + 1}`;
+  const taken = new Set(declaredNames(program));
+  do n++; while (taken.has(`h${n}`));
+  return `h${n}`;
 }
 
 /** Code of a new hook block. `ref` is the JS expression of the target. */
