@@ -93,3 +93,34 @@ test('editing a hook block with CodeMirror and reordering hooks', async () => {
   assert.equal(await gradOf(page, 'a'), '900.', 'h2.remove() right after registering: only ×3 → 300');
   await page.close();
 });
+
+test('wrap an op in a module, collapse and expand the module box', async () => {
+  const page = await env.page('#lesson=inplace');
+  await waitForRun(page);
+  await page.getByRole('button', { name: 'Tensor c', exact: true }).click();
+  await page.getByRole('button', { name: "Wrap c's op in a module" }).click();
+  await waitForRun(page);
+  assert.match(await page.locator('.cm-content').textContent(), /new hg\.Module\('Wrap_c', \(a, b\) => a\.mul\(b\)\)/);
+  await page.getByRole('button', { name: 'Collapse module Wrap_c' }).click();
+  await page.getByRole('button', { name: 'Expand module Wrap_c' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Tensor c', exact: true }).count(), 0);
+  await page.getByRole('button', { name: 'Expand module Wrap_c' }).click();
+  await page.getByRole('button', { name: 'Tensor c', exact: true }).waitFor();
+  await toEnd(page);
+  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  assert.equal(await gradOf(page, 'a'), '300.', 'same numbers inside a module');
+  await page.close();
+});
+
+test('typing in the program editor and Ctrl+Enter runs it', async () => {
+  const page = await env.page('#lesson=inplace');
+  await waitForRun(page);
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type("\nconsole.log('typed', a.grad);");
+  assert.match(await page.locator('#program-status').textContent(), /edited/);
+  await page.keyboard.press('Control+Enter');
+  await waitForRun(page); await toEnd(page);
+  assert.match(await page.getByRole('list', { name: 'Console output' }).textContent(), /typed tensor\(300\.\)/);
+  await page.close();
+});

@@ -496,3 +496,31 @@ test('grad_mode_in_hooks: backward hooks run with recording off', () => {
   assert.ok(msg.includes(s.backward_inside_hook_error.message),
     `error should include "${s.backward_inside_hook_error.message}", got "${msg}"`);
 });
+
+test('reentrant_backward: backward() called from inside a hook', () => {
+  const s = S('reentrant_backward');
+  const log = [];
+  const a = leaf(2);
+  const c = a.mul(3);
+  let n = 0;
+  c.registerHook((g) => {
+    n += 1;
+    log.push(['enter', n, V(g)]);
+    if (n === 1) c.backward(hg.tensor(10), { retainGraph: true });
+    log.push(['exit', n]);
+  });
+  c.backward(undefined, { retainGraph: true });
+  assert.deepEqual(log.map((e) => e.slice(0, 2)), s.same_graph.log.map((e) => e.slice(0, 2)), 'enter/exit order');
+  approx(log.filter((e) => e[0] === 'enter').map((e) => e[2]),
+    s.same_graph.log.filter((e) => e[0] === 'enter').map((e) => e[2]), 'grads seen');
+  approx(V(a.grad), s.same_graph.a_grad, 'a.grad');
+
+  const x = leaf(3);
+  const y = x.mul(x);
+  const a2 = leaf(2);
+  const c2 = a2.mul(3);
+  c2.registerHook(() => { y.backward(); });
+  c2.backward();
+  approx(V(a2.grad), s.independent.a_grad, 'a2.grad');
+  approx(V(x.grad), s.independent.x_grad, 'x.grad from the inner backward');
+});
