@@ -7,11 +7,19 @@ import { fileURLToPath } from 'node:url';
 
 const manifest = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'native', 'Cargo.toml');
 
-export function runNative(args, { timeout = 600_000 } = {}) {
-  const r = spawnSync('cargo', ['run', '--release', '--quiet', '--manifest-path', manifest, '--', ...args], {
+const binary = path.join(path.dirname(manifest), 'target', 'release', process.platform === 'win32' ? 'hookgrad-bench-native.exe' : 'hookgrad-bench-native');
+
+/**
+ * `cargo run --release` (builds if needed) with `{ build: true }`; otherwise
+ * the binary that build produced, so every timed round uses the same build
+ * even if crate/ changes while the bench runs.
+ */
+export function runNative(args, { timeout = 600_000, build = false } = {}) {
+  const [cmd, argv] = build ? ['cargo', ['run', '--release', '--quiet', '--manifest-path', manifest, '--', ...args]] : [binary, args];
+  const r = spawnSync(cmd, argv, {
     encoding: 'utf8', maxBuffer: 64 << 20, timeout,
   });
-  if (r.error) throw new Error(`cargo: ${r.error.message}`);
+  if (r.error) throw new Error(`${build ? 'cargo' : 'native bench'}: ${r.error.message}`);
   if (r.status !== 0) {
     const err = (r.stderr || '').split('\n').filter((l) => /^error/.test(l));
     throw new Error(err.length ? `cargo build failed: ${err.slice(0, 2).join('; ')}` : `native bench exited with ${r.status}: ${(r.stderr || '').trim().split('\n').slice(-2).join(' | ')}`);
