@@ -108,6 +108,7 @@ const ok = (task, p) => results[task][p] && check[task][p]?.ok;
 const w4js = { build: [], graph: [], trace: [], nodes: 0 };
 const w4native = { build: [], graph: [], trace: [] };
 const nativeTimes = {};
+const inner = {}; // task -> peer -> steps per timed sample
 const jsPeers = Object.keys(js);
 log(`timing ${ROUNDS} interleaved rounds (+1 warm-up) of ${TASKS.join(', ')}${want('w4') ? ', w4' : ''}`);
 for (let round = -1; round < ROUNDS; round++) {
@@ -117,10 +118,14 @@ for (let round = -1; round < ROUNDS; round++) {
     for (const p of order) {
       if (!ok(task, p)) continue;
       if (js[p].use) await js[p].use();
+      // Short steps are repeated within a sample (calibrated on the warm-up
+      // round to ≥ ~40 ms per sample) so one GC pause does not decide it.
+      const n = (inner[task] ||= {})[p] || 1;
       const s = performance.now();
-      await step(p, task);
-      const ms = performance.now() - s;
+      for (let k = 0; k < n; k++) await step(p, task);
+      const ms = (performance.now() - s) / n;
       if (round >= 0) (times[task][p] ||= []).push(ms);
+      else inner[task][p] = Math.max(1, Math.min(20, Math.ceil(40 / Math.max(ms, 0.1))));
     }
   }
   if (want('w4')) {
@@ -173,9 +178,13 @@ const cell = (task, p) => {
   return fmtCell(times[task]?.[p]);
 };
 const row = (label, task, f = (p) => cell(task, p)) => `| ${label} | ${PEERS.map(f).join(' | ')} |`;
+// µs per hook call: median over rounds of (with hooks − without), paired by
+// round so both sides of each difference ran under the same machine load.
 const hookUs = (task, p) => {
-  const a = med(task, p), b = med('w3_none', p);
-  return a != null && b != null ? ((a - b) * 1000) / D.W3.ops : null;
+  const a = times[task]?.[p], b = times.w3_none?.[p];
+  if (!a?.length || !b?.length) return null;
+  const d = a.slice(0, Math.min(a.length, b.length)).map((x, i) => x - b[i]);
+  return (median(d) * 1000) / D.W3.ops;
 };
 const fmtUs = (us) => (us == null ? 'n/a' : `${us.toFixed(2)} µs`);
 const nsNode = (p) => (med('w1', p) != null ? (med('w1', p) * 1e6) / nodesW1 : null);
@@ -261,7 +270,7 @@ const machine = [
   `- Node ${process.version}; TF.js ${tf.version.tfjs}; hookgrad ${commit || '(no git)'}; rustc ${(() => { try { return execSync('rustc --version', { encoding: 'utf8' }).trim().split(' ')[1]; } catch { return '?'; } })()}`,
   `- web/pkg/hookgrad_bg.wasm as loaded: ${wasmStat.size} bytes, built ${wasmStat.mtime.toISOString()}`,
   `- Date: ${new Date().toISOString()}; load average at start ${loadStart.map((x) => x.toFixed(2)).join(' ')}, at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
-  `- ${ROUNDS} timed rounds per peer and workload (interleaved round-robin, peer order rotated each round, after one check run and one warm-up); native: ${native || Object.keys(nativeTimes).length ? `2 reps per round in a fresh process (1 warm-up each), ${2 * ROUNDS} in all` : `n/a (${skipped.native})`}. Cells: median ±half the interquartile range as % of the median.`,
+  `- ${ROUNDS} timed rounds per peer and workload (interleaved round-robin, peer order rotated each round, after one check run and one warm-up; steps shorter than ~40 ms are repeated within a sample, up to 20×); native: ${native || Object.keys(nativeTimes).length ? `2 reps per round in a fresh process (1 warm-up each), ${2 * ROUNDS} in all` : `n/a (${skipped.native})`}. Cells: median ±half the interquartile range as % of the median.`,
 ];
 
 const md = [
