@@ -69,6 +69,11 @@ test('autograd_grad (hg.grad)', () => {
   const v = x.mul(w);
   const [gv] = hg.grad(v, x, { gradOutputs: hg.tensor([1, 10, 100]) });
   approx(V(gv), s.gv, 'grad with gradOutputs');
+  const [gm, gwm] = hg.grad([x.mul(2), x.mul(x).sum()], [x, w], {
+    gradOutputs: [hg.tensor([1, 0.5, 0.25]), hg.tensor(3)], allowUnused: true,
+  });
+  approx(V(gm), s.multi_outputs_gx, 'two outputs with gradOutputs');
+  assert.equal(none(gwm), s.multi_outputs_gw, 'unused w');
   assert.equal(none(x.grad), s.x_grad, 'x.grad untouched');
   assert.equal(none(w.grad), s.w_grad, 'w.grad untouched');
 });

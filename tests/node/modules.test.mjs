@@ -579,3 +579,16 @@ test('module_tuple_output: a module returning two tensors', () => {
     approx(V(b.grad), e.b_grad, `${kind}: b.grad`);
   }
 });
+
+test('nn.Linear: parameters, shapes, and seed determinism (hand)', () => {
+  const l1 = new hg.nn.Linear(3, 2, { seed: 11 });
+  const l2 = new hg.nn.Linear(3, 2, { seed: 11 });
+  assert.deepEqual(l1.namedParameters().map(([n]) => n), ['weight', 'bias']);
+  assert.deepEqual(Array.from(l1.getParameter('weight').shape), [2, 3]);
+  assert.deepEqual(Array.from(l1.getParameter('bias').shape), [2]);
+  assert.deepEqual(l1.getParameter('weight').toArray(), l2.getParameter('weight').toArray(), 'same seed, same weights');
+  assert.equal(l1.getParameter('weight').requiresGrad, true);
+  assert.equal(l1.getParameter('weight').isLeaf, true);
+  const nb = new hg.nn.Linear(3, 2, { bias: false });
+  assert.deepEqual(nb.namedParameters().map(([n]) => n), ['weight']);
+});
