@@ -101,6 +101,8 @@ test('wrap an op in a module, collapse and expand the module box', async () => {
   await page.getByRole('button', { name: "Wrap c's op in a module" }).click();
   await waitForRun(page);
   assert.match(await page.locator('.cm-content').textContent(), /new hg\.Module\('Wrap_c', \(a, b\) => a\.mul\(b\)\)/);
+  await toEnd(page);
+  await page.getByRole('button', { name: 'Fit graph to view' }).click();
   await page.getByRole('button', { name: 'Collapse module Wrap_c' }).click();
   await page.getByRole('button', { name: 'Expand module Wrap_c' }).waitFor();
   assert.equal(await page.getByRole('button', { name: 'Tensor c', exact: true }).count(), 0);

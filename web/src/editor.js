@@ -33,13 +33,14 @@ const theme = EditorView.theme({
 });
 
 /** Creates an editor; `onChange(text)` fires on user edits. */
-export function createEditor(parent, { doc = '', onChange = () => {}, label = 'Program editor', readOnly = false } = {}) {
+export function createEditor(parent, { doc = '', onChange = () => {}, onRun = null, label = 'Program editor', readOnly = false } = {}) {
   let silent = false;
   const view = new EditorView({
     parent,
     state: EditorState.create({
       doc,
       extensions: [
+        onRun ? keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }]) : [],
         setup, javascript(), theme, syntaxHighlighting(highlight),
         EditorView.contentAttributes.of({ 'aria-label': label }),
         EditorState.readOnly.of(readOnly),

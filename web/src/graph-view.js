@@ -37,6 +37,7 @@ export class GraphView {
     const gClusters = el('g', { class: 'clusters' }, this.root);
     const gEdges = el('g', { class: 'edges' }, this.root);
     const gUnits = el('g', { class: 'units' }, this.root);
+    const gClusterLabels = el('g', { class: 'cluster-labels' }, this.root);
     this.gFlow = el('g', { class: 'flow' }, this.root);
     this.gPins = el('g', { class: 'pins' }, this.root);
     this.tensorEls = new Map(); this.nodeEls = new Map(); this.edgeEls = new Map(); this.clusterEls = new Map(); this.boxes = new Map();
@@ -45,7 +46,7 @@ export class GraphView {
       const b = layout.clusters[c.id]; if (!b) continue;
       const g = el('g', { class: 'cluster', 'data-module': c.id }, gClusters);
       el('rect', { x: b.x, y: b.y, width: b.w, height: b.h, rx: 12, class: 'cluster-box' }, g);
-      const t = el('g', { class: 'cluster-toggle', role: 'button', tabindex: 0, 'aria-label': `Collapse module ${c.label}`, 'aria-expanded': 'true' }, g);
+      const t = el('g', { class: 'cluster-toggle', role: 'button', tabindex: 0, 'aria-label': `Collapse module ${c.label}`, 'aria-expanded': 'true' }, gClusterLabels);
       el('rect', { x: b.x + 6, y: b.y + 5, width: Math.min(b.w - 12, c.label.length * 7.5 + 34), height: 20, rx: 6, class: 'cluster-label-bg' }, t);
       el('text', { x: b.x + 14, y: b.y + 19, class: 'cluster-label' }, t, `▾ ${c.label}`);
       this.bindActivate(t, () => this.onToggleModule(c.id));

@@ -50,6 +50,7 @@ function banner(msg) { $('banner').hidden = !msg; $('banner').textContent = msg 
 // ---- editor ----
 let editTimer = null;
 const editor = createEditor($('editor'), {
+  onRun: () => runProgram(),
   onChange(text) {
     app.state.program = text; app.dirty = true;
     $('program-status').textContent = 'edited — Run to apply';
@@ -172,7 +173,7 @@ function editBlock(block) {
   box.append(h('div', { class: 'btnrow' },
     h('button', { class: 'btn small primary', type: 'button', onclick: () => { close(); setProgram(PE.setBlockCode(app.state.program, block.id, ed.text)); } }, 'Save hook'),
     h('button', { class: 'btn small', type: 'button', onclick: close }, 'Cancel')));
-  $('inspector').prepend(box); ed.focus();
+  $('hook-editor').replaceChildren(box); ed.focus();
 }
 
 // ---- keyboard ----
