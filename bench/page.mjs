@@ -56,6 +56,19 @@ const OBSERVE = () => {
   new MutationObserver((_, obs) => { if (look()) obs.disconnect(); }).observe(document, { childList: true, subtree: true });
 };
 
+/** Renderer main-thread time by timeline event name (complete events), top 10. */
+function topEvents(trace) {
+  const ev = (trace.traceEvents || trace).filter((e) => e.ph === 'X' && e.dur && /CrRendererMain/.test(String(e.tid)) === false);
+  const main = new Map();
+  const threads = new Map();
+  for (const e of trace.traceEvents || trace) if (e.ph === 'M' && e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args.name);
+  for (const e of ev) {
+    if (threads.get(`${e.pid}:${e.tid}`) !== 'CrRendererMain') continue;
+    main.set(e.name, (main.get(e.name) || 0) + e.dur / 1000);
+  }
+  return [...main.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, ms]) => `${k}: ${ms.toFixed(0)} ms`);
+}
+
 /** Self time by function (and url:line) from a CDP CPU profile, top 12. */
 function topSelf(prof) {
   const self = new Map();
@@ -71,7 +84,7 @@ function topSelf(prof) {
   return [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, ms]) => `${k}: ${ms.toFixed(0)} ms (${((100 * ms) / total).toFixed(0)}%)`);
 }
 
-export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, profile = !!process.env.BENCH_PAGE_PROFILE } = {}) {
+export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, profile = process.env.BENCH_PAGE_PROFILE } = {}) {
   if (!fs.existsSync(path.join(root, 'web', 'dist', 'index.html'))) throw new Error('web/dist is not built (npm run build)');
   if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}`);
   let chromium;
@@ -92,6 +105,15 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
       try {
         await page.waitForFunction(() => window.__firstGraph?.painted != null, null, { timeout: 15000 });
         firsts.push(await page.evaluate(() => window.__firstGraph.painted));
+        if (i === loads - 1) {
+          // Where the first-graph time goes: when each resource arrived, DOMContentLoaded.
+          const marks = await page.evaluate(() => {
+            const nav = performance.getEntriesByType('navigation')[0];
+            const rs = performance.getEntriesByType('resource').map((r) => `${r.name.split('/').pop()} ${r.responseEnd.toFixed(0)}`);
+            return { dcl: nav?.domContentLoadedEventEnd, rs };
+          });
+          res.notes.push(`last cold load: DOMContentLoaded ${marks.dcl?.toFixed(0)} ms; resources done at (ms): ${marks.rs.join(', ')}`);
+        }
       } catch {
         res.firstGraphSkipped = `no backward node (#graph .bnode) appeared within 15 s${errors.length ? `; page error: ${errors[0]}` : ''}`;
       }
@@ -118,7 +140,8 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
       if (speed) { const opts = await page.$$eval('#speed option', (os) => os.map((o) => o.value)); await page.selectOption('#speed', opts[opts.length - 1]); }
       const before = await page.evaluate(() => document.getElementById('step-count')?.textContent);
       let cdp = null;
-      if (profile) { cdp = await ctx.newCDPSession(page); await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
+      if (profile === 'trace') await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+      else if (profile) { cdp = await ctx.newCDPSession(page); await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
       await page.click('#play-btn');
       const r = await page.evaluate((ms) => new Promise((resolve) => {
         const ts = [performance.now()];
@@ -126,6 +149,7 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
         requestAnimationFrame(f);
       }), windowMs);
       if (cdp) { const { profile: prof } = await cdp.send('Profiler.stop'); res.profile = topSelf(prof); }
+      if (profile === 'trace') res.timeline = topEvents(JSON.parse((await browser.stopTracing()).toString()));
       const dts = r.ts.slice(1).map((t, i) => t - r.ts[i]).sort((a, b) => a - b);
       const span = r.ts[r.ts.length - 1] - r.ts[0];
       res.fps = (1000 * (r.ts.length - 1)) / span;
