@@ -13,7 +13,18 @@ export async function load() {
   return hg;
 }
 
-const flat = (a) => (typeof a === 'number' ? [a] : a.flat(Infinity));
+// toArray() gives nested arrays; copy them out with plain loops into a
+// Float64Array (Array#flat is slow enough to distort W2).
+function flat(a) {
+  if (typeof a === 'number') return Float64Array.of(a);
+  let n = 1;
+  for (let x = a; Array.isArray(x); x = x[0]) n *= x.length;
+  const out = new Float64Array(n);
+  let k = 0;
+  const walk = (x) => { if (typeof x[0] === 'number') { for (let i = 0; i < x.length; i++) out[k++] = x[i]; } else for (const r of x) walk(r); };
+  walk(a);
+  return out;
+}
 
 export function make(hg) {
   const T = (data, shape, requiresGrad = false) =>
@@ -73,7 +84,7 @@ export function make(hg) {
         const diff = out.sub(y);
         const loss = diff.mul(diff).mean();
         loss.backward();
-        return { loss: loss.item(), grads: p.map((t) => Float64Array.from(flat(t.grad.toArray()))) };
+        return { loss: loss.item(), grads: p.map((t) => flat(t.grad.toArray())) };
       },
     },
     w3: {
@@ -89,7 +100,7 @@ export function make(hg) {
         }
         const loss = y.sum();
         loss.backward();
-        return { loss: loss.item(), grads: [Float64Array.from(flat(x.grad.toArray()))], calls };
+        return { loss: loss.item(), grads: [flat(x.grad.toArray())], calls };
       },
     },
     w4: {
