@@ -64,10 +64,15 @@ function blockControls(program, onProgram, onEdit) {
 /**
  * Renders the inspector. ctx: { session, frame, selected, program, onProgram, onSelect, onEditBlock }.
  */
-export function renderInspector(root, ctx) {
-  const { session, frame, selected = {}, program, onProgram, onEditBlock } = ctx;
-  root.replaceChildren();
-  if (!session) { root.append(h('p', { class: 'muted' }, 'Run the program to inspect its graph.')); return; }
+export function renderInspector(infoRoot, ctx) {
+  const { session, frame, selected = {}, program, onProgram, onEditBlock, formsRoot = null } = ctx;
+  // Forms are rebuilt only when asked (new run, selection or program), so a
+  // playing trace does not reset what the learner is choosing.
+  const forms = formsRoot ? document.createDocumentFragment() : null;
+  const root = { append: (...els) => { for (const e of els) { if (!e) continue; if (e.classList?.contains('form') || e.dataset?.part === 'forms') { if (forms) forms.append(e); } else infoRoot.append(e); } } };
+  infoRoot.replaceChildren();
+  const done = () => { if (formsRoot) formsRoot.replaceChildren(forms); };
+  if (!session) { infoRoot.append(h('p', { class: 'muted' }, 'Run the program to inspect its graph.')); done(); return; }
   const { model } = session; const names = PE.declaredNames(program);
   const t = selected.tensor != null ? model.tensors.get(selected.tensor) : null;
   const n = selected.node != null ? model.nodes.get(selected.node) : null;
@@ -125,7 +130,8 @@ export function renderInspector(root, ctx) {
     }
   }
   const bc = blockControls(program, onProgram, onEditBlock);
-  if (bc) root.append(bc);
+  if (bc) { bc.dataset.part = 'forms'; root.append(bc); }
+  done();
 }
 
 function graphEdits(program, names, onProgram) {

@@ -161,7 +161,10 @@ function renderFrame(k, animate = false) {
   renderConsole($('console'), lines, k, model.steps.length);
   const lesson = app.state.lesson ? findLesson(app.state.lesson) : null;
   renderCompare($('compare'), { model, k, columns: lesson?.compare, onSelectNode: (node) => { app.selected = { node }; renderFrame(player.k); view.focusOn(view.boxOf({ node }), { force: true }); } });
-  renderInspector($('inspector'), { session: app.session, frame, selected: app.selected, program: app.state.program, onProgram: setProgram, onEditBlock: editBlock });
+  const formsKey = [app.session.result, app.selected.tensor, app.selected.node, app.state.program];
+  const stale = !app.formsKey || formsKey.some((x, i) => x !== app.formsKey[i]);
+  if (stale) app.formsKey = formsKey;
+  renderInspector($('inspector'), { session: app.session, frame, selected: app.selected, program: app.state.program, onProgram: setProgram, onEditBlock: editBlock, formsRoot: stale ? $('inspector-forms') : null });
   clearTimeout(hashTimer); hashTimer = setTimeout(saveHash, 300);
 }
 
