@@ -88,7 +88,7 @@ export class GraphView {
         this.edgeEls.set(`${n.id}>${e.node}#${j}`, path);
       });
     }
-    this.fit();
+    this.fit({ minK: 0.5 });
   }
 
   drawPlaceholder(parent, u, p) {
@@ -107,7 +107,8 @@ export class GraphView {
     el('text', { x: 10, y: 17, class: 'title' }, g, t.name || `t${t.id}`);
     el('text', { x: b.w - 10, y: 17, class: 'shape', 'text-anchor': 'end' }, g, `tensor ${formatShape(t.shape)}`);
     const vals = {};
-    const gradFnName = t.gradFn != null ? this.model.nodes.get(t.gradFn)?.name || `node ${t.gradFn}` : 'None';
+    const gfn = t.gradFn != null ? this.model.nodes.get(t.gradFn)?.name || `node ${t.gradFn}` : 'None';
+    const gradFnName = gfn.length > 15 ? `${gfn.slice(0, 14)}…` : gfn;
     const fixed = { data: formatValue(t.data, 16), grad: formatValue(t.grad, 16), requires_grad: pyBool(t.requiresGrad), is_leaf: pyBool(t.isLeaf), grad_fn: gradFnName, retains_grad: pyBool(t.retainsGrad) };
     TENSOR_FIELDS.forEach((f, i) => {
       const y = HEAD + PAD + ROW * i + 11;
@@ -271,11 +272,13 @@ export class GraphView {
     this.view = { k: nk, x: r.width / 2 - (box.x + box.w / 2) * nk, y: r.height / 2 - (box.y + box.h / 2) * nk };
     this.applyView(true);
   }
-  fit() {
+  /** Fits the graph; with minK, a big graph is shown from its top at a readable scale. */
+  fit({ minK = 0 } = {}) {
     if (!this.layout) return;
     const r = this.svg.getBoundingClientRect(); const W = r.width || 800; const H = r.height || 500;
-    const k = Math.min(1.25, Math.min(W / (this.layout.width + 20), H / (this.layout.height + 20)));
-    this.view = { k, x: (W - this.layout.width * k) / 2, y: Math.max(4, (H - this.layout.height * k) / 2) };
+    const fitK = Math.min(1.25, Math.min(W / (this.layout.width + 20), H / (this.layout.height + 20)));
+    const k = Math.max(fitK, Math.min(minK, 1.25));
+    this.view = { k, x: (W - this.layout.width * k) / 2, y: k > fitK ? 8 : Math.max(4, (H - this.layout.height * k) / 2) };
     this.applyView();
   }
   zoomBy(f, cx, cy) {
