@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node_modules/.bin/vite build --config web/vite.config.js --logLevel warn
+cp web/hookgrad-element.js web/dist/hookgrad-element.js
 if [ -f web/pkg/hookgrad.js ]; then
   rm -rf web/dist/pkg && mkdir -p web/dist/pkg
   cp web/pkg/*.js web/pkg/*.wasm web/dist/pkg/

@@ -38,3 +38,16 @@ test('dark mode follows prefers-color-scheme', async () => {
   await page.screenshot({ path: path.join(SHOTS, 'dark-lesson-01-tensor-hooks.png') });
   await page.close();
 });
+
+test('<hookgrad-playground> custom element embeds a lesson', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 760, height: 560 } });
+  const errors = []; page.on('pageerror', (e) => errors.push(e.message));
+  // A blog page on the same server that includes the element script.
+  await page.route(`${env.url}blog.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,"><h1>My post</h1><script type="module" src="./hookgrad-element.js"></script><hookgrad-playground lesson="inplace" height="440"></hookgrad-playground>' }));
+  await page.goto(`${env.url}blog.html`);
+  const frame = page.frameLocator('hookgrad-playground iframe');
+  await frame.locator('[data-node]').first().waitFor({ timeout: 15000 });
+  assert.match(await frame.locator('.embed-title').textContent(), /in-place hook hazard/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
