@@ -154,7 +154,7 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
       const span = r.ts[r.ts.length - 1] - r.ts[0];
       res.fps = (1000 * (r.ts.length - 1)) / span;
       res.frameMs = median(dts);
-      res.frameP95 = dts[Math.floor(0.95 * (dts.length - 1))];
+      res.frameP95 = dts[Math.max(0, Math.ceil(0.95 * dts.length) - 1)]; // nearest rank
       res.notes.push(`${r.ts.length - 1} frames in ${span.toFixed(0)} ms; longest frame ${dts[dts.length - 1].toFixed(0)} ms`);
       res.notes.push(`fps window ${windowMs} ms while playing the backward pass at the fastest speed; step counter ${before} → ${r.step}`);
       if (before === r.step) res.notes.push('the step counter did not move: the animation may not have started');

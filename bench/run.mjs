@@ -186,7 +186,7 @@ const hookUs = (task, p) => {
   const d = a.slice(0, Math.min(a.length, b.length)).map((x, i) => x - b[i]);
   return (median(d) * 1000) / D.W3.ops;
 };
-const fmtUs = (us) => (us == null ? 'n/a' : `${us.toFixed(2)} µs`);
+const fmtUs = (us) => (us == null ? 'n/a' : us < 0 ? `≈0 µs (${us.toFixed(2)}, within noise)` : `${us.toFixed(2)} µs`);
 const nsNode = (p) => (med('w1', p) != null ? (med('w1', p) * 1e6) / nodesW1 : null);
 
 const lines = [];
@@ -279,7 +279,7 @@ const md = [
   '## Machine', '', ...machine, '',
   '## Times (forward + backward, every gradient read back)', '', table, '',
   '## Ratios: peer time ÷ hookgrad wasm time (> 1× means hookgrad wasm is faster)', '', ...ratioLines, '',
-  '## Targets (issue 5)', '', '| target | measured | status |', '|---|---|---|', ...T, '',
+  '## Targets (issue 5)', '', 'What stands in the way of each missed target, from callgrind and the V8/Chromium profilers: [PROFILE.md](PROFILE.md).', '', '| target | measured | status |', '|---|---|---|', ...T, '',
   '## Correctness check before timing', '',
   'Max relative error against the reference (loss, and each gradient tensor as max|Δ| / max|ref|); a peer over 1e-3 is not timed.', '', ...checkLines, '',
   '## W5 sizes', '', ...sizeLines, '',
