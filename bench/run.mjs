@@ -273,6 +273,8 @@ const machine = [
   `- ${ROUNDS} timed rounds per peer and workload (interleaved round-robin, peer order rotated each round, after one check run and one warm-up; steps shorter than ~40 ms are repeated within a sample, up to 20×); native: ${native || Object.keys(nativeTimes).length ? `2 reps per round in a fresh process (1 warm-up each), ${2 * ROUNDS} in all` : `n/a (${skipped.native})`}. Cells: median ±half the interquartile range as % of the median.`,
 ];
 
+const busy = Math.max(loadStart[0], os.loadavg()[0]) > cpus.length;
+if (busy) machine.push(`- **The machine was busy** (1-minute load average above its ${cpus.length} cores): absolute times are inflated and spreads wide; ratios within this run (interleaved) are the more reliable figures.`);
 const md = [
   '# hookgrad benchmarks', '',
   `Written by \`npm run bench\` (bench/run.mjs) — ${((performance.now() - t0) / 1000).toFixed(0)} s for this run. Workloads and method: bench/README.md.`, '',
