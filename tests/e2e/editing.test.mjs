@@ -1,7 +1,7 @@
 // Graph and hook edits from the inspector rewrite the program and change results.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, waitForRun, toEnd, gradOf } from './helpers.mjs';
+import { setup, waitForRun, toEnd, gradOf, deselect } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
@@ -16,13 +16,13 @@ test('attaching a hook through the inspector changes the result', async () => {
   await page.getByRole('combobox', { name: 'Hook template' }).selectOption('zero');
   await page.getByRole('button', { name: 'Attach hook' }).click();
   await waitForRun(page); await toEnd(page);
-  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  await deselect(page);
   assert.equal(await gradOf(page, 'a'), '0.', 'c’s gradient was zeroed by the new hook');
   assert.match(await page.locator('.cm-content').textContent(), /c\.registerHook\(function zeroHook\(grad\)/);
   // disable it again from the inspector
   await page.getByRole('button', { name: 'Disable hook h1' }).click();
   await waitForRun(page); await toEnd(page);
-  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  await deselect(page);
   assert.equal(await gradOf(page, 'a'), '300.');
   await page.getByRole('button', { name: 'Delete hook h1' }).click();
   await waitForRun(page);
@@ -37,7 +37,7 @@ test('changing a leaf value and adding a leaf + op from the graph', async () => 
   await page.getByRole('textbox', { name: 'New value of b' }).fill('5');
   await page.getByRole('button', { name: 'Set value' }).click();
   await waitForRun(page); await toEnd(page);
-  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  await deselect(page);
   assert.equal(await gradOf(page, 'a'), '500.', 'a.grad = 100 · b with b = 5');
   await page.getByRole('textbox', { name: 'Value of the new leaf' }).fill('7');
   await page.getByRole('button', { name: 'Add leaf' }).click();
@@ -71,12 +71,12 @@ test('editing a hook block with CodeMirror and reordering hooks', async () => {
     await waitForRun(page);
   }
   await toEnd(page);
-  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  await deselect(page);
   // c's gradient is 100 (in-place hazard): ×2 then +10 → 210; a.grad = 210·3
   assert.equal(await gradOf(page, 'a'), '630.');
   await page.getByRole('button', { name: 'Move hook h2 up' }).click();
   await waitForRun(page); await toEnd(page);
-  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  await deselect(page);
   assert.equal(await gradOf(page, 'a'), '660.', '+10 first, then ×2 → 220');
   await page.getByRole('button', { name: 'Edit hook h1' }).click();
   const ed = page.getByRole('dialog', { name: 'Edit hook h1' });
@@ -85,11 +85,11 @@ test('editing a hook block with CodeMirror and reordering hooks', async () => {
   await page.keyboard.type('const h1 = c.registerHook(function triple(grad) { return grad.mul(3); });');
   await ed.getByRole('button', { name: 'Save hook' }).click();
   await waitForRun(page); await toEnd(page);
-  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  await deselect(page);
   assert.equal(await gradOf(page, 'a'), '990.', '+10 then ×3 → 330');
   await page.getByRole('button', { name: 'Toggle h2.remove()' }).click();
   await waitForRun(page); await toEnd(page);
-  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  await deselect(page);
   assert.equal(await gradOf(page, 'a'), '900.', 'h2.remove() right after registering: only ×3 → 300');
   await page.close();
 });
@@ -109,7 +109,7 @@ test('wrap an op in a module, collapse and expand the module box', async () => {
   await page.getByRole('button', { name: 'Expand module Wrap_c' }).click();
   await page.getByRole('button', { name: 'Tensor c', exact: true }).waitFor();
   await toEnd(page);
-  await page.locator('#graph').click({ position: { x: 4, y: 4 } });
+  await deselect(page);
   assert.equal(await gradOf(page, 'a'), '300.', 'same numbers inside a module');
   await page.close();
 });

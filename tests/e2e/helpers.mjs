@@ -58,3 +58,8 @@ export async function gradOf(page, name) {
 export async function consoleText(page) {
   return (await page.getByRole('list', { name: 'Console output' }).textContent()) || '';
 }
+
+/** Clears the graph selection (Escape), so the inspector shows the .grad table. */
+export async function deselect(page) {
+  await page.keyboard.press('Escape');
+}

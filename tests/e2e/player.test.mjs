@@ -32,7 +32,7 @@ test('keyboard: → steps, ← steps back, space plays and pauses', async () => 
   const page = await env.page('#lesson=tensor-hooks');
   await waitForRun(page);
   const [k0] = await steps(page);
-  await page.locator('#graph').click({ position: { x: 5, y: 5 } });
+  await page.evaluate(() => document.activeElement?.blur());
   await page.keyboard.press('ArrowRight'); await page.keyboard.press('ArrowRight');
   assert.equal((await steps(page))[0], k0 + 2);
   await page.keyboard.press('ArrowLeft');

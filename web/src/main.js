@@ -181,6 +181,9 @@ function editBlock(block) {
 
 // ---- keyboard ----
 document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && !e.target.closest('.cm-editor, dialog') && (app.selected.tensor != null || app.selected.node != null)) {
+    app.selected = {}; renderFrame(player.k); return;
+  }
   if (e.target.closest('.cm-editor, input, select, textarea, dialog') || e.altKey || e.ctrlKey || e.metaKey) return;
   if (['ArrowRight', 'ArrowLeft', ' '].includes(e.key)) app.follow = true;
   if (e.key === ' ' && !e.target.closest('button, [role=button]')) { e.preventDefault(); player.toggle(); }
