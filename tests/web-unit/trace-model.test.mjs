@@ -85,3 +85,9 @@ test('empty data gives an empty model', () => {
   assert.equal(frameAt(m, 0).k, 0);
   assert.equal(describeStep(m, null), 'Ready.');
 });
+
+test('the same error at the same place is pinned once', () => {
+  const trace = [...moduleTrace, { type: 'error', message: 'boom', node: 10 }];
+  const m = analyze(moduleGraph, trace);
+  assert.equal(frameAt(m, trace.length).pins.filter((p) => p.level === 'error').length, 1);
+});

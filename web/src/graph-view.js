@@ -231,7 +231,7 @@ export class GraphView {
       const box = (p.node != null && this.boxes.get(`n${p.node}`)) || (p.tensor != null && this.boxes.get(`t${p.tensor}`)) || (p.module && this.clusterEls.get(p.module)?.box) || null;
       const anchor = box ? { x: box.x + box.w - 10, y: box.y } : { x: 10, y: 10 };
       const key = `${anchor.x},${anchor.y}`; const n = stackAt.get(key) || 0; stackAt.set(key, n + 1);
-      const msg = p.message.length > 46 ? `${p.message.slice(0, 45)}…` : p.message;
+      const msg = p.message.length > 64 ? `${p.message.slice(0, 63)}…` : p.message;
       const g = el('g', { class: `pin ${p.level}`, transform: `translate(${anchor.x},${anchor.y - 24 - n * 24})` }, this.gPins);
       const w = msg.length * 6.4 + 30;
       el('rect', { x: -w + 20, y: 0, width: w, height: 20, rx: 10 }, g);

@@ -160,7 +160,9 @@ export function frameAt(model, k) {
         edges = (n?.next || []).map((e, j) => ({ from: ev.node, to: e.node, index: j, value: ev.gradInputs?.[j] ?? null })).filter((e) => e.to != null);
       }
     } else if (ev.type === 'warning' || ev.type === 'error') {
-      pins.push({ level: ev.type, message: ev.message, node: focus.node ?? null, tensor: focus.tensor ?? null, module: focus.module ?? null, step: i });
+      const pin = { level: ev.type, message: ev.message, node: focus.node ?? null, tensor: focus.tensor ?? null, module: focus.module ?? null, step: i };
+      // The same message at the same place (e.g. the hook's error and the aborted backward) is pinned once.
+      if (!pins.some((p) => p.message === pin.message && p.node === pin.node && p.tensor === pin.tensor && p.module === pin.module)) pins.push(pin);
     }
   }
   const cur = k > 0 ? model.steps[k - 1] : null;
