@@ -120,6 +120,7 @@ function drawGraph() {
   const empty = !model.tensors.size && !model.nodes.size;
   $('graph-empty').hidden = !empty;
   $('graph-empty').textContent = empty ? (app.session.result.error?.message || 'The program created no tensors.') : '';
+  $('graph-empty').classList.toggle('is-error', empty && !!app.session.result.error);
   view.setGraph(model, input, layout, { legacyHandles: legacy });
 }
 
