@@ -32,7 +32,7 @@ pub struct TensorInfo {
 #[derive(Clone, Debug)]
 pub struct NodeInfo {
     pub id: NodeId,
-    pub name: String,
+    pub name: &'static str,
     pub next: Vec<(Option<NodeId>, usize)>,
     pub variable: Option<TensorId>,
     pub pre_hooks: Vec<HookInfo>,
@@ -88,7 +88,7 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
 fn node_info(n: &NodeRef) -> NodeInfo {
     NodeInfo {
         id: n.id,
-        name: n.name.clone(),
+        name: n.name,
         next: n
             .next_functions()
             .into_iter()

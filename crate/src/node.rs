@@ -7,7 +7,7 @@ use std::cell::{Cell, Ref, RefCell};
 use std::rc::Rc;
 
 use crate::error::{Error, Result};
-use crate::hooks::{HookList, NodePostHook, NodePreHook, RemovableHandle};
+use crate::hooks::{LazyHooks, NodePostHook, NodePreHook, RemovableHandle};
 use crate::ids::{next_sequence_nr, NodeId};
 use crate::tensor::{Array, Storage, Tensor, TensorHookList};
 
@@ -31,7 +31,7 @@ pub struct SavedTensor {
     output_nr: usize,
     /// For a node's own output: that node's name (PyTorch keeps the saving
     /// grad_fn for outputs; for inputs it reports the tensor's current one).
-    output_of: Option<String>,
+    output_of: Option<&'static str>,
 }
 
 impl SavedTensor {
@@ -69,18 +69,18 @@ impl SavedTensor {
             let mut msg = format!(
                 "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor {shape}]"
             );
-            let producer = self.output_of.clone().or_else(|| {
+            let producer = self.output_of.or_else(|| {
                 self.owner
                     .upgrade()
                     .and_then(|o| Tensor(o).grad_fn())
-                    .map(|f| f.name.clone())
+                    .map(|f| f.name)
             });
             if let Some(name) = producer {
                 // PyTorch 2.x names the op without its "Backward0" suffix.
                 msg.push_str(&format!(
                     ", which is output {} of {},",
                     self.output_nr,
-                    op_name(&name)
+                    op_name(name)
                 ));
             }
             msg.push_str(&format!(
@@ -120,7 +120,8 @@ pub enum NodeKind {
 pub struct Node {
     pub id: NodeId,
     pub sequence_nr: u64,
-    pub name: String,
+    /// PyTorch's node name; always a static string, so nodes allocate less.
+    pub name: &'static str,
     pub next: Vec<Option<Edge>>,
     /// Shape of the gradient expected at each input of this node (the shapes
     /// of the forward op's outputs), used to validate and reduce grads.
@@ -131,8 +132,8 @@ pub struct Node {
     pub(crate) outputs: RefCell<Vec<std::rc::Weak<crate::tensor::TensorImpl>>>,
     /// `(output_nr, owning tensor, its hook list)`.
     pub(crate) tensor_pre_hooks: RefCell<Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
-    pub(crate) pre_hooks: Rc<HookList<dyn NodePreHook>>,
-    pub(crate) post_hooks: Rc<HookList<dyn NodePostHook>>,
+    pub(crate) pre_hooks: LazyHooks<dyn NodePreHook>,
+    pub(crate) post_hooks: LazyHooks<dyn NodePostHook>,
     /// PyTorch's custom `Function` nodes (PyNode) return every gradient they
     /// computed, also for inputs that need none; built-in nodes drop those.
     pub(crate) custom_function: Cell<bool>,
@@ -140,7 +141,7 @@ pub struct Node {
 
 impl Node {
     pub fn new_op(
-        name: impl Into<String>,
+        name: &'static str,
         next: Vec<Option<Edge>>,
         input_shapes: Vec<Vec<usize>>,
         saved: Vec<SavedTensor>,
@@ -150,7 +151,7 @@ impl Node {
         Rc::new(Node {
             id: NodeId::next(),
             sequence_nr: next_sequence_nr(),
-            name: name.into(),
+            name,
             next,
             input_shapes,
             kind: NodeKind::Op {
@@ -161,8 +162,8 @@ impl Node {
             },
             outputs: RefCell::new(Vec::new()),
             tensor_pre_hooks: RefCell::new(Vec::new()),
-            pre_hooks: HookList::new(),
-            post_hooks: HookList::new(),
+            pre_hooks: LazyHooks::default(),
+            post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
         })
     }
@@ -173,14 +174,14 @@ impl Node {
             id: NodeId::next(),
             // PyTorch: AccumulateGrad gets UINT64_MAX so it runs as soon as ready.
             sequence_nr: u64::MAX,
-            name: "AccumulateGrad".to_string(),
+            name: "AccumulateGrad",
             next: Vec::new(),
             input_shapes: vec![shape],
             kind: NodeKind::AccumulateGrad { variable },
             outputs: RefCell::new(Vec::new()),
             tensor_pre_hooks: RefCell::new(Vec::new()),
-            pre_hooks: HookList::new(),
-            post_hooks: HookList::new(),
+            pre_hooks: LazyHooks::default(),
+            post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
         })
     }
@@ -233,7 +234,12 @@ impl Node {
         match &self.kind {
             NodeKind::AccumulateGrad { variable } => variable
                 .meta()
-                .map(|m| vec![(0, variable.id(), m.hooks.clone())])
+                .map(|m| {
+                    m.hooks
+                        .get()
+                        .map(|l| vec![(0, variable.id(), l.clone())])
+                        .unwrap_or_default()
+                })
                 .unwrap_or_default(),
             NodeKind::Op { .. } => self
                 .tensor_pre_hooks
@@ -244,13 +250,15 @@ impl Node {
     }
 
     pub fn register_prehook(&self, hook: Rc<dyn NodePreHook>) -> RemovableHandle {
-        let id = self.pre_hooks.add(hook, false);
-        RemovableHandle::for_list(id, &self.pre_hooks)
+        let list = self.pre_hooks.get_or_create();
+        let id = list.add(hook, false);
+        RemovableHandle::for_list(id, &list)
     }
 
     pub fn register_hook(&self, hook: Rc<dyn NodePostHook>) -> RemovableHandle {
-        let id = self.post_hooks.add(hook, false);
-        RemovableHandle::for_list(id, &self.post_hooks)
+        let list = self.post_hooks.get_or_create();
+        let id = list.add(hook, false);
+        RemovableHandle::for_list(id, &list)
     }
 
     pub fn pre_hook_entries(&self) -> Vec<(crate::ids::HandleId, Rc<dyn NodePreHook>)> {
@@ -339,7 +347,7 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
     {
         if let Ok(mut s) = saved.try_borrow_mut() {
             let mut st = SavedTensor::save(t);
-            st.output_of = Some(node.name.clone());
+            st.output_of = Some(node.name);
             s.push(st);
             has_saved.set(true);
         }

@@ -665,12 +665,12 @@ fn linear_legacy_hook_sees_addmm_triple() {
     let out = ok(m.call(vec![Value::Tensor(x.clone())], None));
     let out = out.as_tensor().unwrap().clone();
     assert_eq!(out.grad_fn().unwrap().name, "AddmmBackward0");
-    let names: Vec<String> = out
+    let names: Vec<&str> = out
         .grad_fn()
         .unwrap()
         .next_functions()
         .iter()
-        .map(|(n, _)| n.as_ref().map(|n| n.name.clone()).unwrap_or_default())
+        .map(|(n, _)| n.as_ref().map(|n| n.name).unwrap_or_default())
         .collect();
     assert_eq!(
         names,

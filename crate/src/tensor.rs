@@ -11,7 +11,7 @@ use ndarray::{ArrayD, IxDyn};
 use crate::context;
 use crate::error::{Error, Result};
 use crate::hooks::{
-    HookList, PostAccumulateGradHook, RemovableHandle, TensorHook, TensorHookEntry,
+    HookList, LazyHooks, PostAccumulateGradHook, RemovableHandle, TensorHook, TensorHookEntry,
 };
 use crate::ids::TensorId;
 use crate::node::{Edge, Node, NodeRef};
@@ -50,10 +50,10 @@ pub struct Meta {
     pub retains_grad: bool,
     /// Tensor hooks (and the retain-grad entry), shared with the grad_fn that
     /// runs them (non-leaf) or read lazily by AccumulateGrad (leaf).
-    pub hooks: Rc<TensorHookList>,
+    pub hooks: LazyHooks<TensorHookEntry>,
     pub hooks_registered_on_node: bool,
     pub grad_accumulator: Weak<Node>,
-    pub post_accumulate_hooks: Rc<HookList<dyn PostAccumulateGradHook>>,
+    pub post_accumulate_hooks: LazyHooks<dyn PostAccumulateGradHook>,
     /// False after transpose: `reshape` then needs a copy (UnsafeViewBackward0).
     pub contiguous: bool,
 }
@@ -119,10 +119,10 @@ impl Tensor {
                 output_nr,
                 grad: None,
                 retains_grad: false,
-                hooks: HookList::new(),
+                hooks: LazyHooks::default(),
                 hooks_registered_on_node: false,
                 grad_accumulator: Weak::new(),
-                post_accumulate_hooks: HookList::new(),
+                post_accumulate_hooks: LazyHooks::default(),
                 contiguous: true,
             }),
         }))
@@ -373,7 +373,7 @@ impl Tensor {
                 "post accumulate grad hooks cannot be registered on non-leaf tensors",
             ));
         }
-        let list = self.meta()?.post_accumulate_hooks.clone();
+        let list = self.meta()?.post_accumulate_hooks.get_or_create();
         let id = list.add(hook, false);
         Ok(RemovableHandle::for_list(id, &list))
     }
@@ -385,7 +385,7 @@ impl Tensor {
         let (list, grad_fn, output_nr, registered) = {
             let m = self.meta()?;
             (
-                m.hooks.clone(),
+                m.hooks.get_or_create(),
                 m.grad_fn.clone(),
                 m.output_nr,
                 m.hooks_registered_on_node,

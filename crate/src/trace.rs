@@ -26,7 +26,7 @@ pub enum HookTarget {
 pub enum Event {
     Op {
         node: NodeId,
-        name: String,
+        name: &'static str,
         inputs: Vec<TensorId>,
         output: TensorId,
     },
@@ -37,7 +37,7 @@ pub enum Event {
     },
     Node {
         node: NodeId,
-        name: String,
+        name: &'static str,
         grad_outputs: Vec<Option<Array>>,
         grad_inputs: Vec<Option<Array>>,
     },

@@ -59,7 +59,7 @@ pub fn graph_to_js(g: &GraphInfo) -> JsValue {
     let nodes = list(&g.nodes, |n| {
         obj(&[
             ("id", num(n.id.0)),
-            ("name", n.name.clone().into()),
+            ("name", n.name.into()),
             (
                 "next",
                 list(&n.next, |(node, nr)| {
@@ -94,7 +94,7 @@ pub fn event_to_js(e: &Event) -> JsValue {
         } => obj(&[
             ("type", "op".into()),
             ("node", num(node.0)),
-            ("name", name.clone().into()),
+            ("name", (*name).into()),
             ("inputs", list(inputs, |t| num(t.0))),
             ("output", num(output.0)),
         ]),
@@ -116,7 +116,7 @@ pub fn event_to_js(e: &Event) -> JsValue {
         } => obj(&[
             ("type", "node".into()),
             ("node", num(node.0)),
-            ("name", name.clone().into()),
+            ("name", (*name).into()),
             ("gradOutputs", list(grad_outputs, opt_array_to_js)),
             ("gradInputs", list(grad_inputs, opt_array_to_js)),
         ]),

@@ -25,7 +25,7 @@ impl Node {
 impl Node {
     #[wasm_bindgen(getter)]
     pub fn name(&self) -> String {
-        self.inner.name.clone()
+        self.inner.name.to_string()
     }
 
     #[wasm_bindgen(getter)]

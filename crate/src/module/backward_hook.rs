@@ -95,7 +95,7 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
         if out.grad_fn().is_some() {
             trace::record(|| Event::Op {
                 node: node.id,
-                name: node.name.clone(),
+                name: node.name,
                 inputs: vec![t.id()],
                 output: out.id(),
             });

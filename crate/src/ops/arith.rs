@@ -7,21 +7,41 @@ use ndarray::Zip;
 use super::{grad_or_zeros, grad_tensor, record, Operand};
 use crate::error::Result;
 use crate::node::SavedTensor;
-use crate::shape::{broadcast_shapes, expand};
+use crate::shape::broadcast_shapes;
 use crate::tensor::{Array, Tensor};
 
 /// Elementwise `f(a, b)` after broadcasting both to a common shape.
 /// Takes a plain `fn` (not a generic closure): one instance instead of one per
 /// call site keeps the wasm small; the ops here are memory-bound anyway.
 pub(crate) fn broadcast_zip(a: &Array, b: &Array, f: fn(f32, f32) -> f32) -> Result<Array> {
+    // Fast paths first: same shape, or a one-element side (no broadcast views).
+    if a.shape() == b.shape() {
+        return Ok(Zip::from(a).and(b).map_collect(|&x, &y| f(x, y)));
+    }
+    if b.len() == 1 && b.ndim() <= a.ndim() {
+        let y = b.iter().next().copied().unwrap_or(0.0);
+        return Ok(a.mapv(|x| f(x, y)));
+    }
+    if a.len() == 1 && a.ndim() <= b.ndim() {
+        let x = a.iter().next().copied().unwrap_or(0.0);
+        return Ok(b.mapv(|y| f(x, y)));
+    }
     let shape = broadcast_shapes(a.shape(), b.shape())?;
-    let mut out = Array::zeros(ndarray::IxDyn(&shape));
-    let (ab, bb) = (expand(a, &shape)?, expand(b, &shape)?);
-    Zip::from(&mut out)
-        .and(&ab)
-        .and(&bb)
-        .for_each(|o, &x, &y| *o = f(x, y));
-    Ok(out)
+    let ab = a
+        .broadcast(ndarray::IxDyn(&shape))
+        .ok_or_else(|| broadcast_error(a, &shape))?;
+    let bb = b
+        .broadcast(ndarray::IxDyn(&shape))
+        .ok_or_else(|| broadcast_error(b, &shape))?;
+    Ok(Zip::from(&ab).and(&bb).map_collect(|&x, &y| f(x, y)))
+}
+
+fn broadcast_error(a: &Array, shape: &[usize]) -> crate::error::Error {
+    crate::error::Error::runtime(format!(
+        "The expanded size of the tensor must match the existing size: cannot expand {} to {}",
+        crate::shape::fmt_shape(a.shape()),
+        crate::shape::fmt_shape(shape)
+    ))
 }
 
 fn placeholder() -> SavedTensor {
@@ -216,10 +236,7 @@ mod tests {
             assert_eq!(f.as_deref(), Some(name));
             let next = c.grad_fn().map(|f| f.next_functions()).unwrap_or_default();
             assert_eq!(next.len(), 2);
-            assert_eq!(
-                next[0].0.as_ref().map(|n| n.name.as_str()),
-                Some("AccumulateGrad")
-            );
+            assert_eq!(next[0].0.as_ref().map(|n| n.name), Some("AccumulateGrad"));
             assert!(next[1].0.is_none() && next[1].1 == 0);
         }
     }

@@ -9,7 +9,7 @@ use super::arith::broadcast_zip;
 use super::{grad_or_zeros, grad_tensor, needs_graph, Operand};
 use crate::context;
 use crate::error::{Error, Result};
-use crate::hooks::{HookList, TensorHookEntry};
+use crate::hooks::{LazyHooks, TensorHookEntry};
 use crate::node::{BackwardFn, Node, SavedTensor};
 use crate::shape::fmt_shape;
 use crate::tensor::{Array, Tensor};
@@ -20,7 +20,7 @@ pub const LEAF_INPLACE_ERROR: &str =
 
 fn inplace(
     t: &Tensor,
-    name: &str,
+    name: &'static str,
     other: Option<&Operand>,
     f: fn(f32, f32) -> f32,
     save: impl FnOnce(&Array) -> Vec<SavedTensor>,
@@ -76,7 +76,7 @@ fn inplace(
         node.add_output(t);
         trace::record(|| Event::Op {
             node: node.id,
-            name: node.name.clone(),
+            name: node.name,
             inputs: std::iter::once(t.id())
                 .chain(other_t.map(|o| o.id()))
                 .collect(),
@@ -93,10 +93,12 @@ fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
     let retains = t.retains_grad();
     if retains {
         // PyTorch 2 moves retain_grad to the new grad_fn: drop the old one.
-        let old = t.meta()?.hooks.clone();
-        for (id, entry) in old.snapshot() {
-            if matches!(*entry, TensorHookEntry::RetainGrad(_)) {
-                crate::hooks::RemoveHook::remove_hook(&*old, id);
+        let old = t.meta()?.hooks.get().cloned();
+        for old in old.iter() {
+            for (id, entry) in old.snapshot() {
+                if matches!(*entry, TensorHookEntry::RetainGrad(_)) {
+                    crate::hooks::RemoveHook::remove_hook(&**old, id);
+                }
             }
         }
     }
@@ -104,12 +106,12 @@ fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
         let mut m = t.meta_mut()?;
         m.grad_fn = Some(node.clone());
         m.output_nr = 0;
-        m.hooks = HookList::new();
+        m.hooks = LazyHooks::default();
         m.hooks_registered_on_node = false;
         m.contiguous = true;
     }
     if retains {
-        let list = t.meta()?.hooks.clone();
+        let list = t.meta()?.hooks.get_or_create();
         list.add(
             Rc::new(TensorHookEntry::RetainGrad(Rc::downgrade(&t.0))),
             false,

@@ -60,7 +60,7 @@ pub(crate) fn needs_graph(inputs: &[Option<&Tensor>]) -> bool {
 /// Wraps `output` in a new tensor and, if needed, a backward node named `name`
 /// with one edge per input. `save` runs only when a node is built.
 pub(crate) fn record(
-    name: &str,
+    name: &'static str,
     inputs: &[Option<&Tensor>],
     output: Array,
     save: impl FnOnce() -> Vec<SavedTensor>,
@@ -78,7 +78,7 @@ pub(crate) fn record(
     node.add_output(&out);
     trace::record(|| Event::Op {
         node: node.id,
-        name: node.name.clone(),
+        name: node.name,
         inputs: inputs.iter().flatten().map(|t| t.id()).collect(),
         output: out.id(),
     });

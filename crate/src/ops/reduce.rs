@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::shape::{expand, wrap_dim};
 use crate::tensor::{Array, Tensor};
 
-fn full_reduce(a: &Tensor, name: &str, mean: bool) -> Result<Tensor> {
+fn full_reduce(a: &Tensor, name: &'static str, mean: bool) -> Result<Tensor> {
     let (total, shape, n) = {
         let d = a.data()?;
         (d.sum(), d.shape().to_vec(), d.len().max(1) as f32)
@@ -36,7 +36,13 @@ pub fn mean(a: &Tensor) -> Result<Tensor> {
     full_reduce(a, "MeanBackward0", true)
 }
 
-fn dim_reduce(a: &Tensor, dim: i64, keepdim: bool, name: &str, mean: bool) -> Result<Tensor> {
+fn dim_reduce(
+    a: &Tensor,
+    dim: i64,
+    keepdim: bool,
+    name: &'static str,
+    mean: bool,
+) -> Result<Tensor> {
     let (out, shape, axis, n) = {
         let d = a.data()?;
         let axis = wrap_dim(dim, d.ndim())?;

@@ -17,7 +17,7 @@ fn reshaped(a: &Array, shape: &[usize]) -> Result<Array> {
 }
 
 /// A node whose backward reshapes the gradient back to `from`.
-pub(crate) fn reshape_node(a: &Tensor, name: &str, to: &[usize]) -> Result<Tensor> {
+pub(crate) fn reshape_node(a: &Tensor, name: &'static str, to: &[usize]) -> Result<Tensor> {
     let from = a.shape();
     let out = reshaped(&*a.data()?, to)?;
     let to_owned = to.to_vec();
@@ -75,7 +75,7 @@ fn swap(a: &Array, d0: usize, d1: usize) -> Array {
     v.as_standard_layout().to_owned()
 }
 
-fn transpose_node(a: &Tensor, name: &str, d0: usize, d1: usize) -> Result<Tensor> {
+fn transpose_node(a: &Tensor, name: &'static str, d0: usize, d1: usize) -> Result<Tensor> {
     let out = swap(&*a.data()?, d0, d1);
     let out_shape = out.shape().to_vec();
     let shape = a.shape();
@@ -162,15 +162,9 @@ mod tests {
         let tr = ok(t(&a));
         let u = ok(reshape(&tr, &[6]));
         let f = u.grad_fn();
-        assert_eq!(
-            f.as_ref().map(|f| f.name.as_str()),
-            Some("UnsafeViewBackward0")
-        );
+        assert_eq!(f.as_ref().map(|f| f.name), Some("UnsafeViewBackward0"));
         let next = f.map(|f| f.next_functions()).unwrap_or_default();
-        assert_eq!(
-            next[0].0.as_ref().map(|n| n.name.as_str()),
-            Some("CloneBackward0")
-        );
+        assert_eq!(next[0].0.as_ref().map(|n| n.name), Some("CloneBackward0"));
         assert_eq!(values(&u), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
     }
 }

@@ -15,7 +15,7 @@ enum From {
 
 fn unary(
     a: &Tensor,
-    name: &str,
+    name: &'static str,
     f: fn(f32) -> f32,
     from: From,
     df: fn(f32) -> f32,
