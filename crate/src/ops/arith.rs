@@ -233,7 +233,7 @@ mod tests {
         ] {
             let c = ok(op(&a, &Operand::Scalar(3.0)));
             let f = c.grad_fn().map(|f| f.name.clone());
-            assert_eq!(f.as_deref(), Some(name));
+            assert_eq!(f, Some(name));
             let next = c.grad_fn().map(|f| f.next_functions()).unwrap_or_default();
             assert_eq!(next.len(), 2);
             assert_eq!(next[0].0.as_ref().map(|n| n.name), Some("AccumulateGrad"));

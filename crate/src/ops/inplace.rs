@@ -254,7 +254,7 @@ mod tests {
         let c2 = ok(mul_(&c, &Operand::Tensor(b.clone())));
         assert!(c2.ptr_eq(&c));
         assert_eq!(
-            c.grad_fn().map(|f| f.name.clone()).as_deref(),
+            c.grad_fn().map(|f| f.name),
             Some("MulBackward0")
         );
         let s = ok(crate::ops::reduce::sum(&c));

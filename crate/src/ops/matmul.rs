@@ -219,7 +219,7 @@ mod tests {
         let v = leaf(&[1.0, 1.0, 1.0], &[3]);
         let out = ok(matmul(&m, &v));
         assert_eq!(
-            out.grad_fn().map(|f| f.name.clone()).as_deref(),
+            out.grad_fn().map(|f| f.name),
             Some("MvBackward0")
         );
         assert_eq!(values(&out), vec![6.0, 15.0]);

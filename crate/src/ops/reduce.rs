@@ -113,13 +113,13 @@ mod tests {
         let a = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
         let s = ok(sum_dim(&a, 1, false));
         assert_eq!(
-            s.grad_fn().map(|f| f.name.clone()).as_deref(),
+            s.grad_fn().map(|f| f.name),
             Some("SumBackward1")
         );
         assert_eq!(values(&s), vec![6.0, 15.0]);
         let m = ok(mean(&a));
         assert_eq!(
-            m.grad_fn().map(|f| f.name.clone()).as_deref(),
+            m.grad_fn().map(|f| f.name),
             Some("MeanBackward0")
         );
         assert_eq!(values(&m), vec![3.5]);

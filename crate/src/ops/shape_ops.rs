@@ -156,7 +156,7 @@ mod tests {
         let a = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
         let v = ok(reshape(&a, &[6]));
         assert_eq!(
-            v.grad_fn().map(|f| f.name.clone()).as_deref(),
+            v.grad_fn().map(|f| f.name),
             Some("ViewBackward0")
         );
         let tr = ok(t(&a));
