@@ -232,7 +232,7 @@ mod tests {
             (div, "DivBackward0"),
         ] {
             let c = ok(op(&a, &Operand::Scalar(3.0)));
-            let f = c.grad_fn().map(|f| f.name.clone());
+            let f = c.grad_fn().map(|f| f.name);
             assert_eq!(f, Some(name));
             let next = c.grad_fn().map(|f| f.next_functions()).unwrap_or_default();
             assert_eq!(next.len(), 2);

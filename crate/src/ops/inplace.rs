@@ -253,10 +253,7 @@ mod tests {
         let c = ok(crate::ops::arith::mul(&a, &Operand::Scalar(2.0)));
         let c2 = ok(mul_(&c, &Operand::Tensor(b.clone())));
         assert!(c2.ptr_eq(&c));
-        assert_eq!(
-            c.grad_fn().map(|f| f.name),
-            Some("MulBackward0")
-        );
+        assert_eq!(c.grad_fn().map(|f| f.name), Some("MulBackward0"));
         let s = ok(crate::ops::reduce::sum(&c));
         ok(crate::engine::backward(&s, None, false, None));
         assert_eq!(grad_values(&a), vec![6.0, 8.0]);

@@ -218,10 +218,7 @@ mod tests {
         let m = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
         let v = leaf(&[1.0, 1.0, 1.0], &[3]);
         let out = ok(matmul(&m, &v));
-        assert_eq!(
-            out.grad_fn().map(|f| f.name),
-            Some("MvBackward0")
-        );
+        assert_eq!(out.grad_fn().map(|f| f.name), Some("MvBackward0"));
         assert_eq!(values(&out), vec![6.0, 15.0]);
         let e = matmul(&m, &m).err().map(|e| e.to_string());
         assert_eq!(

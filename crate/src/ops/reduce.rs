@@ -112,16 +112,10 @@ mod tests {
     fn reduction_names_and_values() {
         let a = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
         let s = ok(sum_dim(&a, 1, false));
-        assert_eq!(
-            s.grad_fn().map(|f| f.name),
-            Some("SumBackward1")
-        );
+        assert_eq!(s.grad_fn().map(|f| f.name), Some("SumBackward1"));
         assert_eq!(values(&s), vec![6.0, 15.0]);
         let m = ok(mean(&a));
-        assert_eq!(
-            m.grad_fn().map(|f| f.name),
-            Some("MeanBackward0")
-        );
+        assert_eq!(m.grad_fn().map(|f| f.name), Some("MeanBackward0"));
         assert_eq!(values(&m), vec![3.5]);
         assert!(sum_dim(&a, 2, false).is_err());
     }

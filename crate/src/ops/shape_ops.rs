@@ -155,10 +155,7 @@ mod tests {
     fn reshape_names_follow_contiguity() {
         let a = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
         let v = ok(reshape(&a, &[6]));
-        assert_eq!(
-            v.grad_fn().map(|f| f.name),
-            Some("ViewBackward0")
-        );
+        assert_eq!(v.grad_fn().map(|f| f.name), Some("ViewBackward0"));
         let tr = ok(t(&a));
         let u = ok(reshape(&tr, &[6]));
         let f = u.grad_fn();
