@@ -6,6 +6,8 @@
 // Messages out: {type:'ready'} {type:'init-error', message}
 //               {type:'result', id, graph, trace, console, error, ms}
 
+import { formatArg } from './console-format.js';
+
 let hg = null;
 let TensorClass = null;
 const state = { hookCalls: 0, hookDepth: 0, quiet: 0, lines: [], tensors: new Map() };
@@ -14,28 +16,7 @@ const MAX_LINES = 400;
 const isTensor = (x) => !!x && typeof x === 'object' && (TensorClass ? x instanceof TensorClass : typeof x.item === 'function' && 'gradFn' in x);
 const isNode = (x) => !!x && typeof x === 'object' && 'nextFunctions' in x && typeof x.registerPrehook === 'function';
 
-/** console.log formatting: tensors via their PyTorch repr, lists as tuples. */
-function fmtArg(x, top = true) {
-  try {
-    if (x === null) return 'None';
-    if (x === undefined) return 'undefined';
-    if (isTensor(x)) return x.toString();
-    if (isNode(x)) return `<${x.name} object>`;
-    if (Array.isArray(x)) {
-      const inner = x.map((v) => fmtArg(v, false));
-      if (x.some((v) => v === null || isTensor(v))) return x.length === 1 ? `(${inner[0]},)` : `(${inner.join(', ')})`;
-      return `[${inner.join(', ')}]`;
-    }
-    if (typeof x === 'string') return top ? x : JSON.stringify(x);
-    if (typeof x === 'function') return `[Function ${x.name || 'anonymous'}]`;
-    if (typeof x !== 'object') return String(x);
-    if (x instanceof Error) return `${x.name}: ${x.message}`;
-    if (typeof x.name === 'string' && typeof x.registerForwardHook === 'function') return `${x.name}()`;
-    return `{${Object.entries(x).map(([k, v]) => `${k}: ${fmtArg(v, false)}`).join(', ')}}`;
-  } catch (e) {
-    return `<unprintable: ${e && e.message}>`;
-  }
-}
+const fmtArg = (x, top = true) => formatArg(x, { isTensor, isNode }, top);
 
 function pushLine(level, args, source = 'program') {
   if (state.lines.length >= MAX_LINES) return;
