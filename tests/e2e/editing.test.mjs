@@ -126,3 +126,16 @@ test('typing in the program editor and Ctrl+Enter runs it', async () => {
   assert.match(await page.getByRole('list', { name: 'Console output' }).textContent(), /typed tensor\(300\.\)/);
   await page.close();
 });
+
+test('apply an op to the selected tensor from its inspector', async () => {
+  const page = await env.page('#lesson=inplace');
+  await waitForRun(page);
+  await page.getByRole('button', { name: 'Tensor e', exact: true }).click();
+  await page.getByRole('combobox', { name: 'Operation' }).selectOption('mul');
+  await page.getByRole('combobox', { name: 'Second input' }).selectOption('d');
+  await page.getByRole('button', { name: 'Apply op' }).click();
+  await waitForRun(page);
+  assert.match(await page.locator('.cm-content').textContent(), /const y1 = e\.mul\(d\); y1\.name = 'y1';/);
+  assert.equal(await page.getByRole('button', { name: 'Tensor y1', exact: true }).count(), 1);
+  await page.close();
+});

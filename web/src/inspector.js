@@ -94,6 +94,8 @@ export function renderInspector(infoRoot, ctx) {
           const p = PE.setLeafValue(program, ref, v); if (p) onProgram(p);
         } }, 'Set value')));
       }
+      const tensorNames = names.filter((x) => [...model.tensors.values()].some((u) => u.name === x));
+      root.append(opForm(program, tensorNames, onProgram, ref));
       const wrapped = !t.isLeaf ? PE.wrapVariableInModule(program, ref, `Wrap_${ref}`) : null;
       if (wrapped) root.append(h('div', { class: 'form' }, h('button', { class: 'btn small', type: 'button', onclick: () => onProgram(wrapped) }, `Wrap ${ref}'s op in a module`)));
       root.append(h('div', { class: 'form' }, h('button', { class: 'btn small danger', type: 'button', 'aria-label': `Delete ${ref}`, onclick: () => onProgram(PE.deleteVariable(program, ref)) }, `Delete ${ref} (and lines using it)`)));
@@ -132,6 +134,16 @@ export function renderInspector(infoRoot, ctx) {
   const bc = blockControls(program, onProgram, onEditBlock);
   if (bc) { bc.dataset.part = 'forms'; root.append(bc); }
   done();
+}
+
+const freshName = (names, p) => { let i = 1; while (names.includes(`${p}${i}`)) i++; return `${p}${i}`; };
+
+/** "Apply an op to the selected tensor": ref ∘ op (∘ second input). */
+function opForm(program, names, onProgram, ref) {
+  const opSel = select('Operation', Object.keys(PE.OPS).map((o) => [o, o]), 'mul');
+  const bSel = select('Second input', names.map((x) => [x, x]), names.find((x) => x !== ref) ?? ref);
+  return h('div', { class: 'form' }, h('h4', {}, `Apply an op to ${ref}`), h('div', { class: 'btnrow' }, h('span', { class: 'mono' }, `${ref}.`), opSel, bSel,
+    h('button', { class: 'btn small', type: 'button', onclick: () => onProgram(PE.applyOp(program, { op: opSel.value, inputs: [ref, bSel.value], name: freshName(PE.declaredNames(program), 'y') })) }, 'Apply op')));
 }
 
 function graphEdits(program, names, onProgram) {
