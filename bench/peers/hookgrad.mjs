@@ -7,9 +7,13 @@ import { W1, W2, W3, W4 } from '../lib/data.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const pkgDir = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web', 'pkg');
 
+/** The instance's memory (to report how far the wasm heap grew). */
+export let wasmMemory = null;
+
 export async function load() {
   const hg = await import(path.join(pkgDir, 'hookgrad.js'));
-  hg.initSync({ module: fs.readFileSync(path.join(pkgDir, 'hookgrad_bg.wasm')) });
+  const out = hg.initSync({ module: fs.readFileSync(path.join(pkgDir, 'hookgrad_bg.wasm')) });
+  wasmMemory = out?.memory ?? null;
   return hg;
 }
 
