@@ -738,8 +738,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
                     .map_err(|_| Error::runtime("internal: grad is busy"))?;
                 *d = sum;
             }
-            let v = &existing.storage().version;
-            v.set(v.get().wrapping_add(1));
+            existing.storage().bump_version();
         }
     }
     trace::record(|| Event::Accumulate {

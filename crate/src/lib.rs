@@ -22,6 +22,7 @@ pub mod shape;
 pub mod tensor;
 pub mod tensor_api;
 pub mod trace;
+pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod bindings;

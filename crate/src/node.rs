@@ -58,7 +58,7 @@ impl SavedTensor {
     }
 
     fn unpack(&self) -> Result<Ref<'_, Array>> {
-        let current = self.storage.version.get();
+        let current = self.storage.version();
         let data = self
             .storage
             .data

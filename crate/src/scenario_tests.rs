@@ -771,3 +771,35 @@ fn long_chains_build_run_and_drop_without_deep_recursion() {
     assert_eq!(grad_values(&a), vec![1.0]);
     drop(y);
 }
+
+#[test]
+fn views_share_storage_and_inplace_through_a_view_uses_copy_slices() {
+    // x (no grad) and its views: an in-place write to the base shows in both.
+    let x = constant(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+    let v = ok(x.reshape(&[4]));
+    let t = ok(x.t());
+    ok(x.add_(10.0));
+    assert_eq!(values(&v), vec![11.0, 12.0, 13.0, 14.0]);
+    assert_eq!(values(&t), vec![11.0, 13.0, 12.0, 14.0]);
+    assert_eq!(v.version(), x.version());
+
+    // c = a*2; v = c.reshape(4); v.mul_([1,2,3,4]); c.sum().backward():
+    // c = [[2,8],[18,32]]; dc/da = 2 * [[1,2],[3,4]] (the multiplier).
+    let a = leaf(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+    let c = ok(a.mul(2.0));
+    let v = ok(c.reshape(&[4]));
+    ok(v.mul_(&constant(&[1.0, 2.0, 3.0, 4.0], &[4])));
+    assert_eq!(values(&c), vec![2.0, 8.0, 18.0, 32.0]);
+    assert_eq!(c.grad_fn().unwrap().name, "CopySlices");
+    assert_eq!(v.grad_fn().unwrap().name, "AsStridedBackward0");
+    ok(ok(c.sum()).backward());
+    assert_eq!(grad_values(&a), vec![2.0, 4.0, 6.0, 8.0]);
+
+    // In-place on a view of a leaf that requires grad is PyTorch's error.
+    let l = leaf(&[1.0, 2.0], &[2]);
+    let lv = ok(l.reshape(&[2, 1]));
+    assert_eq!(
+        lv.add_(1.0).err().map(|e| e.to_string()).as_deref(),
+        Some(crate::ops::inplace::VIEW_OF_LEAF_INPLACE_ERROR)
+    );
+}

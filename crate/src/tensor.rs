@@ -19,18 +19,41 @@ use crate::node::{Edge, Node, NodeRef};
 pub type Array = ArrayD<f32>;
 pub type TensorHookList = HookList<TensorHookEntry>;
 
-/// Data plus the version counter PyTorch keeps per storage.
+/// Data plus the version counter PyTorch keeps per storage. A view and its
+/// base share the counter (PyTorch: views share their base's version).
 pub struct Storage {
     pub(crate) data: RefCell<Array>,
-    pub(crate) version: Cell<u32>,
+    version: RefCell<Rc<Cell<u32>>>,
 }
 
 impl Storage {
     pub fn new(data: Array) -> Rc<Self> {
         Rc::new(Storage {
             data: RefCell::new(data),
-            version: Cell::new(0),
+            version: RefCell::new(Rc::new(Cell::new(0))),
         })
+    }
+
+    fn counter(&self) -> Rc<Cell<u32>> {
+        self.version
+            .try_borrow()
+            .map(|v| v.clone())
+            .unwrap_or_else(|_| Rc::new(Cell::new(0)))
+    }
+
+    pub fn version(&self) -> u32 {
+        self.counter().get()
+    }
+
+    pub fn bump_version(&self) {
+        let c = self.counter();
+        c.set(c.get().wrapping_add(1));
+    }
+
+    pub(crate) fn share_version_with(&self, other: &Storage) {
+        if let Ok(mut v) = self.version.try_borrow_mut() {
+            *v = other.counter();
+        }
     }
 }
 
@@ -56,6 +79,10 @@ pub struct Meta {
     pub post_accumulate_hooks: LazyHooks<dyn PostAccumulateGradHook>,
     /// False after transpose: `reshape` then needs a copy (UnsafeViewBackward0).
     pub contiguous: bool,
+    /// Set on views: their root base and how to get from it to this view.
+    pub view: Option<crate::view::ViewInfo>,
+    /// On a base: its live views, kept in sync on in-place writes.
+    pub views: Vec<Weak<TensorImpl>>,
 }
 
 /// A reference-counted tensor handle; clones share everything.
@@ -124,6 +151,8 @@ impl Tensor {
                 grad_accumulator: Weak::new(),
                 post_accumulate_hooks: LazyHooks::default(),
                 contiguous: true,
+                view: None,
+                views: Vec::new(),
             }),
         }))
     }
@@ -182,7 +211,7 @@ impl Tensor {
     }
 
     pub fn version(&self) -> u32 {
-        self.0.storage.version.get()
+        self.0.storage.version()
     }
 
     pub fn item(&self) -> Result<f32> {
@@ -249,6 +278,10 @@ impl Tensor {
 
     pub fn retains_grad(&self) -> bool {
         !self.is_leaf() && self.meta().map(|m| m.retains_grad).unwrap_or(false)
+    }
+
+    pub fn view_info(&self) -> Option<crate::view::ViewInfo> {
+        self.meta().ok().and_then(|m| m.view.clone())
     }
 
     pub fn contiguous_flag(&self) -> bool {

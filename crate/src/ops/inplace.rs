@@ -17,6 +17,8 @@ use crate::trace::{self, Event};
 
 pub const LEAF_INPLACE_ERROR: &str =
     "a leaf Variable that requires grad is being used in an in-place operation.";
+pub const VIEW_OF_LEAF_INPLACE_ERROR: &str =
+    "a view of a leaf Variable that requires grad is being used in an in-place operation.";
 
 fn inplace(
     t: &Tensor,
@@ -26,8 +28,17 @@ fn inplace(
     save: impl FnOnce(&Array) -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
-    if context::is_grad_enabled() && t.is_leaf() && t.requires_grad() {
-        return Err(Error::runtime(LEAF_INPLACE_ERROR));
+    let view = t.view_info();
+    if context::is_grad_enabled() {
+        match &view {
+            Some(info) if info.base.is_leaf() && info.base.requires_grad() => {
+                return Err(Error::runtime(VIEW_OF_LEAF_INPLACE_ERROR));
+            }
+            None if t.is_leaf() && t.requires_grad() => {
+                return Err(Error::runtime(LEAF_INPLACE_ERROR))
+            }
+            _ => {}
+        }
     }
     let old = t.to_array()?;
     let rhs = match other {
@@ -44,20 +55,18 @@ fn inplace(
     }
     let other_t = other.and_then(|o| o.tensor());
     let graph = needs_graph(&[Some(t), other_t]);
+    // Edges are taken before the write: they point at the old history.
     let node = if graph {
-        let next = vec![t.gradient_edge(), other_t.and_then(|o| o.gradient_edge())];
-        let next = if other.is_some() {
-            next
-        } else {
-            next.into_iter().take(1).collect()
-        };
-        Some(Node::new_op(
-            name,
-            next,
-            vec![old.shape().to_vec()],
-            save(&old),
-            backward,
-        ))
+        let other_edge = other.map(|_| other_t.and_then(|o| o.gradient_edge()));
+        Some(match &view {
+            None => {
+                let next = std::iter::once(t.gradient_edge())
+                    .chain(other_edge)
+                    .collect();
+                Node::new_op(name, next, vec![old.shape().to_vec()], save(&old), backward)
+            }
+            Some(info) => copy_slices(info, other_edge, save(&old), backward),
+        })
     } else {
         None
     };
@@ -69,11 +78,17 @@ fn inplace(
             .map_err(|_| Error::runtime("internal: tensor data is busy"))?;
         *data = new;
     }
-    let storage = t.storage();
-    storage.version.set(storage.version.get().wrapping_add(1));
+    t.storage().bump_version();
+    crate::view::sync_after_write(t)?;
     if let Some(node) = node {
-        rebase_history(t, node.clone())?;
-        node.add_output(t);
+        // The tensor whose history changes: the view's base for a view.
+        let owner = view
+            .as_ref()
+            .map(|i| i.base.clone())
+            .unwrap_or_else(|| t.clone());
+        rebase_history(&owner, node.clone())?;
+        node.add_output(&owner);
+        crate::view::regenerate_view_grad_fns(&owner, rebase_history)?;
         trace::record(|| Event::Op {
             node: node.id,
             name: node.name,
@@ -84,6 +99,46 @@ fn inplace(
         });
     }
     Ok(t.clone())
+}
+
+/// PyTorch's `CopySlices`: the base's new grad_fn after an in-place op on one
+/// of its views. Backward takes the base's gradient, runs the op's backward
+/// on the view's part of it, and puts the result back in the base's layout.
+fn copy_slices(
+    info: &crate::view::ViewInfo,
+    other_edge: Option<Option<crate::node::Edge>>,
+    saved: Vec<SavedTensor>,
+    op_backward: BackwardFn,
+) -> Rc<Node> {
+    let steps = info.steps.clone();
+    let base_shape = info.base.shape();
+    let next = std::iter::once(info.base.gradient_edge())
+        .chain(other_edge)
+        .collect();
+    let shape = base_shape.clone();
+    Node::new_op(
+        "CopySlices",
+        next,
+        vec![base_shape],
+        saved,
+        Box::new(move |ctx| {
+            let g = grad_or_zeros(ctx.grads, &shape)?;
+            let slice = crate::view::apply(&steps, &g)?;
+            let inner = op_backward(&crate::node::BackwardCtx {
+                grads: &[Some(Tensor::from_array(slice))],
+                saved: ctx.saved,
+                needs: ctx.needs,
+            })?;
+            let mut out = Vec::with_capacity(inner.len());
+            let mut parts = inner.into_iter();
+            out.push(match parts.next().flatten() {
+                Some(gs) => grad_tensor(crate::view::invert(&steps, &*gs.data()?)?),
+                None => None,
+            });
+            out.extend(parts);
+            Ok(out)
+        }),
+    )
 }
 
 /// Points `t` at its new grad_fn. Hooks registered before stay on the old

@@ -36,7 +36,10 @@ pub(crate) fn reshape_node(a: &Tensor, name: &'static str, to: &[usize]) -> Resu
 pub fn reshape(a: &Tensor, shape: &[i64]) -> Result<Tensor> {
     let target = infer_shape(shape, a.numel())?;
     if a.contiguous_flag() {
-        reshape_node(a, "ViewBackward0", &target)
+        let from = a.shape();
+        let v = reshape_node(a, "ViewBackward0", &target)?;
+        crate::view::link(a, &v, crate::view::ViewStep::Reshape { from, to: target })?;
+        Ok(v)
     } else {
         let copy = clone(a)?;
         reshape_node(&copy, "UnsafeViewBackward0", &target)
@@ -95,6 +98,7 @@ fn transpose_node(a: &Tensor, name: &'static str, d0: usize, d1: usize) -> Resul
     // A transpose is a strided view in PyTorch: no longer contiguous.
     let contiguous = a.contiguous_flag() && !moved;
     t.meta_mut()?.contiguous = contiguous;
+    crate::view::link(a, &t, crate::view::ViewStep::Transpose { d0, d1 })?;
     Ok(t)
 }
 

@@ -1,0 +1,162 @@
+//! Views sharing storage with their base, as PyTorch's `reshape` (of a
+//! contiguous tensor), `transpose` and `t` return. hookgrad keeps each view's
+//! values in its own array (so reads stay plain ndarray borrows) and keeps
+//! them in sync on every in-place write; base and views share one version
+//! counter, so modifying either invalidates tensors saved from the other.
+//!
+//! Autograd follows PyTorch's `rebase_history` for views: an in-place op on a
+//! view makes the base's grad_fn a `CopySlices` wrapping the op, and views of
+//! a base modified in place get `AsStridedBackward0` pointing at the base.
+
+use std::rc::{Rc, Weak};
+
+use crate::error::{Error, Result};
+use crate::node::{BackwardFn, Node};
+use crate::ops::grad_tensor;
+use crate::tensor::{Array, Tensor, TensorImpl};
+
+/// One step from a base's values to a view's.
+#[derive(Clone, Debug)]
+pub enum ViewStep {
+    Reshape { from: Vec<usize>, to: Vec<usize> },
+    Transpose { d0: usize, d1: usize },
+}
+
+/// A view's root base (never itself a view) and the steps from it.
+#[derive(Clone)]
+pub struct ViewInfo {
+    pub base: Tensor,
+    pub steps: Vec<ViewStep>,
+}
+
+fn reshape(a: &Array, shape: &[usize]) -> Result<Array> {
+    let flat: Vec<f32> = a.iter().copied().collect();
+    Array::from_shape_vec(ndarray::IxDyn(shape), flat)
+        .map_err(|e| Error::runtime(format!("internal: view reshape failed: {e}")))
+}
+
+fn transpose(a: &Array, d0: usize, d1: usize) -> Array {
+    if d0 == d1 || a.ndim() < 2 {
+        return a.clone();
+    }
+    let mut v = a.view();
+    v.swap_axes(d0, d1);
+    v.as_standard_layout().to_owned()
+}
+
+/// The view's values from the base's.
+pub fn apply(steps: &[ViewStep], base: &Array) -> Result<Array> {
+    let mut a = base.clone();
+    for s in steps {
+        a = match s {
+            ViewStep::Reshape { to, .. } => reshape(&a, to)?,
+            ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+        };
+    }
+    Ok(a)
+}
+
+/// The base's values from the view's (every hookgrad view covers its whole
+/// base, so the inverse is exact).
+pub fn invert(steps: &[ViewStep], view: &Array) -> Result<Array> {
+    let mut a = view.clone();
+    for s in steps.iter().rev() {
+        a = match s {
+            ViewStep::Reshape { from, .. } => reshape(&a, from)?,
+            ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+        };
+    }
+    Ok(a)
+}
+
+/// Makes `view` (fresh from a view op on `input`) a view of `input`'s root.
+pub fn link(input: &Tensor, view: &Tensor, step: ViewStep) -> Result<()> {
+    let (base, mut steps) = match input.view_info() {
+        Some(info) => (info.base, info.steps),
+        None => (input.clone(), Vec::new()),
+    };
+    steps.push(step);
+    // Share the version counter of the base's storage.
+    view.storage().share_version_with(base.storage());
+    base.meta_mut()?.views.push(Rc::downgrade(&view.0));
+    view.meta_mut()?.view = Some(ViewInfo { base, steps });
+    Ok(())
+}
+
+fn live_views(base: &Tensor) -> Vec<Tensor> {
+    let mut out = Vec::new();
+    if let Ok(mut m) = base.meta_mut() {
+        m.views.retain(|w: &Weak<TensorImpl>| w.strong_count() > 0);
+        out = m
+            .views
+            .iter()
+            .filter_map(|w| w.upgrade())
+            .map(Tensor)
+            .collect();
+    }
+    out
+}
+
+fn set_data(t: &Tensor, a: Array) -> Result<()> {
+    let mut d = t
+        .storage()
+        .data
+        .try_borrow_mut()
+        .map_err(|_| Error::runtime("internal: tensor data is busy"))?;
+    *d = a;
+    Ok(())
+}
+
+/// After an in-place write to `t`: propagate to its base (if `t` is a view)
+/// and refresh every other view of that base.
+pub fn sync_after_write(t: &Tensor) -> Result<()> {
+    let base = match t.view_info() {
+        Some(info) => {
+            let base_values = invert(&info.steps, &*t.data()?)?;
+            set_data(&info.base, base_values)?;
+            info.base
+        }
+        None => t.clone(),
+    };
+    let base_values = base.to_array()?;
+    for v in live_views(&base) {
+        if v.ptr_eq(t) {
+            continue;
+        }
+        if let Some(info) = v.view_info() {
+            set_data(&v, apply(&info.steps, &base_values)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives every live view of `base` a fresh `AsStridedBackward0` onto the
+/// base's current history (after the base, or one of its views, changed in
+/// place).
+pub fn regenerate_view_grad_fns(
+    base: &Tensor,
+    rebase: impl Fn(&Tensor, Rc<Node>) -> Result<()>,
+) -> Result<()> {
+    if !base.requires_grad() {
+        return Ok(());
+    }
+    for v in live_views(base) {
+        let Some(info) = v.view_info() else { continue };
+        let steps = info.steps.clone();
+        let view_shape = v.shape();
+        let backward: BackwardFn = Box::new(move |ctx| {
+            let g = crate::ops::grad_or_zeros(ctx.grads, &view_shape)?;
+            Ok(vec![grad_tensor(invert(&steps, &g)?)])
+        });
+        let node = Node::new_op(
+            "AsStridedBackward0",
+            vec![base.gradient_edge()],
+            vec![v.shape()],
+            Vec::new(),
+            backward,
+        );
+        rebase(&v, node.clone())?;
+        node.add_output(&v);
+    }
+    Ok(())
+}
