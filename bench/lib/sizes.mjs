@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 
 export function fileSize(f) {
-  const buf = fs.readFileSync(f);
+  const buf = Buffer.isBuffer(f) ? f : fs.readFileSync(f);
   return { raw: buf.length, gzip: zlib.gzipSync(buf, { level: 9 }).length };
 }
 

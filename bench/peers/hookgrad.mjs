@@ -9,10 +9,14 @@ export const pkgDir = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGR
 
 /** The instance's memory (to report how far the wasm heap grew). */
 export let wasmMemory = null;
+export let loaded = null;
 
 export async function load() {
   const hg = await import(path.join(pkgDir, 'hookgrad.js'));
-  const out = hg.initSync({ module: fs.readFileSync(path.join(pkgDir, 'hookgrad_bg.wasm')) });
+  const wasm = fs.readFileSync(path.join(pkgDir, 'hookgrad_bg.wasm'));
+  // The bytes actually benchmarked, for W5 (web/pkg may be rebuilt mid-run).
+  loaded = { wasm, js: fs.readdirSync(pkgDir).filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(path.join(pkgDir, f))) };
+  const out = hg.initSync({ module: wasm });
   wasmMemory = out?.memory ?? null;
   return hg;
 }
