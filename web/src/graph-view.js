@@ -134,7 +134,7 @@ export class GraphView {
       for (const h of list) {
         const row = this.hookRow(g, h, hookRows.length, y, b.w, true);
         row.label.textContent = nodeHookLabel(h);
-        if (h.kind === 'module-backward' || legacyHandles.has(h.handle)) row.g.classList.add('legacy');
+        if (h.kind === 'module-backward' || legacyHandles.has(h.handle)) { row.g.classList.add('legacy'); g.classList.add('has-legacy'); }
         if (h.kind === 'module-full-backward') row.g.classList.add('fullhook');
         hookRows.push(row); y += ROW * 2;
       }

@@ -248,7 +248,7 @@ export const LESSONS = [
     text: ['A forward pre-hook runs before forward() and may replace the positional arguments; a forward hook runs after it and may replace the output.',
       'SumNet gets a and b positionally and c as a keyword, so the pre-hook only sees two arguments. With both hooks the result is 116; after removing them it is 6.'] },
   { id: 'legacy-hook', n: 5, title: 'Why the legacy module backward hook lies', program: L5, flagship: true, view: { module: 'Mul3' },
-    compare: [{ kind: 'module-backward', module: 'Mul3', label: 'Legacy backward hook on Mul3', inputs: 3, tone: 'bad' }, { kind: 'module-full-backward', module: 'Mul3', label: 'Full backward hook on Mul3', inputs: 3, tone: 'good' }],
+    compare: [{ kind: 'module-backward', module: 'Mul2', label: 'Mul2, legacy hook (one multiplication: right)', inputs: 2, tone: 'ok', wide: true }, { kind: 'module-backward', module: 'Mul3', label: 'Legacy backward hook on Mul3', inputs: 3, tone: 'bad' }, { kind: 'module-full-backward', module: 'Mul3', label: 'Full backward hook on Mul3', inputs: 3, tone: 'good' }],
     text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module. It hooks the grad_fn of the module’s output — whichever node that is.',
       'Mul2 has one MulBackward0, so the hook is right: (3, 2). Mul3 computes (x·y)·z; the hook lands on the second multiplication and reports (4, 6) — the gradients of x·y and of z. Two values for three inputs, and 4 is nobody’s gradient.',
       'The full backward hook wraps the module’s inputs and output in BackwardHookFunctionBackward nodes and gets (12, 8, 6). Press Backward and watch where each hook fires.'] },

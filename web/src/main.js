@@ -34,6 +34,7 @@ function showLessonText() {
   $('lesson-text').replaceChildren(...(l ? l.text : ['Edit the program, or use the inspector to change the graph and its hooks. Run, then Backward.']).map(richText));
   $('lesson-select').value = l ? l.id : '';
   $('reset-program').hidden = !l;
+  document.querySelector('.lesson-pane').classList.toggle('flagship', !!l?.compare);
 }
 
 function openLesson(id, { run = true } = {}) {
@@ -161,7 +162,7 @@ function renderFrame(k, animate = false) {
   $('step-text').classList.toggle('is-error', frame.step?.event.type === 'error' || (!!err && k === model.steps.length));
   renderConsole($('console'), lines, k, model.steps.length);
   const lesson = app.state.lesson ? findLesson(app.state.lesson) : null;
-  renderCompare($('compare'), { model, k, columns: lesson?.compare, onSelectNode: (node) => { app.selected = { node }; renderFrame(player.k); view.focusOn(view.boxOf({ node }), { force: true }); } });
+  renderCompare($('compare'), { model, k, columns: lesson?.compare, warnRoot: $('compare-warning'), onSelectNode: (node) => { app.selected = { node }; renderFrame(player.k); view.focusOn(view.boxOf({ node }), { force: true }); } });
   const formsKey = [app.session.result, app.selected.tensor, app.selected.node, app.state.program];
   const stale = !app.formsKey || formsKey.some((x, i) => x !== app.formsKey[i]);
   if (stale) app.formsKey = formsKey;
