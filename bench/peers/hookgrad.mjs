@@ -12,6 +12,7 @@ export let wasmMemory = null;
 export let loaded = null;
 
 export async function load() {
+  if (!fs.existsSync(path.join(pkgDir, 'hookgrad_bg.wasm'))) throw new Error(`${pkgDir}/hookgrad_bg.wasm is missing: run \`npm run build:wasm\` first`);
   const hg = await import(path.join(pkgDir, 'hookgrad.js'));
   const wasm = fs.readFileSync(path.join(pkgDir, 'hookgrad_bg.wasm'));
   // The bytes actually benchmarked, for W5 (web/pkg may be rebuilt mid-run).
