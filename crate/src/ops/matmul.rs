@@ -2,7 +2,17 @@
 //! (`DotBackward0`), mv (`MvBackward0`), mm (`MmBackward0`); a vector times a
 //! matrix is unsqueeze → mm → squeeze, giving PyTorch's node chain.
 
-use ndarray::{Array1, Array2, Ix1, Ix2};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, Ix1, Ix2};
+
+use super::kernel;
+
+/// Matrix × vector through the shared kernel.
+fn mv_kernel(m: ArrayView2<f32>, v: ArrayView1<f32>) -> Array1<f32> {
+    let n = m.nrows();
+    kernel::matmul(m, v.insert_axis(Axis(1)))
+        .into_shape_with_order(n)
+        .unwrap_or_else(|_| Array1::zeros(n))
+}
 
 use super::{grad_or_zeros, grad_tensor, record, shape_ops};
 use crate::error::{Error, Result};
@@ -51,7 +61,10 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             y.len()
         )));
     }
-    let out = Array::from_elem(ndarray::IxDyn(&[]), x.dot(&y));
+    let out = Array::from_elem(
+        ndarray::IxDyn(&[]),
+        x.iter().zip(y.iter()).map(|(a, b)| a * b).sum::<f32>(),
+    );
     Ok(record(
         "DotBackward0",
         &[Some(a), Some(b)],
@@ -77,7 +90,7 @@ pub fn mv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             v.len()
         )));
     }
-    let out = m.dot(&v).into_dyn();
+    let out = mv_kernel(m.view(), v.view()).into_dyn();
     let rows = m.nrows();
     Ok(record(
         "MvBackward0",
@@ -89,16 +102,14 @@ pub fn mv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             let ga = if ctx.needs[0] {
                 let v = as1(ctx.saved[1])?;
                 // outer(g, v)
-                let outer = g
-                    .view()
-                    .insert_axis(ndarray::Axis(1))
-                    .dot(&v.view().insert_axis(ndarray::Axis(0)));
+                let outer =
+                    kernel::matmul(g.view().insert_axis(Axis(1)), v.view().insert_axis(Axis(0)));
                 grad_tensor(outer.into_dyn())
             } else {
                 None
             };
             let gb = if ctx.needs[1] {
-                grad_tensor(as2(ctx.saved[0])?.t().dot(&g).into_dyn())
+                grad_tensor(mv_kernel(as2(ctx.saved[0])?.t(), g.view()).into_dyn())
             } else {
                 None
             };
@@ -119,7 +130,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         )));
     }
     crate::shape::checked_numel(&[x.nrows(), y.ncols()])?;
-    let out = x.dot(&y).into_dyn();
+    let out = kernel::matmul(x.view(), y.view()).into_dyn();
     let out_shape = out.shape().to_vec();
     let (a_rg, b_rg) = (a.requires_grad(), b.requires_grad());
     Ok(record(
@@ -144,12 +155,12 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Box::new(move |ctx| {
             let g = as2(&grad_or_zeros(ctx.grads, &out_shape)?)?;
             let ga = if ctx.needs[0] {
-                grad_tensor(g.dot(&as2(ctx.saved[1])?.t()).into_dyn())
+                grad_tensor(kernel::matmul(g.view(), as2(ctx.saved[1])?.t()).into_dyn())
             } else {
                 None
             };
             let gb = if ctx.needs[1] {
-                grad_tensor(as2(ctx.saved[0])?.t().dot(&g).into_dyn())
+                grad_tensor(kernel::matmul(as2(ctx.saved[0])?.t(), g.view()).into_dyn())
             } else {
                 None
             };
@@ -173,7 +184,7 @@ pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
         )));
     }
     crate::shape::checked_numel(&[xm.nrows(), wm.ncols()])?;
-    let prod = xm.dot(&wm).into_dyn();
+    let prod = kernel::matmul(xm.view(), wm.view()).into_dyn();
     let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;
     let out_shape = out.shape().to_vec();
     Ok(record(
@@ -186,12 +197,12 @@ pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
             let g2 = as2(&g)?;
             let gb = ctx.needs[0].then(|| g.clone()).and_then(grad_tensor);
             let gx = if ctx.needs[1] {
-                grad_tensor(g2.dot(&as2(ctx.saved[1])?.t()).into_dyn())
+                grad_tensor(kernel::matmul(g2.view(), as2(ctx.saved[1])?.t()).into_dyn())
             } else {
                 None
             };
             let gw = if ctx.needs[2] {
-                grad_tensor(as2(ctx.saved[0])?.t().dot(&g2).into_dyn())
+                grad_tensor(kernel::matmul(as2(ctx.saved[0])?.t(), g2.view()).into_dyn())
             } else {
                 None
             };

@@ -10,6 +10,7 @@ use crate::trace::{self, Event};
 
 pub mod arith;
 pub mod inplace;
+pub mod kernel;
 pub mod matmul;
 pub mod random;
 pub mod reduce;
