@@ -5,10 +5,27 @@ import init, * as core from './hookgrad_core.js';
 export * from './hookgrad_core.js';
 export default init;
 
+const { Module, Tensor } = core;
+
 /** `m.call(a, b, c)`: run the module with hooks, like PyTorch's `__call__`. */
-core.Module.prototype.call = function call(...args) {
+Module.prototype.call = function call(...args) {
   return this.callArgs(args);
 };
+
+// `a.add(2)` / `a.add(b)`: dispatch numbers and Tensors to typed exports,
+// which skip the generic conversion of an unknown JS value (the common case
+// in scalar-heavy code); anything else takes the generic path and its
+// PyTorch-style TypeError.
+for (const op of ['add', 'sub', 'mul', 'div']) {
+  const generic = Tensor.prototype[op];
+  const scalar = Tensor.prototype[`__${op}Scalar`];
+  const tensor = Tensor.prototype[`__${op}Tensor`];
+  Tensor.prototype[op] = function (other) {
+    if (typeof other === 'number') return scalar.call(this, other);
+    if (other instanceof Tensor && other.__wbg_ptr) return tensor.call(this, other);
+    return generic.call(this, other);
+  };
+}
 
 /** `new hg.nn.Linear(inFeatures, outFeatures, {bias?, seed?})`. */
 class Linear {

@@ -13,6 +13,7 @@ pub mod error;
 pub mod graph;
 pub mod hooks;
 pub mod ids;
+pub mod json;
 pub mod module;
 pub mod node;
 pub mod ops;

@@ -20,6 +20,8 @@ pub const MAX_ELEMENTS: usize = 1 << 24;
 
 thread_local! {
     pub(crate) static STASH: RefCell<Option<Tensor>> = const { RefCell::new(None) };
+    /// Created once: decoding the key from UTF-8 on every call showed up in profiles.
+    static STASH_KEY: JsValue = JsValue::from_str("__hgStash");
 }
 
 pub fn js_error(e: Error) -> JsValue {
@@ -75,7 +77,7 @@ pub fn as_tensor(v: &JsValue) -> Option<Tensor> {
     if !v.is_object() {
         return None;
     }
-    let f = Reflect::get(v, &"__hgStash".into()).ok()?;
+    let f = STASH_KEY.with(|k| Reflect::get(v, k)).ok()?;
     let f = f.dyn_ref::<js_sys::Function>()?;
     STASH.with(|s| s.replace(None));
     f.call0(v).ok()?;

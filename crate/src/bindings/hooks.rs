@@ -39,10 +39,15 @@ impl JsHook {
     }
 
     fn apply(&self, args: &[JsValue]) -> Result<JsValue> {
-        let arr: JsArray = args.iter().collect();
-        self.f
-            .apply(&JsValue::UNDEFINED, &arr)
-            .map_err(|e| Error::runtime(js_message(&e)))
+        let this = &JsValue::UNDEFINED;
+        // Direct calls for the usual arities: no argument array per hook call.
+        let r = match args {
+            [a] => self.f.call1(this, a),
+            [a, b] => self.f.call2(this, a, b),
+            [a, b, c] => self.f.call3(this, a, b, c),
+            _ => self.f.apply(this, &args.iter().collect::<JsArray>()),
+        };
+        r.map_err(|e| Error::runtime(js_message(&e)))
     }
 
     fn grads(&self, v: &JsValue) -> Result<Option<Vec<Option<Tensor>>>> {

@@ -164,7 +164,7 @@ pub fn graph(roots: JsValue) -> JsResult<JsValue> {
     } else {
         tensors_from_js(&roots, "graph(): roots")?
     };
-    Ok(inspect::graph_to_js(&crate::graph::graph(&roots)))
+    inspect::graph_to_js(&crate::graph::graph(&roots))
 }
 
 /// `hg.trace(fn)`: the ordered events `fn()` caused. If `fn` throws, the
@@ -183,11 +183,7 @@ pub fn trace(f: JsValue) -> JsResult<JsValue> {
             });
         }
     }
-    Ok(events
-        .iter()
-        .map(inspect::event_to_js)
-        .collect::<JsArray>()
-        .into())
+    inspect::events_to_js(&events)
 }
 
 #[wasm_bindgen(js_name = setSemantics)]

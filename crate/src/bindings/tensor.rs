@@ -11,7 +11,7 @@ use super::convert::*;
 use super::hooks::{Handle, JsHook};
 use super::node::Node;
 use crate::engine;
-use crate::ops::{self, reduce};
+use crate::ops::{self, reduce, Operand};
 use crate::tensor::Tensor as CoreTensor;
 
 #[wasm_bindgen]
@@ -262,6 +262,53 @@ impl Tensor {
     }
     pub fn zero_(&self) -> JsResult<Tensor> {
         wrap(ops::inplace::zero_(&self.inner))
+    }
+
+    // ----- typed fast paths (the JS facade dispatches `add(x)` etc. here) -----
+
+    #[wasm_bindgen(js_name = __addScalar)]
+    pub fn add_scalar(&self, v: f64) -> JsResult<Tensor> {
+        wrap(ops::arith::add(&self.inner, &Operand::Scalar(v as f32)))
+    }
+    #[wasm_bindgen(js_name = __addTensor)]
+    pub fn add_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
+        wrap(ops::arith::add(
+            &self.inner,
+            &Operand::Tensor(o.inner.clone()),
+        ))
+    }
+    #[wasm_bindgen(js_name = __subScalar)]
+    pub fn sub_scalar(&self, v: f64) -> JsResult<Tensor> {
+        wrap(ops::arith::sub(&self.inner, &Operand::Scalar(v as f32)))
+    }
+    #[wasm_bindgen(js_name = __subTensor)]
+    pub fn sub_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
+        wrap(ops::arith::sub(
+            &self.inner,
+            &Operand::Tensor(o.inner.clone()),
+        ))
+    }
+    #[wasm_bindgen(js_name = __mulScalar)]
+    pub fn mul_scalar(&self, v: f64) -> JsResult<Tensor> {
+        wrap(ops::arith::mul(&self.inner, &Operand::Scalar(v as f32)))
+    }
+    #[wasm_bindgen(js_name = __mulTensor)]
+    pub fn mul_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
+        wrap(ops::arith::mul(
+            &self.inner,
+            &Operand::Tensor(o.inner.clone()),
+        ))
+    }
+    #[wasm_bindgen(js_name = __divScalar)]
+    pub fn div_scalar(&self, v: f64) -> JsResult<Tensor> {
+        wrap(ops::arith::div(&self.inner, &Operand::Scalar(v as f32)))
+    }
+    #[wasm_bindgen(js_name = __divTensor)]
+    pub fn div_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
+        wrap(ops::arith::div(
+            &self.inner,
+            &Operand::Tensor(o.inner.clone()),
+        ))
     }
 
     // ----- autograd ----------------------------------------------------------
