@@ -44,7 +44,7 @@ async function run(backward = false) {
   $('run-btn').disabled = true;
   const result = await runner.run(state.program, state.semantics);
   session = await buildSession(result);
-  view.setGraph(session.model, session.input, session.layout, { legacyHandles: session.legacy });
+  await view.setGraph(session.model, session.input, session.layout, { legacyHandles: session.legacy });
   $('run-btn').disabled = false;
   player.load(session.model.steps.length, state.step ?? session.model.forwardEnd);
   if (lesson?.view?.module && !backward) view.focusModule(lesson.view.module);

@@ -31,8 +31,12 @@ export class GraphView {
   }
 
   /** Draws a model laid out by computeLayout. */
-  setGraph(model, input, layout, { legacyHandles = new Map() } = {}) {
+  async setGraph(model, input, layout, { legacyHandles = new Map() } = {}) {
     this.model = model; this.input = input; this.layout = layout;
+    const token = (this.drawToken = (this.drawToken || 0) + 1);
+    // Big graphs are drawn in slices so the page keeps responding.
+    const big = input.units.length > 60; let n = 0;
+    const breathe = async () => { if (big && ++n % 25 === 0) await new Promise((r) => setTimeout(r, 0)); return token !== this.drawToken; };
     this.root.innerHTML = '';
     const gClusters = el('g', { class: 'clusters' }, this.root);
     const gEdges = el('g', { class: 'edges' }, this.root);
@@ -53,6 +57,7 @@ export class GraphView {
       this.clusterEls.set(c.id, { g, box: b });
     }
     for (const u of input.units) {
+      if (await breathe()) return false;
       const p = layout.pos[u.id]; if (!p) continue;
       if (u.placeholder) { this.drawPlaceholder(gUnits, u, p); continue; }
       const tb = u.tensor != null ? { x: p.x, y: p.y, w: u.tw, h: u.th } : null;
@@ -76,6 +81,7 @@ export class GraphView {
     const fanIn = new Map();
     for (const n of model.nodes.values()) for (const e of n.next || []) if (e.node != null) fanIn.set(e.node, Math.max(fanIn.get(e.node) || 0, e.inputNr + 1));
     for (const n of model.nodes.values()) {
+      if (await breathe()) return false;
       (n.next || []).forEach((e, j) => {
         if (e.node == null) return;
         const a = boxOfNode(n.id); const b = boxOfNode(e.node);
@@ -89,6 +95,7 @@ export class GraphView {
       });
     }
     this.fit({ minK: 0.5 });
+    return true;
   }
 
   drawPlaceholder(parent, u, p) {

@@ -89,7 +89,7 @@ const view = new GraphView($('graph'), {
   onSelect(sel) { app.selected = sel; renderFrame(player.k); view.focusOn(view.boxOf(sel), { minK: 0.6 }); },
   async onToggleModule(key) {
     if (app.collapsed.has(key)) app.collapsed.delete(key); else app.collapsed.add(key);
-    app.session = await relayout(app.session, app.collapsed); drawGraph(); renderFrame(player.k);
+    app.session = await relayout(app.session, app.collapsed); if (await drawGraph()) renderFrame(player.k);
   },
 });
 $('graph').addEventListener('click', () => { if (app.selected.tensor != null || app.selected.node != null) { app.selected = {}; renderFrame(player.k); } });
@@ -105,24 +105,25 @@ async function runProgram({ backward = false, step = null } = {}) {
   const result = await runner.run(app.state.program, app.state.semantics);
   if (app.running !== myRun) return;
   const session = await buildSession(result, { collapsed: app.collapsed });
-  app.session = session; app.dirty = false; setBusy(false);
+  app.session = session; app.dirty = false;
   $('program-status').textContent = result.error ? 'error' : `ran in ${Math.round(result.ms || 0)} ms`;
-  drawGraph();
+  if (!(await drawGraph()) || app.running !== myRun) return;
   const { model } = session;
   player.load(model.steps.length, step ?? model.forwardEnd);
+  setBusy(false);
   const lesson = app.state.lesson ? findLesson(app.state.lesson) : null;
   if (lesson?.view?.module && !backward) view.focusModule(lesson.view.module);
   if (result.error && !model.steps.length) $('step-text').textContent = result.error.message;
   if (backward) player.play({ from: model.forwardEnd });
 }
 
-function drawGraph() {
+async function drawGraph() {
   const { model, input, layout, legacy } = app.session;
   const empty = !model.tensors.size && !model.nodes.size;
   $('graph-empty').hidden = !empty;
   $('graph-empty').textContent = empty ? (app.session.result.error?.message || 'The program created no tensors.') : '';
   $('graph-empty').classList.toggle('is-error', empty && !!app.session.result.error);
-  view.setGraph(model, input, layout, { legacyHandles: legacy });
+  return view.setGraph(model, input, layout, { legacyHandles: legacy });
 }
 
 $('run-btn').onclick = () => runProgram();

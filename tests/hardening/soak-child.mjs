@@ -1,0 +1,110 @@
+// One memory-soak scenario, run by soak.test.mjs in a child process started
+// with --expose-gc (so the test works under a plain `node --test`). Prints a
+// JSON line with the wasm memory size at start, after warm-up and at the end.
+//
+//   node --expose-gc tests/hardening/soak-child.mjs <scenario> <cycles>
+import { hg, L, memoryBytes } from './harness.mjs';
+import { generate, runHookgrad } from './programs.mjs';
+
+if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
+
+const quietWarn = console.warn;
+console.warn = () => {};
+
+/** Settle: gc, let FinalizationRegistry callbacks run, gc again. */
+async function settle() {
+  for (let i = 0; i < 3; i++) {
+    global.gc();
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+let programSeed = 1;
+
+const scenarios = {
+  /**
+   * The issue's cycle: build -> hooks -> traced backward -> graph() ->
+   * remove -> drop. Hooks close over the tensors, node and module they are
+   * on (what learners write); they are removed at the end of the cycle.
+   */
+  'cycle-with-remove'(i) {
+    const handles = [];
+    const x = L([[1, 2, 3], [4, 5, 6]]);
+    const w = L([[0.5], [-1], [2]]);
+    const m = new hg.Module('Soak', (a, b) => a.matmul(b).tanh());
+    handles.push(m.registerForwardHook((mod, args, out) => { void m; void out.shape; }));
+    handles.push(m.registerFullBackwardHook((mod, gi, go) => { void m; void gi.length; }));
+    const y = m.call(x, w);
+    const z = y.mul(y).sum();
+    handles.push(x.registerHook((g) => g.mul(0.5)));
+    handles.push(w.registerHook((g) => { void w.shape; }));
+    handles.push(y.registerHook((g) => { void y.id; return g; }));
+    y.retainGrad();
+    handles.push(z.gradFn.registerPrehook((go) => { void z; return go; }));
+    handles.push(y.gradFn.registerHook((gi) => gi));
+    handles.push(x.registerPostAccumulateGradHook((t) => { void t.grad; }));
+    const events = hg.trace(() => z.backward());
+    const g = hg.graph([z]);
+    if (!events.length || !g.nodes.length || !x.grad) throw new Error('cycle did not run');
+    JSON.stringify(g);
+    if (i % 7 === 0) hg.trace(() => { throw new Error('error events are freed too'); });
+    for (const h of handles) h.remove();
+  },
+  /** Hooks that do not close over what they are registered on: never removed. */
+  'cycle-no-remove'(i) {
+    const x = L([1, 2, 3]);
+    const y = x.mul(2).sin();
+    const kept = [];
+    x.registerHook((g) => g.mul(2));
+    y.registerHook((g) => { kept.push(g); });
+    y.retainGrad();
+    y.gradFn.registerPrehook(() => undefined);
+    x.registerPostAccumulateGradHook(() => {});
+    const m = new hg.Module('M', (a) => a.exp());
+    m.registerForwardHook(() => {});
+    m.registerFullBackwardPreHook(() => {});
+    const out = m.call(y).sum();
+    hg.trace(() => out.backward(undefined, { retainGraph: i % 2 === 0 }));
+    hg.graph([out]);
+    hg.grad(x.mul(x).sum(), x);
+    try { L([1, 2]).mul(2).backward(); } catch { /* errors are freed too */ }
+  },
+  /** Hooks closing over the very tensor / node / module they are on, never removed. */
+  'self-capturing-hooks'() {
+    const x = L([1, 2, 3]);
+    const y = x.mul(2);
+    const n = y.gradFn;
+    x.registerHook(() => { void x; });
+    n.registerHook(() => { void n; });
+    const m = new hg.Module('M', (a) => a.exp());
+    m.registerForwardHook(() => { void m; });
+    m.call(y).sum().backward();
+  },
+  /** The random programs of random-programs.test.mjs (hooks, retainGrad, node hooks, two passes). */
+  'random-programs'() {
+    runHookgrad(hg, generate(programSeed++));
+  },
+};
+
+const [name, cyclesArg] = process.argv.slice(2);
+const run = scenarios[name];
+if (!run) throw new Error(`unknown scenario ${name}; one of ${Object.keys(scenarios).join(', ')}`);
+const cycles = Number(cyclesArg || 2000);
+const warmup = Math.max(1, Math.floor(cycles / 4));
+const t0 = Date.now();
+await settle();
+const start = memoryBytes();
+const checkpoints = [];
+for (let i = 0; i < cycles; i++) {
+  run(i);
+  if ((i + 1) % 100 === 0) await settle();
+  if (i + 1 === warmup || (i + 1) % Math.max(1, Math.floor(cycles / 8)) === 0) {
+    await settle();
+    checkpoints.push([i + 1, memoryBytes()]);
+  }
+}
+await settle();
+const end = memoryBytes();
+const warm = checkpoints.find(([c]) => c === warmup)[1];
+console.warn = quietWarn;
+console.log(JSON.stringify({ scenario: name, cycles, warmup, start, warm, end, growthAfterWarmup: end - warm, checkpoints, heapUsed: process.memoryUsage().heapUsed, ms: Date.now() - t0 }));
