@@ -46,12 +46,29 @@ impl<T> IntoJs<T> for crate::error::Result<T> {
     }
 }
 
-/// The message of a thrown JS value (an Error's `.message`, else its string).
+/// The message of a thrown JS value, or a value shown in a message: an
+/// Error's `.message`, a string as is, numbers/booleans as JS prints them,
+/// anything else by its type name (never Rust's Debug text).
 pub fn js_message(v: &JsValue) -> String {
     if let Some(e) = v.dyn_ref::<js_sys::Error>() {
         return String::from(e.message());
     }
-    v.as_string().unwrap_or_else(|| format!("{v:?}"))
+    if let Some(s) = v.as_string() {
+        return s;
+    }
+    if let Some(n) = v.as_f64() {
+        return format!("{n}");
+    }
+    if let Some(b) = v.as_bool() {
+        return b.to_string();
+    }
+    if v.is_undefined() {
+        return "undefined".into();
+    }
+    if v.is_null() {
+        return "null".into();
+    }
+    format!("a thrown {}", type_name(v))
 }
 
 pub fn type_name(v: &JsValue) -> String {

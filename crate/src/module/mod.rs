@@ -265,6 +265,11 @@ impl Module {
                 "parameter name can't be empty or contain \".\", got: \"{name}\""
             )));
         }
+        if t.grad_fn().is_some() {
+            return Err(Error::Type(format!(
+                "Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created explicitly. To express '{name}' as a function of another Tensor, compute the value in the forward() method."
+            )));
+        }
         let mut p = self
             .0
             .parameters
