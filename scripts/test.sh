@@ -49,6 +49,7 @@ run rust-clippy-wasm check cargo clippy -p hookgrad --target wasm32-unknown-unkn
 run core-purity check core_is_pure
 run wasm-browser cargo wasm-pack test --headless --chrome crate --test browser
 [ -d tests/node ] && run node-api node node --test --test-reporter=tap tests/node/
+[ -d tests/hardening ] && run hardening node node --test --test-reporter=tap tests/hardening/
 [ -d tests/web-unit ] && run web-unit node node --test --test-reporter=tap tests/web-unit/
 [ -d tests/e2e ] && run e2e node node --test --test-concurrency=1 --test-reporter=tap tests/e2e/
 
