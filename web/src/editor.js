@@ -41,7 +41,7 @@ export function createEditor(parent, { doc = '', onChange = () => {}, onRun = nu
       doc,
       extensions: [
         onRun ? keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }]) : [],
-        setup, javascript(), theme, syntaxHighlighting(highlight),
+        setup, javascript(), theme, syntaxHighlighting(highlight), EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label }),
         EditorState.readOnly.of(readOnly),
         EditorView.updateListener.of((u) => { if (u.docChanged && !silent) onChange(u.state.doc.toString()); }),
