@@ -60,7 +60,13 @@ hostile('hook throwing undefined gives a readable message', () => {
   const x = L(2);
   x.registerHook(() => { throw undefined; }); // eslint-disable-line no-throw-literal
   expectError(() => x.mul(3).backward(), /^tensor hook on tensor #\d+ raised an error: undefined$/);
-}, { todo: 'reported: message reads "raised an error: JsValue(undefined)"' });
+});
+
+hostile('hook throwing a plain object gives a readable message', () => {
+  const x = L(2);
+  x.registerHook(() => { throw { a: 1 }; }); // eslint-disable-line no-throw-literal
+  expectError(() => x.mul(3).backward(), /^tensor hook on tensor #\d+ raised an error: .+$/);
+});
 
 hostile('a throwing hook aborts the pass before anything accumulates (torch: a.grad, b.grad None)', () => {
   const a = L(1);
