@@ -136,6 +136,11 @@ export class GraphView {
     el('text', { x: 10, y: 17, class: 'title' }, g, n.name);
     let y = HEAD + PAD + 11; const hookRows = [];
     if (n.variable != null) { el('text', { x: 10, y, class: 'k' }, g, `variable: ${this.model.tName(n.variable)}`); y += ROW; }
+    // PyTorch runs a tensor's hooks just before its grad_fn (or, for a leaf,
+    // inside its AccumulateGrad): say so, as the 2021 video's diagrams do.
+    const paired = this.model.tensors.get(this.model.tensorOfNode.get(n.id));
+    const th = paired && (paired.gradFn === n.id || paired.isLeaf) ? (paired.hooks || []).length : 0;
+    if (th) { const r = el('text', { x: 10, y, class: 'k tensor-hooks-note' }, g, `${paired.name || `t${paired.id}`}'s hooks ×${th} first`); el('title', {}, r, 'Tensor hooks run right before this node (PyTorch: tensor_pre_hooks)'); y += ROW; }
     for (const [label, list] of [['pre_hooks', n.preHooks || []], ['hooks', n.postHooks || []]]) {
       el('text', { x: 10, y, class: 'k' }, g, list.length ? label : `${label}  (none)`); y += ROW;
       for (const h of list) {

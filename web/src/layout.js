@@ -29,11 +29,11 @@ export function nodeHookLabel(h) {
 }
 
 /** Node boxes: title, variable, then pre_hooks / hooks; each hook row has a second line for its values. */
-export function nodeBoxSize(n) {
+export function nodeBoxSize(n, tensorHooks = 0) {
   const hooks = [...(n.preHooks || []), ...(n.postHooks || [])];
-  const rows = (n.variable != null ? 1 : 0) + 2 + hooks.length * 2;
+  const rows = (n.variable != null ? 1 : 0) + 2 + hooks.length * 2 + (tensorHooks ? 1 : 0);
   const longest = Math.max(0, ...hooks.map((h) => nodeHookLabel(h).length));
-  return { w: Math.max(hooks.length ? 200 : 150, Math.round((n.name || '').length * 7.4 + 28), Math.round(longest * 6.9 + 26)), h: HEAD + PAD * 2 + ROW * rows };
+  return { w: Math.max(hooks.length ? 200 : tensorHooks ? 165 : 150, Math.round((n.name || '').length * 7.4 + 28), Math.round(longest * 6.9 + 26)), h: HEAD + PAD * 2 + ROW * rows };
 }
 
 /**
@@ -45,7 +45,7 @@ export function buildLayoutInput(model, { collapsed = new Set() } = {}) {
   for (const t of model.tensors.values()) {
     const pairId = t.gradFn != null && model.tensorOfNode.get(t.gradFn) === t.id ? t.gradFn : model.accOf.get(t.id) ?? null;
     const pair = pairId != null ? model.nodes.get(pairId) : null;
-    const tb = tensorBoxSize(t); const nb = pair ? nodeBoxSize(pair) : { w: 0, h: 0 };
+    const tb = tensorBoxSize(t); const nb = pair ? nodeBoxSize(pair, (t.hooks || []).length) : { w: 0, h: 0 };
     const id = `t${t.id}`;
     units.set(id, { id, tensor: t.id, node: pair ? pair.id : null, tw: tb.w, th: tb.h, nw: nb.w, nh: nb.h, w: tb.w + (pair ? GAP + nb.w : 0), h: Math.max(tb.h, nb.h), parent: null });
     unitOfTensor.set(t.id, id); if (pair) unitOfNode.set(pair.id, id);
