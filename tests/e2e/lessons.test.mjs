@@ -127,6 +127,9 @@ test('lesson 5 at 700 px wide (the embed width) is usable', async () => {
   await page.getByRole('button', { name: 'Backward', exact: true }).click();
   await toEnd(page);
   assert.match(await page.getByRole('group', { name: 'Hook comparison' }).textContent(), /\(4\., 6\.\).*\(12\., 8\., 6\.\)/);
+  await page.getByRole('button', { name: 'Show the node the Legacy backward hook on Mul3 is attached to' }).click();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(500);
   await page.screenshot({ path: path.join(SHOTS, 'narrow-700-legacy-hook.png') });
   await page.close();
 });
