@@ -206,25 +206,32 @@ fn run_backward(
     Ok(task.captured)
 }
 
-/// Number of incoming edges per node reachable from the roots.
-fn compute_dependencies(roots: &[(Edge, Option<Tensor>)]) -> HashMap<NodeId, usize> {
-    let mut deps: HashMap<NodeId, usize> = HashMap::default();
+/// Visits every edge reachable from the roots once per (parent, edge):
+/// `f(None, root_edge)` for the roots, `f(Some(parent), edge)` below.
+/// Iterative, so long chains cannot overflow wasm's stack.
+fn for_each_edge(roots: &[(Edge, Option<Tensor>)], mut f: impl FnMut(Option<&NodeRef>, &Edge)) {
     let mut seen: HashSet<NodeId> = HashSet::default();
     let mut stack: Vec<NodeRef> = Vec::new();
     for (edge, _) in roots {
-        *deps.entry(edge.node.id).or_insert(0) += 1;
+        f(None, edge);
         if seen.insert(edge.node.id) {
             stack.push(edge.node.clone());
         }
     }
     while let Some(node) = stack.pop() {
         for edge in node.next.iter().flatten() {
-            *deps.entry(edge.node.id).or_insert(0) += 1;
+            f(Some(&node), edge);
             if seen.insert(edge.node.id) {
                 stack.push(edge.node.clone());
             }
         }
     }
+}
+
+/// Number of incoming edges per node reachable from the roots.
+fn compute_dependencies(roots: &[(Edge, Option<Tensor>)]) -> HashMap<NodeId, usize> {
+    let mut deps: HashMap<NodeId, usize> = HashMap::default();
+    for_each_edge(roots, |_, edge| *deps.entry(edge.node.id).or_insert(0) += 1);
     deps
 }
 
@@ -248,25 +255,14 @@ fn init_to_execute(
                 .push((edge.input_nr, slot));
         }
     }
-    // needed(n) ⇔ n reaches an input node. Walk the graph once to record
-    // each node's parents, then walk upward from the inputs (iteratively: a
-    // recursive walk would overflow wasm's stack on long chains).
+    // needed(n) ⇔ n reaches an input node: record each node's parents, then
+    // walk upward from the inputs.
     let mut parents: HashMap<NodeId, Vec<NodeRef>> = HashMap::default();
-    let mut seen: HashSet<NodeId> = HashSet::default();
-    let mut stack: Vec<NodeRef> = Vec::new();
-    for (edge, _) in roots {
-        if seen.insert(edge.node.id) {
-            stack.push(edge.node.clone());
+    for_each_edge(roots, |parent, edge| {
+        if let Some(p) = parent {
+            parents.entry(edge.node.id).or_default().push(p.clone());
         }
-    }
-    while let Some(node) = stack.pop() {
-        for edge in node.next.iter().flatten() {
-            parents.entry(edge.node.id).or_default().push(node.clone());
-            if seen.insert(edge.node.id) {
-                stack.push(edge.node.clone());
-            }
-        }
-    }
+    });
     let mut up: Vec<NodeId> = targets.iter().copied().collect();
     let mut visited: HashSet<NodeId> = HashSet::default();
     while let Some(id) = up.pop() {

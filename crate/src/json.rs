@@ -106,6 +106,18 @@ impl JsonWriter {
         }
     }
 
+    /// `[f(item), …]`.
+    pub fn list<T>(&mut self, items: impl IntoIterator<Item = T>, mut f: impl FnMut(&mut Self, T)) {
+        self.out.push('[');
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            f(self, item);
+        }
+        self.out.push(']');
+    }
+
     /// `"key":` (keys are plain identifiers).
     pub fn key(&mut self, k: &str) {
         self.out.push('"');

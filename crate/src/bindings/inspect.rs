@@ -10,11 +10,7 @@ use crate::json::JsonWriter;
 use crate::trace::{Event, HookTarget, HookValue};
 
 fn hooks(w: &mut JsonWriter, h: &[HookInfo]) {
-    w.raw("[");
-    for (i, h) in h.iter().enumerate() {
-        if i > 0 {
-            w.raw(",");
-        }
+    w.list(h, |w, h| {
         w.raw("{");
         w.key("handle");
         w.uint(u64::from(h.handle.0));
@@ -25,29 +21,17 @@ fn hooks(w: &mut JsonWriter, h: &[HookInfo]) {
         w.key("name");
         w.string(&h.name);
         w.raw("}");
-    }
-    w.raw("]");
+    });
 }
 
 fn ids(w: &mut JsonWriter, items: impl IntoIterator<Item = u32>) {
-    w.raw("[");
-    for (i, id) in items.into_iter().enumerate() {
-        if i > 0 {
-            w.raw(",");
-        }
-        w.uint(u64::from(id));
-    }
-    w.raw("]");
+    w.list(items, |w, id| w.uint(u64::from(id)));
 }
 
 pub fn write_graph(w: &mut JsonWriter, g: &GraphInfo) {
     w.raw("{");
     w.key("tensors");
-    w.raw("[");
-    for (i, t) in g.tensors.iter().enumerate() {
-        if i > 0 {
-            w.raw(",");
-        }
+    w.list(&g.tensors, |w, t| {
         w.raw("{");
         w.key("id");
         w.uint(u64::from(t.id.0));
@@ -82,14 +66,10 @@ pub fn write_graph(w: &mut JsonWriter, g: &GraphInfo) {
         w.key("hooks");
         hooks(w, &t.hooks);
         w.raw("}");
-    }
-    w.raw("],");
+    });
+    w.raw(",");
     w.key("nodes");
-    w.raw("[");
-    for (i, n) in g.nodes.iter().enumerate() {
-        if i > 0 {
-            w.raw(",");
-        }
+    w.list(&g.nodes, |w, n| {
         w.raw("{");
         w.key("id");
         w.uint(u64::from(n.id.0));
@@ -98,11 +78,7 @@ pub fn write_graph(w: &mut JsonWriter, g: &GraphInfo) {
         w.string(n.name);
         w.raw(",");
         w.key("next");
-        w.raw("[");
-        for (j, (node, nr)) in n.next.iter().enumerate() {
-            if j > 0 {
-                w.raw(",");
-            }
+        w.list(&n.next, |w, (node, nr)| {
             w.raw("{");
             w.key("node");
             w.opt_uint(node.map(|x| u64::from(x.0)));
@@ -110,8 +86,8 @@ pub fn write_graph(w: &mut JsonWriter, g: &GraphInfo) {
             w.key("inputNr");
             w.uint(*nr as u64);
             w.raw("}");
-        }
-        w.raw("],");
+        });
+        w.raw(",");
         w.key("variable");
         w.opt_uint(n.variable.map(|v| u64::from(v.0)));
         w.raw(",");
@@ -121,35 +97,19 @@ pub fn write_graph(w: &mut JsonWriter, g: &GraphInfo) {
         w.key("postHooks");
         hooks(w, &n.post_hooks);
         w.raw("}");
-    }
-    w.raw("]}");
+    });
+    w.raw("}");
 }
 
 fn hook_value(w: &mut JsonWriter, v: &HookValue) {
     match v {
         HookValue::One(a) => w.opt_array(a),
-        HookValue::Many(items) => {
-            w.raw("[");
-            for (i, a) in items.iter().enumerate() {
-                if i > 0 {
-                    w.raw(",");
-                }
-                w.opt_array(a);
-            }
-            w.raw("]");
-        }
+        HookValue::Many(items) => arrays(w, items),
     }
 }
 
 fn arrays(w: &mut JsonWriter, items: &[Option<crate::tensor::Array>]) {
-    w.raw("[");
-    for (i, a) in items.iter().enumerate() {
-        if i > 0 {
-            w.raw(",");
-        }
-        w.opt_array(a);
-    }
-    w.raw("]");
+    w.list(items, |w, a| w.opt_array(a));
 }
 
 pub fn write_event(w: &mut JsonWriter, e: &Event) {
@@ -304,13 +264,6 @@ pub fn graph_to_js(g: &GraphInfo) -> Result<JsValue, JsValue> {
 
 pub fn events_to_js(events: &[Event]) -> Result<JsValue, JsValue> {
     let mut w = JsonWriter::default();
-    w.raw("[");
-    for (i, e) in events.iter().enumerate() {
-        if i > 0 {
-            w.raw(",");
-        }
-        write_event(&mut w, e);
-    }
-    w.raw("]");
+    w.list(events, write_event);
     parse(&w)
 }

@@ -6,6 +6,18 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, Ix1, Ix2};
 
 use super::kernel;
 
+/// PyTorch's message when an (m×k) @ (k'×n) product has k ≠ k' (torch 2.x
+/// prefixes it with the op name for `mm`; `F.linear`'s addmm shows none).
+fn check_mm_shapes(prefix: &str, x: (usize, usize), y: (usize, usize)) -> Result<()> {
+    if x.1 != y.0 {
+        return Err(Error::runtime(format!(
+            "{prefix}mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            x.0, x.1, y.0, y.1
+        )));
+    }
+    crate::shape::checked_numel(&[x.0, y.1]).map(|_| ())
+}
+
 /// Matrix × vector through the shared kernel.
 fn mv_kernel(m: ArrayView2<f32>, v: ArrayView1<f32>) -> Array1<f32> {
     let n = m.nrows();
@@ -120,16 +132,7 @@ pub fn mv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (x, y) = (as2(&*a.data()?)?, as2(&*b.data()?)?);
-    if x.ncols() != y.nrows() {
-        return Err(Error::runtime(format!(
-            "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
-            x.nrows(),
-            x.ncols(),
-            y.nrows(),
-            y.ncols()
-        )));
-    }
-    crate::shape::checked_numel(&[x.nrows(), y.ncols()])?;
+    check_mm_shapes("mm: ", x.dim(), y.dim())?;
     let out = kernel::matmul(x.view(), y.view()).into_dyn();
     let out_shape = out.shape().to_vec();
     let (a_rg, b_rg) = (a.requires_grad(), b.requires_grad());
@@ -174,16 +177,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// a legacy hook on `nn.Linear` sees.
 pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
     let (xm, wm) = (as2(&*x.data()?)?, as2(&*w.data()?)?);
-    if xm.ncols() != wm.nrows() {
-        return Err(Error::runtime(format!(
-            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
-            xm.nrows(),
-            xm.ncols(),
-            wm.nrows(),
-            wm.ncols()
-        )));
-    }
-    crate::shape::checked_numel(&[xm.nrows(), wm.ncols()])?;
+    check_mm_shapes("", xm.dim(), wm.dim())?;
     let prod = kernel::matmul(xm.view(), wm.view()).into_dyn();
     let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;
     let out_shape = out.shape().to_vec();
