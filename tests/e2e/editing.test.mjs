@@ -139,3 +139,17 @@ test('apply an op to the selected tensor from its inspector', async () => {
   assert.equal(await page.getByRole('button', { name: 'Tensor y1', exact: true }).count(), 1);
   await page.close();
 });
+
+test('deleting a tensor removes it and what depended on it, and the program still runs', async () => {
+  const page = await env.page('#lesson=inplace');
+  await waitForRun(page);
+  await page.getByRole('button', { name: 'Tensor d', exact: true }).click();
+  await page.getByRole('button', { name: 'Delete d' }).click();
+  await waitForRun(page);
+  assert.equal(await page.getByRole('button', { name: 'Tensor d', exact: true }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Tensor e', exact: true }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Tensor c', exact: true }).count(), 1);
+  assert.doesNotMatch(await page.locator('#program-status').textContent(), /error/);
+  assert.doesNotMatch(await page.locator('.cm-content').textContent(), /dHook/);
+  await page.close();
+});

@@ -162,10 +162,47 @@ export function setLeafValue(program, name, value) {
   return program.replace(re, (_, pre, __, post) => `${pre}${num(value)}${post}`);
 }
 
-/** Deletes the top-level lines that mention a variable (its declaration and uses). */
+/**
+ * Splits a program into top-level chunks: a chunk ends at a newline outside
+ * any bracket, string or comment, so a multi-line hook registration is one chunk.
+ */
+export function splitTopLevel(program) {
+  const chunks = []; let start = 0; let depth = 0; let i = 0;
+  while (i < program.length) {
+    const ch = program[i]; const next = program[i + 1];
+    if (ch === '/' && next === '/') { while (i < program.length && program[i] !== '\n') i++; continue; }
+    if (ch === '/' && next === '*') { const end = program.indexOf('*/', i + 2); i = end < 0 ? program.length : end + 2; continue; }
+    if (ch === "'" || ch === '"' || ch === '`') {
+      i++;
+      while (i < program.length && program[i] !== ch) { if (program[i] === '\\') i++; if (ch !== '`' && program[i] === '\n') break; i++; }
+      i++; continue;
+    }
+    if ('([{'.includes(ch)) depth++;
+    else if (')]}'.includes(ch)) depth = Math.max(0, depth - 1);
+    else if (ch === '\n' && depth === 0) { chunks.push(program.slice(start, i + 1)); start = i + 1; }
+    i++;
+  }
+  if (start < program.length) chunks.push(program.slice(start));
+  return chunks;
+}
+
+/**
+ * Deletes a variable: every top-level statement that mentions it, and then,
+ * in turn, the variables those statements declared (their uses would break).
+ */
 export function deleteVariable(program, name) {
-  const re = new RegExp(`(^|[^\\w$.'"])${name.replace(/[$]/g, '\\$')}(?![\\w$])`);
-  return program.split('\n').filter((l) => /^\s/.test(l) || !re.test(l)).join('\n');
+  let chunks = splitTopLevel(program);
+  const gone = [name];
+  const mentions = (c, v) => new RegExp(`(^|[^\\w$.'"])${v.replace(/[$]/g, '\\$')}(?![\\w$'"])`).test(c.replace(/\/\/.*$/gm, ''));
+  for (let k = 0; k < gone.length; k++) {
+    const v = gone[k];
+    const keep = [];
+    for (const c of chunks) {
+      if (mentions(c, v)) { for (const d of declaredNames(c)) if (!gone.includes(d)) gone.push(d); } else keep.push(c);
+    }
+    chunks = keep;
+  }
+  return chunks.join('');
 }
 
 /** Wraps existing variables' computation in a module: out = Wrapped(inputs). */
