@@ -74,7 +74,9 @@ function instrument(mod) {
     else if (key.startsWith('register')) api[key] = (...args) => v(...args.map(wrapHook));
     else api[key] = (...args) => record(v(...args));
   }
-  for (const k of ['trace', 'graph', 'setSemantics', 'initSync', 'default']) delete api[k];
+  for (const k of ['trace', 'graph', 'initSync', 'default']) delete api[k];
+  // The page's PyTorch 2 / 1.x switch owns the semantics of a run.
+  api.setSemantics = () => pushLine('warn', ['hg.setSemantics() is ignored here: use the PyTorch 2 / PyTorch 1.x switch at the top of the page.'], 'page');
   return Object.freeze(api);
 }
 
