@@ -402,6 +402,29 @@ export function toSource(prog) {
   return L.join('\n');
 }
 
+/**
+ * The hook function of one instruction. Built here, outside runHookgrad, so
+ * the closure's scope holds no tensor: a closure that can reach the tensor
+ * it is registered on forms a JS -> wasm -> JS cycle that no garbage
+ * collector can free (see soak.test.mjs).
+ */
+function hookFn(ins, obs, keptT) {
+  switch (ins.k) {
+    case 'pahook': return (x) => { obs.push([ins.hid, x.grad.toArray()]); };
+    case 'nodepre': return (go) => go.map((g) => g && g.mul(ins.c));
+    case 'nodepost': return (gi) => gi.map((g) => g && g.mul(ins.c));
+    default: return {
+      scale: (g) => g.mul(ins.c),
+      affine: (g) => g.mul(ins.c).add(ins.d),
+      observe: (g) => { obs.push([ins.hid, g.toArray()]); },
+      keep: (g) => { keptT.push([ins.hid, g]); },
+      identity: (g) => g,
+      undefined: () => undefined,
+      null: () => null,
+    }[ins.kind];
+  }
+}
+
 /** Run a program on hookgrad; the same observables as runReference. */
 export function runHookgrad(hg, prog) {
   const t = new Map();
@@ -429,23 +452,11 @@ export function runHookgrad(hg, prog) {
           if (!v.requiresGrad) leaves.push(null);
           break;
         }
-        case 'hook': {
-          const fn = {
-            scale: (g) => g.mul(ins.c),
-            affine: (g) => g.mul(ins.c).add(ins.d),
-            observe: (g) => { obs.push([ins.hid, g.toArray()]); },
-            keep: (g) => { keptT.push([ins.hid, g]); },
-            identity: (g) => g,
-            undefined: () => undefined,
-            null: () => null,
-          }[ins.kind];
-          h.set(ins.hid, t.get(ins.on).registerHook(fn));
-          break;
-        }
+        case 'hook': h.set(ins.hid, t.get(ins.on).registerHook(hookFn(ins, obs, keptT))); break;
         case 'retain': t.get(ins.on).retainGrad(); retained.add(ins.on); break;
-        case 'pahook': h.set(ins.hid, t.get(ins.on).registerPostAccumulateGradHook((x) => { obs.push([ins.hid, x.grad.toArray()]); })); break;
-        case 'nodepre': h.set(ins.hid, t.get(ins.on).gradFn.registerPrehook((go) => go.map((g) => g && g.mul(ins.c)))); break;
-        case 'nodepost': h.set(ins.hid, t.get(ins.on).gradFn.registerHook((gi) => gi.map((g) => g && g.mul(ins.c)))); break;
+        case 'pahook': h.set(ins.hid, t.get(ins.on).registerPostAccumulateGradHook(hookFn(ins, obs, keptT))); break;
+        case 'nodepre': h.set(ins.hid, t.get(ins.on).gradFn.registerPrehook(hookFn(ins, obs, keptT))); break;
+        case 'nodepost': h.set(ins.hid, t.get(ins.on).gradFn.registerHook(hookFn(ins, obs, keptT))); break;
         case 'remove': h.get(ins.hid).remove(); break;
         case 'backward': {
           let target = t.get(ins.on);
