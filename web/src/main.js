@@ -26,7 +26,11 @@ for (const l of LESSONS) {
 }
 $('gallery-btn').onclick = () => $('gallery').showModal();
 $('gallery-close').onclick = () => $('gallery').close();
-$('lesson-select').onchange = (e) => { banner(''); if (e.target.value) openLesson(e.target.value); };
+$('lesson-select').onchange = (e) => {
+  banner('');
+  if (e.target.value) openLesson(e.target.value);
+  else { app.state.lesson = null; showLessonText(); saveHash(); } // keep the program, drop the lesson text
+};
 
 function showLessonText() {
   const l = app.state.lesson ? findLesson(app.state.lesson) : null;
