@@ -1,0 +1,48 @@
+// Memory soak: thousands of build -> hooks -> traced backward -> graph() ->
+// remove -> drop cycles; the wasm memory must stop growing after warm-up.
+// Each scenario runs in a child process started with --expose-gc (so this
+// file works under a plain `node --test`), see soak-child.mjs. The figures
+// (start / after warm-up / end) are printed as TAP diagnostics.
+//
+//   SOAK_SCALE=k   multiply every scenario's cycle count (scripts/fuzz.sh uses 5)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const child = fileURLToPath(new URL('./soak-child.mjs', import.meta.url));
+const SCALE = Number(process.env.SOAK_SCALE || 1);
+/** Growth allowed over the second half of a run (a leak of 1 KB per cycle is far above it). */
+const SLACK = 256 * 1024;
+
+const kb = (b) => `${(b / 1024).toFixed(0)} KiB`;
+
+function soak(scenario, cycles) {
+  const r = spawnSync(process.execPath, ['--expose-gc', child, scenario, String(cycles)], { encoding: 'utf8', timeout: 300000 });
+  assert.equal(r.status, 0, `soak child failed (${r.status}):\n${r.stderr}`);
+  const line = r.stdout.trim().split('\n').pop();
+  return JSON.parse(line);
+}
+
+function flat(scenario, cycles, opts = {}) {
+  test(`soak: ${scenario} (${cycles} cycles) keeps wasm memory flat after warm-up`, opts, (t) => {
+    const f = soak(scenario, cycles);
+    const perCycle = (f.end - f.warm) / (f.cycles - f.warmup);
+    t.diagnostic(`${scenario}: start ${kb(f.start)}, after ${f.warmup} cycles ${kb(f.warm)}, after ${f.cycles} cycles ${kb(f.end)} (${perCycle.toFixed(0)} B/cycle after warm-up, ${f.ms} ms)`);
+    console.log(`# soak ${scenario}: start ${f.start} B, warm ${f.warm} B, end ${f.end} B`);
+    assert.ok(f.end - f.warm <= SLACK,
+      `wasm memory grew ${kb(f.end - f.warm)} over the last ${f.cycles - f.warmup} cycles (${perCycle.toFixed(0)} B/cycle): checkpoints ${JSON.stringify(f.checkpoints)}`);
+  });
+}
+
+// Cycles whose hooks cannot reach what they are registered on, or are removed.
+flat('cycle-with-remove', 800 * SCALE);
+flat('cycle-no-remove', 600 * SCALE);
+flat('random-programs', 600 * SCALE);
+
+// Reference cycles through the JS/wasm boundary: no garbage collector sees
+// them (PyTorch's cycle collector traverses tensor hooks; V8 cannot look
+// into wasm memory). Reported; kept visible here.
+flat('self-capturing-hooks', 800 * SCALE, { todo: 'reported: a hook closing over its own tensor/node/module is never freed (JS closure -> wasm tensor -> hook -> closure)' });
+flat('shared-scope-hooks', 800 * SCALE, { todo: 'reported: a hook whose scope also holds its tensor (V8 shares one context per scope) is never freed' });
+flat('full-backward-hook-removed', 800 * SCALE, { todo: 'reported: a removed full backward hook stays in the graph nodes; if it reaches the output, the graph is never freed' });
