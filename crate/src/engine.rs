@@ -184,14 +184,8 @@ fn run_backward(
 
     // Backward itself never records a graph (no create_graph support).
     let _grad_mode = GradModeGuard::set(false);
-    let result = execute(&mut task, roots, dependencies);
-    if let Err(e) = &result {
-        trace::record(|| Event::Error {
-            message: e.to_string(),
-            node: None,
-        });
-    }
-    result?;
+    // A failing node records its `error` event (with the node) in `execute`.
+    execute(&mut task, roots, dependencies)?;
 
     if accumulate_grad {
         return Ok(Vec::new());
@@ -335,7 +329,8 @@ fn execute(
 
     while let Some(buffer) = queue.pop() {
         let node = buffer.node.clone();
-        let outputs = evaluate(task, &node, buffer.slots)?;
+        let outputs =
+            evaluate(task, &node, buffer.slots).inspect_err(|e| record_error(e, &node))?;
         let Some(outputs) = outputs else { continue };
         let routed: Vec<(Option<Edge>, Option<Tensor>)> =
             node.next.iter().cloned().zip(outputs).collect();
@@ -473,17 +468,9 @@ fn call_tensor_pre_hooks(
                 };
                 match &*entry {
                     TensorHookEntry::User(hook) => {
-                        let result = hook
-                            .call(&current)
-                            .map_err(|e| {
-                                hook_error(
-                                    e,
-                                    "tensor hook",
-                                    &tensor_label(*owner, node),
-                                    &hook.name(),
-                                )
-                            })
-                            .inspect_err(|e| record_error(e, node))?;
+                        let result = hook.call(&current).map_err(|e| {
+                            hook_error(e, "tensor hook", &tensor_label(*owner, node), &hook.name())
+                        })?;
                         let after = match result {
                             Some(new) => {
                                 check_hook_value(&hook.name(), &Some(current.clone()), &new)?;
@@ -576,8 +563,7 @@ fn call_node(
     for (handle, hook) in node.pre_hooks.snapshot() {
         let result = hook
             .call(&inputs)
-            .map_err(|e| hook_error(e, "pre-hook", &target(), &hook.name()))
-            .inspect_err(|e| record_error(e, node))?;
+            .map_err(|e| hook_error(e, "pre-hook", &target(), &hook.name()))?;
         let before = snapshot(&inputs);
         if let Some(new) = result {
             check_hook_list(&hook.name(), &inputs, &new)?;
@@ -606,8 +592,7 @@ fn call_node(
             let raw = if inputs.iter().all(|g| g.is_none()) {
                 vec![None; node.next.len()]
             } else {
-                node.apply_op(&inputs, &needs)
-                    .inspect_err(|e| record_error(e, node))?
+                node.apply_op(&inputs, &needs)?
             };
             if !task.keep_graph {
                 node.release_variables();
@@ -620,16 +605,13 @@ fn call_node(
     let hook_outputs_ref: &[Option<Tensor>] = &inputs;
     for (handle, hook) in node.post_hooks.snapshot() {
         let own = hook.records_itself();
-        let result = hook
-            .call(&outputs, hook_outputs_ref)
-            .map_err(|e| {
-                if own {
-                    e
-                } else {
-                    hook_error(e, "hook", &target(), &hook.name())
-                }
-            })
-            .inspect_err(|e| record_error(e, node))?;
+        let result = hook.call(&outputs, hook_outputs_ref).map_err(|e| {
+            if own {
+                e
+            } else {
+                hook_error(e, "hook", &target(), &hook.name())
+            }
+        })?;
         let before = snapshot(&outputs);
         if let Some(new) = result {
             check_hook_list(&hook.name(), &outputs, &new)?;

@@ -108,7 +108,7 @@ fn node_info(n: &NodeRef) -> NodeInfo {
             .post_hook_entries()
             .into_iter()
             .map(|(handle, h)| HookInfo {
-                handle,
+                handle: h.user_handle().unwrap_or(handle),
                 kind: h.kind(),
                 name: h.name(),
             })

@@ -54,6 +54,12 @@ pub trait NodePostHook {
     fn records_itself(&self) -> bool {
         false
     }
+    /// The handle the user holds for this hook, when it differs from the
+    /// node-level one (a module's legacy hook), so `graph()` and `trace()`
+    /// name the same handle.
+    fn user_handle(&self) -> Option<HandleId> {
+        None
+    }
 }
 
 /// `fn(tensor)` after `.grad` was written — `register_post_accumulate_grad_hook`.

@@ -19,7 +19,8 @@ pub enum HookValue {
 pub enum HookTarget {
     Tensor(TensorId),
     Node(NodeId),
-    Module(ModuleId, String),
+    /// A module's hook; `node` is the backward node it ran on, if any.
+    Module(ModuleId, String, Option<NodeId>),
 }
 
 #[derive(Clone, Debug)]

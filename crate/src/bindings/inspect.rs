@@ -192,12 +192,17 @@ pub fn write_event(w: &mut JsonWriter, e: &Event) {
                     w.key("node");
                     w.uint(u64::from(n.0));
                 }
-                HookTarget::Module(id, name) => {
+                HookTarget::Module(id, name, node) => {
                     w.key("module");
                     w.string(name);
                     w.raw(",");
                     w.key("moduleId");
                     w.uint(u64::from(id.0));
+                    if let Some(n) = node {
+                        w.raw(",");
+                        w.key("node");
+                        w.uint(u64::from(n.0));
+                    }
                 }
             }
             w.raw(",");

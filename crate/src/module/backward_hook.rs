@@ -18,7 +18,7 @@ use super::{Module, ModuleBackwardHook, ModuleBackwardPreHook, Value};
 use crate::context;
 use crate::error::{Error, Result};
 use crate::hooks::{NodePostHook, RemovableHandle};
-use crate::ids::HandleId;
+use crate::ids::{HandleId, NodeId};
 use crate::node::{Node, NodeRef};
 use crate::tensor::Tensor;
 use crate::trace::{self, Event, HookTarget, HookValue};
@@ -33,13 +33,14 @@ fn record_module_hook(
     kind: &'static str,
     handle: HandleId,
     module: &Module,
+    node: NodeId,
     before: Vec<Option<crate::tensor::Array>>,
     after: Vec<Option<crate::tensor::Array>>,
 ) {
     trace::record(|| Event::Hook {
         kind,
         handle,
-        target: HookTarget::Module(module.id(), module.name()),
+        target: HookTarget::Module(module.id(), module.name(), Some(node)),
         before: HookValue::Many(before),
         after: HookValue::Many(after),
     });
@@ -191,6 +192,7 @@ impl BackwardHook {
         if let Some((_, node)) = wrapped {
             node.register_hook(Rc::new(InputHook {
                 state: self.state.clone(),
+                node: node.id,
             }));
         }
         Ok(res)
@@ -209,6 +211,7 @@ impl BackwardHook {
         if let Some((_, node)) = wrapped {
             node.register_hook(Rc::new(OutputHook {
                 state: self.state.clone(),
+                node: node.id,
             }));
         }
         Ok(if is_tuple {
@@ -223,6 +226,7 @@ impl BackwardHook {
 /// pre-hooks, and calls the user hooks directly when no input needs grad.
 struct OutputHook {
     state: Rc<RefCell<State>>,
+    node: NodeId,
 }
 
 impl NodePostHook for OutputHook {
@@ -267,6 +271,7 @@ impl NodePostHook for OutputHook {
                 "module-full-backward-pre",
                 handle,
                 &module,
+                self.node,
                 before,
                 snap(&grad_outputs),
             );
@@ -304,6 +309,7 @@ impl NodePostHook for OutputHook {
                     "module-full-backward",
                     handle,
                     &module,
+                    self.node,
                     snap(&grad_inputs),
                     snap(&grad_inputs),
                 );
@@ -334,6 +340,7 @@ impl NodePostHook for OutputHook {
 /// On the input identity node: has grad_input; calls the user's full hooks.
 struct InputHook {
     state: Rc<RefCell<State>>,
+    node: NodeId,
 }
 
 impl NodePostHook for InputHook {
@@ -376,7 +383,14 @@ impl NodePostHook for InputHook {
                 }
                 res = out;
             }
-            record_module_hook("module-full-backward", handle, &module, before, snap(&res));
+            record_module_hook(
+                "module-full-backward",
+                handle,
+                &module,
+                self.node,
+                before,
+                snap(&res),
+            );
         }
         self.state
             .try_borrow_mut()
@@ -405,6 +419,8 @@ pub struct LegacyHook {
     pub module: Module,
     pub handle: HandleId,
     pub hook: Rc<dyn ModuleBackwardHook>,
+    /// The grad_fn it was attached to (shown in trace events).
+    pub node: NodeId,
 }
 
 impl NodePostHook for LegacyHook {
@@ -431,6 +447,7 @@ impl NodePostHook for LegacyHook {
             "module-backward",
             self.handle,
             &self.module,
+            self.node,
             snap(grad_inputs),
             after,
         );
@@ -438,6 +455,9 @@ impl NodePostHook for LegacyHook {
     }
     fn kind(&self) -> &'static str {
         "module-backward"
+    }
+    fn user_handle(&self) -> Option<HandleId> {
+        Some(self.handle)
     }
     fn records_itself(&self) -> bool {
         true
@@ -467,6 +487,7 @@ pub fn attach_legacy_hooks(
                 module: module.clone(),
                 handle: *handle,
                 hook: hook.clone(),
+                node: grad_fn.id,
             }))
         })
         .collect();

@@ -385,7 +385,7 @@ impl Module {
         trace::record(|| Event::Hook {
             kind,
             handle,
-            target: HookTarget::Module(self.id(), self.name()),
+            target: HookTarget::Module(self.id(), self.name(), None),
             before,
             after,
         });
