@@ -166,6 +166,10 @@ const cases = [
   ['graph([object])', () => hg.graph([{}]), /roots must be Tensor, not Object/],
   ['use after free()', () => { const t = hg.tensor(2); t.free(); t.item(); }, /./,
     { todo: 'reported: after free() the wrapper throws wasm-bindgen\'s "null pointer passed to rust"' }],
+  ['node.free() twice', () => { const n = L(2).mul(3).gradFn; n.free(); n.free(); }, /./,
+    { todo: 'reported: a second free() throws wasm-bindgen\'s "null pointer passed to rust"' }],
+  ['module.free() inside its own forward', () => { const m = mod((a) => { m.free(); return a.mul(2); }); m.call(L(1)); }, /./,
+    { todo: 'reported: throws wasm-bindgen\'s "attempted to take ownership of Rust value while it was borrowed"' }],
 ];
 
 const active = cases.filter(([, , , o]) => !o?.skip);
