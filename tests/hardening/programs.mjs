@@ -234,6 +234,9 @@ export function generate(seed) {
   const reduce = out.val.shape.length === 0 ? r.pick(['none', 'sum', 'mean']) : r.pick(['sum', 'mean', 'grad', 'grad']);
   const bw = { k: 'backward', on: out.id, reduce, twice: r.chance(0.15) };
   if (reduce === 'grad') bw.grad = randData(r, out.val.shape, false);
+  // hg.grad instead of backward(): returns the leaves' gradients, leaves
+  // .grad untouched; tensor hooks and retainGrad still run (torch 2.15).
+  if (r.chance(0.15)) { bw.mode = 'grad'; bw.twice = false; }
   emit(bw);
   return prog;
 }
@@ -252,6 +255,7 @@ export function runReference(prog) {
   const kept = [];
   const grads = new Map(); // accumulated .grad (leaves and retained)
   const retained = new Set();
+  const returned = new Map(); // hg.grad results
   let bw;
   for (const ins of prog.ins) {
     if (ins.k === 'leaf') {
@@ -320,6 +324,10 @@ export function runReference(prog) {
       if (!pending.has(id) || !v.rg) continue;
       let g = pending.get(id);
       g = runTensorHooks(id, g);
+      if (v.leaf && bw.mode === 'grad') {
+        returned.set(id, R.addInto(returned.get(id) ?? null, g));
+        continue;
+      }
       if (v.leaf) {
         grads.set(id, R.addInto(grads.get(id) ?? null, g));
         for (const h of live(pah.get(id))) obs.push([h.hid, R.toNested(grads.get(id))]);
@@ -340,6 +348,9 @@ export function runReference(prog) {
   pass();
   if (bw.twice) pass();
   const out = { grads: {}, obs, kept };
+  if (bw.mode === 'grad') {
+    out.returned = [...vals].filter(([, v]) => v.leaf && v.rg).map(([id]) => (returned.has(id) ? R.toNested(returned.get(id)) : null));
+  }
   for (const [id, v] of vals) {
     if (v.leaf && v.rg) out.grads[id] = grads.has(id) ? R.toNested(grads.get(id)) : null;
     else if (retained.has(id)) out.grads[id] = grads.has(id) ? R.toNested(grads.get(id)) : null;
@@ -392,6 +403,12 @@ export function toSource(prog) {
         let grad = 'undefined';
         if (ins.reduce === 'sum' || ins.reduce === 'mean') { L.push(`const out = ${ins.on}.${ins.reduce}();`); target = 'out'; }
         if (ins.reduce === 'grad') grad = `hg.tensor(${JSON.stringify(ins.grad)})`;
+        if (ins.mode === 'grad') {
+          const leaves = prog.ins.filter((i) => i.k === 'leaf' && i.rg).map((i) => i.id);
+          const go = ins.reduce === 'grad' ? `, gradOutputs: [${grad}]` : '';
+          L.push(`const grads = hg.grad(${target}, [${leaves.join(', ')}], { allowUnused: true${go} });`);
+          break;
+        }
         if (ins.twice) L.push(`${target}.backward(${grad}, { retainGraph: true });`);
         L.push(`${target}.backward(${grad});`);
         break;
@@ -433,6 +450,7 @@ export function runHookgrad(hg, prog) {
   const keptT = [];
   const retained = new Set();
   const leaves = [];
+  let returned = null;
   hg.setSemantics(prog.semantics);
   try {
     for (const ins of prog.ins) {
@@ -462,6 +480,13 @@ export function runHookgrad(hg, prog) {
           let target = t.get(ins.on);
           if (ins.reduce === 'sum' || ins.reduce === 'mean') target = target[ins.reduce]();
           const grad = ins.reduce === 'grad' ? hg.tensor(ins.grad) : undefined;
+          if (ins.mode === 'grad') {
+            const leafT = prog.ins.filter((i) => i.k === 'leaf' && i.rg).map((i) => t.get(i.id));
+            const opts = { allowUnused: true };
+            if (grad) opts.gradOutputs = [grad];
+            returned = Array.from(hg.grad(target, leafT, opts), (g) => (g ? g.toArray() : null));
+            break;
+          }
           if (ins.twice) target.backward(grad, { retainGraph: true });
           target.backward(grad);
           break;
@@ -470,6 +495,7 @@ export function runHookgrad(hg, prog) {
       }
     }
     const out = { grads: {}, obs, kept: keptT.map(([hid, g]) => [hid, g.toArray()]) };
+    if (returned) out.returned = returned;
     for (const ins of prog.ins) {
       if (ins.k === 'leaf' && ins.rg) out.grads[ins.id] = t.get(ins.id).grad ? t.get(ins.id).grad.toArray() : null;
       if (ins.k === 'op' && !t.get(ins.id).requiresGrad) { /* a constant: no grad */ }
@@ -516,6 +542,12 @@ export function compare(actual, expected) {
   for (const id of Object.keys(expected.grads)) {
     const e = close(actual.grads[id] ?? null, expected.grads[id], `${id}.grad`);
     if (e) errs.push(e);
+  }
+  if (expected.returned || actual.returned) {
+    const a = actual.returned || [];
+    const e = expected.returned || [];
+    if (a.length !== e.length) errs.push(`hg.grad returned ${a.length} gradients, expected ${e.length}`);
+    else e.forEach((x, i) => { const d = close(a[i] ?? null, x, `hg.grad result ${i}`); if (d) errs.push(d); });
   }
   // Hooks on different tensors run in the engine's order (PyTorch's ready
   // queue), which the reference does not model: compare each hook's own
