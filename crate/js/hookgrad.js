@@ -7,6 +7,15 @@ export default init;
 
 const { Module, Tensor } = core;
 
+// Memory is managed by the garbage collector (wasm-bindgen weak refs), and a
+// tensor is shared by every wrapper that shows it: an explicit free() could
+// only break other wrappers (use after free, double free, freeing a module
+// while its forward runs). So free() is a harmless no-op here.
+for (const cls of [core.Tensor, core.Node, core.Module, core.RemovableHandle]) {
+  cls.prototype.free = function free() {};
+  if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = function dispose() {};
+}
+
 /** `m.call(a, b, c)`: run the module with hooks, like PyTorch's `__call__`. */
 Module.prototype.call = function call(...args) {
   return this.callArgs(args);
