@@ -45,6 +45,19 @@ impl SavedTensor {
         }
     }
 
+    /// An unused save slot (ops keep fixed slot positions): shares one empty
+    /// storage instead of allocating per op.
+    pub fn empty() -> SavedTensor {
+        thread_local!(static EMPTY: Rc<Storage> = Storage::new(Array::zeros(ndarray::IxDyn(&[]))));
+        SavedTensor {
+            storage: EMPTY.with(|e| e.clone()),
+            saved_version: 0,
+            owner: std::rc::Weak::new(),
+            output_nr: 0,
+            output_of: None,
+        }
+    }
+
     /// Saves a private copy of `t`'s current values (what in-place ops that
     /// need the original `self` do).
     pub fn save_copy(data: Array) -> SavedTensor {
