@@ -56,7 +56,7 @@ run native-replay check native_replay
 
 if [ "$SECONDS_BUDGET" != "0" ] && command -v cargo-fuzz >/dev/null 2>&1 && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   libfuzzer() {
-    cargo +nightly fuzz run graph_builder -- -max_total_time="$SECONDS_BUDGET" -rss_limit_mb=1024 2>&1 | grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse)' | tail -25
+    cargo +nightly fuzz run graph_builder -- -max_total_time="$SECONDS_BUDGET" -rss_limit_mb=2048 2>&1 | grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse)|NEW_FUNC' | tail -25
     return "${PIPESTATUS[0]}"
   }
   run libfuzzer check libfuzzer
