@@ -103,7 +103,10 @@ export class GraphView {
       const nb = u.node != null ? { x: tb ? p.x + u.tw + GAP : p.x, y: p.y, w: u.nw, h: u.nh } : null;
       if (tb) { this.boxes.set(`t${u.tensor}`, tb); this.drawTensor(gUnits, model.tensors.get(u.tensor), tb); }
       if (nb) { this.boxes.set(`n${u.node}`, nb); this.drawNode(gUnits, model.nodes.get(u.node), nb, legacyHandles); }
-      if (tb && nb) { const l = el('path', { d: `M${tb.x + tb.w},${tb.y + 13} H${nb.x}`, class: 'gradfn-link' }, gEdges); el('title', {}, l, u.node === model.tensors.get(u.tensor).gradFn ? 'grad_fn' : 'AccumulateGrad of this leaf'); }
+      if (tb && nb) {
+        const l = el('path', { d: `M${tb.x + tb.w},${tb.y + 13} H${nb.x}`, class: 'gradfn-link' }, gEdges); el('title', {}, l, u.node === model.tensors.get(u.tensor).gradFn ? 'grad_fn' : 'AccumulateGrad of this leaf');
+        this.cullItems.push({ g: l, box: { x: tb.x + tb.w, y: tb.y + 13, w: nb.x - tb.x - tb.w, h: 1 }, c: { culled: false } });
+      }
     }
     // Boxes of collapsed units stand for their members.
     const boxOfNode = (id) => this.boxes.get(`n${id}`) || this.boxes.get(input.unitOfNode[id]);
@@ -115,6 +118,7 @@ export class GraphView {
         if (!a || !b || a === b || this.edgeEls.has(`op${i}>${ev.output}`)) continue;
         const d = curve(a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y);
         this.edgeEls.set(`op${i}>${ev.output}`, el('path', { d, class: 'edge-op', 'marker-end': 'url(#arrow-op)' }, gEdges));
+        this.cullItems.push({ g: this.edgeEls.get(`op${i}>${ev.output}`), box: curveBox(a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y), c: { culled: false } });
         this.edgeMid.set(`op${i}>${ev.output}`, { x: (a.x + a.w / 2 + b.x + b.w / 2) / 2, y: (a.y + a.h + b.y) / 2 });
       }
     }
@@ -133,6 +137,7 @@ export class GraphView {
         const path = el('path', { d, class: 'edge-next', 'marker-end': 'url(#arrow-next)' }, gEdges);
         el('title', {}, path, `${n.name} → ${model.nodes.get(e.node)?.name} (next_functions[${j}])`);
         this.edgeEls.set(`${n.id}>${e.node}#${j}`, path);
+        this.cullItems.push({ g: path, box: curveBox(a.x + a.w / 2, y1, bx, y2), c: { culled: false } });
         // curve() is point-symmetric about the middle of its end points, so that
         // point is also the midpoint along its length (getPointAtLength(len / 2)).
         this.edgeMid.set(`${n.id}>${e.node}#${j}`, { x: (a.x + a.w / 2 + bx) / 2, y: (y1 + y2) / 2 });
@@ -454,6 +459,13 @@ function setClass(elem, c, name, on) {
   if (c[name] === on) return;
   c[name] = on;
   elem.classList.toggle(name, on);
+}
+
+/** Bounding box of curve(x1, y1, x2, y2) (its control points included). */
+function curveBox(x1, y1, x2, y2) {
+  const dy = Math.max(24, Math.abs(y2 - y1) / 2);
+  const x = Math.min(x1, x2); const y = Math.min(y1, y2) - dy;
+  return { x, y, w: Math.abs(x2 - x1), h: Math.abs(y2 - y1) + 2 * dy };
 }
 
 function curve(x1, y1, x2, y2) {
