@@ -38,7 +38,7 @@ const player = new Player({
   },
   onState(p) { $('play-btn').innerHTML = p.playing ? PAUSE : PLAY; $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play'); },
 });
-const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
+const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, wasmUrl: new URL('pkg/hookgrad_bg.wasm', document.baseURI).href });
 
 async function run(backward = false) {
   $('run-btn').disabled = true;

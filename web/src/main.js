@@ -7,7 +7,6 @@ import { frameAt, describeStep } from './trace-model.js';
 import { GraphView } from './graph-view.js';
 import { Player } from './player.js';
 import { PLAY, PAUSE } from './icons.js';
-import { createEditor } from './editor.js';
 import { renderInspector } from './inspector.js';
 import { renderConsole } from './console-view.js';
 import { renderCompare } from './compare-view.js';
@@ -15,6 +14,10 @@ import { h, richText } from './dom.js';
 import * as PE from './program-edit.js';
 
 const $ = (id) => document.getElementById(id);
+// First of all, the program worker and the engine's wasm: they are on the way
+// to the first graph. CodeMirror (editor.js) is loaded on the side.
+const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, wasmUrl: new URL('pkg/hookgrad_bg.wasm', document.baseURI).href });
+const editorModule = import('./editor.js');
 const app = { follow: false, state: null, session: null, dirty: true, selected: {}, collapsed: new Set(), running: null, frame: null, blockEditor: null };
 
 // ---- lessons ----
@@ -54,13 +57,23 @@ function banner(msg) { $('banner').hidden = !msg; $('banner').textContent = msg 
 
 // ---- editor ----
 let editTimer = null;
-const editor = createEditor($('editor'), {
-  onRun: () => runProgram(),
-  onChange(text) {
-    app.state.program = text; app.dirty = true;
-    $('program-status').textContent = 'edited — Run to apply';
-    clearTimeout(editTimer); editTimer = setTimeout(saveHash, 400);
-  },
+// The program editor, created when CodeMirror has loaded; until then set() keeps the text.
+let editorText = ''; let editorView = null;
+const editor = {
+  set(text) { editorText = text; editorView?.set(text); },
+  get text() { return editorView ? editorView.text : editorText; },
+  focus() { editorView?.focus(); },
+};
+editorModule.then(({ createEditor }) => {
+  editorView = createEditor($('editor'), {
+    doc: editorText,
+    onRun: () => runProgram(),
+    onChange(text) {
+      editorText = text; app.state.program = text; app.dirty = true;
+      $('program-status').textContent = 'edited — Run to apply';
+      clearTimeout(editTimer); editTimer = setTimeout(saveHash, 400);
+    },
+  });
 });
 $('reset-program').onclick = () => openLesson(app.state.lesson);
 
@@ -88,7 +101,6 @@ $('copy-link').onclick = async () => {
 };
 
 // ---- running ----
-const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
 const view = new GraphView($('graph'), {
   onSelect(sel) { app.selected = sel; renderFrame(player.k); view.focusOn(view.boxOf(sel), { minK: 0.6 }); },
   async onToggleModule(key) {
@@ -176,7 +188,8 @@ function renderFrame(k, animate = false) {
 }
 
 /** Opens a CodeMirror editor for a hook block inside the inspector. */
-function editBlock(block) {
+async function editBlock(block) {
+  const { createEditor } = await editorModule;
   const box = h('div', { class: 'block-editor', role: 'dialog', 'aria-label': `Edit hook ${block.id}` });
   const ed = createEditor(box, { doc: block.inner.join('\n'), label: `Code of hook ${block.id}` });
   const close = () => box.remove();

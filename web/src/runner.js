@@ -1,13 +1,25 @@
-// Page side of the program worker: one fresh worker per run (kept warm in
-// advance), a watchdog that terminates a runaway program and respawns.
+// Page side of the program worker: one fresh worker per run (warmed up while
+// the page is idle after a run), a watchdog that terminates a runaway program
+// and respawns. With `wasmUrl`, the page fetches and compiles the engine's
+// wasm once (streaming, off the main thread) and hands the compiled module to
+// every worker, which then only fetches the JS glue.
 
 export const WATCHDOG_MS = 4000;
 
 export class Runner {
-  constructor({ pkgUrl, timeoutMs = WATCHDOG_MS, onStatus = () => {} }) {
+  constructor({ pkgUrl, wasmUrl = null, timeoutMs = WATCHDOG_MS, onStatus = () => {} }) {
     this.pkgUrl = pkgUrl; this.timeoutMs = timeoutMs; this.onStatus = onStatus;
-    this.next = null; this.seq = 0; this.engineError = null;
+    this.next = null; this.seq = 0; this.engineError = null; this.warmTimer = null;
+    this.wasm = wasmUrl && typeof WebAssembly === 'object' && typeof WebAssembly.compileStreaming === 'function'
+      ? WebAssembly.compileStreaming(fetch(wasmUrl)).catch(() => null) : null;
     this.warm();
+  }
+
+  /** Warms the next worker once the page has had time to draw (runs do not wait for it). */
+  warmLater() {
+    if (this.next || this.warmTimer) return;
+    const go = () => { this.warmTimer = null; if (!this.next) this.warm(); };
+    this.warmTimer = typeof requestIdleCallback === 'function' ? { idle: requestIdleCallback(go, { timeout: 1500 }) } : { t: setTimeout(go, 300) };
   }
 
   /** Starts a worker and loads the engine in it, ready for the next run. */
@@ -20,14 +32,25 @@ export class Runner {
       };
       worker.onerror = (ev) => resolve({ ok: false, message: ev.message || 'the worker failed to start' });
     });
-    worker.postMessage({ type: 'init', pkgUrl: this.pkgUrl });
+    worker.postMessage({ type: 'init', pkgUrl: this.pkgUrl, wasm: this.wasm ? 'pending' : null });
+    if (this.wasm) {
+      this.wasm.then((module) => {
+        try { worker.postMessage({ type: 'wasm', module }); } catch { worker.postMessage({ type: 'wasm', module: null }); }
+      });
+    }
     this.next = { worker, ready };
   }
 
   /** Runs a program; resolves to the worker's result or a timeout/failure result. */
   async run(program, semantics) {
+    if (this.warmTimer) { if (this.warmTimer.idle != null) cancelIdleCallback(this.warmTimer.idle); else clearTimeout(this.warmTimer.t); this.warmTimer = null; }
+    if (!this.next) this.warm();
     const { worker, ready } = this.next;
-    this.warm(); // the following run gets a fresh worker
+    this.next = null;
+    try { return await this.runIn(worker, ready, program, semantics); } finally { this.warmLater(); } // the following run gets a fresh worker
+  }
+
+  async runIn(worker, ready, program, semantics) {
     const r = await ready;
     if (!r.ok) {
       worker.terminate();

@@ -2,7 +2,9 @@
 // one program (a fresh wasm instance each time, so global module hooks and
 // ids never leak between runs); the page terminates it if it runs too long.
 //
-// Messages in:  {type:'init', pkgUrl}  {type:'run', id, program, semantics}
+// Messages in:  {type:'init', pkgUrl, wasm}  {type:'wasm', module}  {type:'run', id, program, semantics}
+//   (wasm: a compiled WebAssembly.Module, null to fetch the engine's own .wasm,
+//   or 'pending': a {type:'wasm'} message with the module (or null) follows)
 // Messages out: {type:'ready'} {type:'init-error', message}
 //               {type:'result', id, graph, trace, console, error, ms}
 
@@ -116,12 +118,16 @@ function errorInfo(e) {
   return { message, line: m ? Number(m[1]) - 3 : null };
 }
 
+let gotWasm = null;
 self.onmessage = async (ev) => {
   const msg = ev.data || {};
+  if (msg.type === 'wasm') { gotWasm?.(msg.module || null); return; }
   if (msg.type === 'init') {
     try {
+      const wasm = msg.wasm === 'pending' ? new Promise((resolve) => { gotWasm = resolve; }) : msg.wasm || null;
       const mod = await import(/* @vite-ignore */ msg.pkgUrl);
-      await mod.default();
+      const module = await wasm;
+      await mod.default(module ? { module_or_path: module } : undefined);
       hg = mod; api = instrument(mod);
       self.postMessage({ type: 'ready' });
     } catch (e) {
