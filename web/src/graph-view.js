@@ -119,7 +119,7 @@ export class GraphView {
         const d = curve(a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y);
         this.edgeEls.set(`op${i}>${ev.output}`, el('path', { d, class: 'edge-op', 'marker-end': 'url(#arrow-op)' }, gEdges));
         this.cullItems.push({ g: this.edgeEls.get(`op${i}>${ev.output}`), box: curveBox(a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y), c: { culled: false } });
-        this.edgeMid.set(`op${i}>${ev.output}`, { x: (a.x + a.w / 2 + b.x + b.w / 2) / 2, y: (a.y + a.h + b.y) / 2 });
+        this.edgeMid.set(`op${i}>${ev.output}`, curveMid(a.x + a.w / 2, a.y + a.h, b.x + b.w / 2, b.y));
       }
     }
     const fanIn = new Map();
@@ -138,9 +138,7 @@ export class GraphView {
         el('title', {}, path, `${n.name} → ${model.nodes.get(e.node)?.name} (next_functions[${j}])`);
         this.edgeEls.set(`${n.id}>${e.node}#${j}`, path);
         this.cullItems.push({ g: path, box: curveBox(a.x + a.w / 2, y1, bx, y2), c: { culled: false } });
-        // curve() is point-symmetric about the middle of its end points, so that
-        // point is also the midpoint along its length (getPointAtLength(len / 2)).
-        this.edgeMid.set(`${n.id}>${e.node}#${j}`, { x: (a.x + a.w / 2 + bx) / 2, y: (y1 + y2) / 2 });
+        this.edgeMid.set(`${n.id}>${e.node}#${j}`, curveMid(a.x + a.w / 2, y1, bx, y2));
       });
     }
     this.fit({ minK: 0.5 });
@@ -461,6 +459,15 @@ function setClass(elem, c, name, on) {
   elem.classList.toggle(name, on);
 }
 
+/**
+ * Midpoint along the length of curve(x1, y1, x2, y2), what
+ * path.getPointAtLength(path.getTotalLength() / 2) returns, without a layout:
+ * the curve is point-symmetric about the middle of its end points.
+ */
+export function curveMid(x1, y1, x2, y2) {
+  return { x: (x1 + x2) / 2, y: (y1 + y2) / 2 };
+}
+
 /** Bounding box of curve(x1, y1, x2, y2) (its control points included). */
 function curveBox(x1, y1, x2, y2) {
   const dy = Math.max(24, Math.abs(y2 - y1) / 2);
@@ -468,7 +475,7 @@ function curveBox(x1, y1, x2, y2) {
   return { x, y, w: Math.abs(x2 - x1), h: Math.abs(y2 - y1) + 2 * dy };
 }
 
-function curve(x1, y1, x2, y2) {
+export function curve(x1, y1, x2, y2) {
   const dy = Math.max(24, Math.abs(y2 - y1) / 2) * (y2 >= y1 ? 1 : -1);
   return `M${x1},${y1} C${x1},${y1 + dy} ${x2},${y2 - dy} ${x2},${y2}`;
 }
