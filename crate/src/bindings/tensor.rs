@@ -320,6 +320,18 @@ impl Tensor {
             None
         } else if let Some(t) = as_tensor(&gradient) {
             Some(t)
+        } else if gradient.as_f64().is_none() && !js_sys::Array::is_array(&gradient) {
+            // PyTorch's words, plus a hint for the common slip of passing the
+            // options object first.
+            let hint = if gradient.is_object() {
+                " (options go second: backward(undefined, {retainGraph: true}))"
+            } else {
+                ""
+            };
+            return Err(type_error(format!(
+                "gradients can be either Tensors or None, but got {}{hint}",
+                type_name(&gradient)
+            )));
         } else {
             let (shape, values) = parse_data(&gradient, None)?;
             Some(CoreTensor::from_vec(&shape, values, &Default::default()).js()?)
