@@ -74,7 +74,7 @@ editorModule.then(({ createEditor }) => {
       clearTimeout(editTimer); editTimer = setTimeout(saveHash, 400);
     },
   });
-});
+}, (e) => banner(`The program editor could not be loaded (${e?.message || e}). Reload the page to try again.`));
 $('reset-program').onclick = () => openLesson(app.state.lesson);
 
 /** A graph/hook edit from the inspector: rewrite the program, then run it. */
