@@ -17,30 +17,9 @@ PROGRAMS="${FUZZ_PROGRAMS:-5000}"
 SEED="${FUZZ_SEED:-1}"
 NATIVE="${FUZZ_NATIVE:-200000}"
 SECONDS_BUDGET="${FUZZ_SECONDS:-60}"
-LOGDIR="$(mktemp -d)"
-PASSED=0; FAILED=0; BROKEN=()
+source scripts/suites.sh
 
 [ -f web/pkg/hookgrad.js ] && [ -f web/pkg/hookgrad_bg.wasm ] || bash scripts/build-wasm.sh || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
-
-# run NAME KIND CMD...: KIND is node (TAP counts) or check (exit status).
-run() {
-  local name="$1" kind="$2"; shift 2
-  local log="$LOGDIR/$name.log"
-  echo "=== $name: $*"
-  "$@" 2>&1 | tee "$log"
-  local rc=${PIPESTATUS[0]} p=0 f=0
-  case "$kind" in
-    node)
-      p=$(grep -E '^# pass [0-9]+' "$log" | awk '{s+=$3} END {print s+0}')
-      f=$(grep -E '^# fail [0-9]+' "$log" | awk '{s+=$3} END {print s+0}') ;;
-    check)
-      if [ "$rc" -eq 0 ]; then p=1; else f=1; fi ;;
-  esac
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  PASSED=$((PASSED + p)); FAILED=$((FAILED + f))
-  [ "$f" -gt 0 ] && BROKEN+=("$name")
-  echo "=== $name: $p passed, $f failed"
-}
 
 run random-programs node env HARDENING_PROGRAMS="$PROGRAMS" HARDENING_SEED="$SEED" \
   node --test --test-reporter=tap tests/hardening/random-programs.test.mjs
@@ -64,7 +43,4 @@ else
   echo "=== libfuzzer: skipped (needs cargo-fuzz and a nightly toolchain; install: cargo install cargo-fuzz && rustup toolchain install nightly)"
 fi
 
-rm -rf "$LOGDIR"
-[ ${#BROKEN[@]} -gt 0 ] && echo "failing suites: ${BROKEN[*]}"
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+finish
