@@ -62,3 +62,27 @@ export function w3Data() { return { x: uniform(20, W3.n) }; }
 // y = tanh(y * w + x), then sum: 999 op nodes + 2 AccumulateGrad = 1,001.
 export const W4 = { n: 4, rounds: 333 };
 export function w4Data() { return { x: uniform(30, W4.n), w: uniform(31, W4.n) }; }
+
+/**
+ * W1's loss, written once for every peer with a method-style scalar API
+ * (`add mul sub tanh`): MSE over the samples of the MLP in `layers`
+ * (arrays of `{w: [..], b}` neurons), the last layer linear.
+ */
+export function w1Loss(layers, d) {
+  let total = null;
+  for (let s = 0; s < W1.samples; s++) {
+    let x = [d.xs[s * 2], d.xs[s * 2 + 1]];
+    layers.forEach((neurons, li) => {
+      const last = li === layers.length - 1;
+      x = neurons.map(({ w, b }) => {
+        let act = b;
+        for (let i = 0; i < w.length; i++) act = act.add(w[i].mul(x[i]));
+        return last ? act : act.tanh();
+      });
+    });
+    const diff = x[0].sub(d.ys[s]);
+    const sq = diff.mul(diff);
+    total = total ? total.add(sq) : sq;
+  }
+  return total.mul(1 / W1.samples);
+}

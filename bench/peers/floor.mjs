@@ -1,5 +1,5 @@
 // The plain-JS floor (lib/micrograd.mjs) on W1 and W3.
-import { W1, W3 } from '../lib/data.mjs';
+import { W3, w1Loss } from '../lib/data.mjs';
 import { Value, Vec } from '../lib/micrograd.mjs';
 
 export function make() {
@@ -18,22 +18,7 @@ export function make() {
         });
       },
       step(layers, d) {
-        let total = null;
-        for (let s = 0; s < W1.samples; s++) {
-          let x = [d.xs[s * 2], d.xs[s * 2 + 1]];
-          layers.forEach((neurons, li) => {
-            const last = li === layers.length - 1;
-            x = neurons.map(({ w, b }) => {
-              let act = b;
-              for (let i = 0; i < w.length; i++) act = act.add(w[i].mul(x[i]));
-              return last ? act : act.tanh();
-            });
-          });
-          const diff = x[0].sub(d.ys[s]);
-          const sq = diff.mul(diff);
-          total = total ? total.add(sq) : sq;
-        }
-        const loss = total.mul(1 / W1.samples);
+        const loss = w1Loss(layers, d);
         for (const n of layers.flat()) { for (const w of n.w) w.grad = 0; n.b.grad = 0; }
         loss.backward();
         const grads = [];

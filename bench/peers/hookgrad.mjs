@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { W1, W2, W3, W4 } from '../lib/data.mjs';
+import { W2, W3, W4, w1Loss } from '../lib/data.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const pkgDir = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web', 'pkg');
@@ -55,22 +55,7 @@ export function make(hg) {
         });
       },
       step(layers, d) {
-        let total = null;
-        for (let s = 0; s < W1.samples; s++) {
-          let x = [d.xs[s * 2], d.xs[s * 2 + 1]];
-          layers.forEach((neurons, li) => {
-            const last = li === layers.length - 1;
-            x = neurons.map(({ w, b }) => {
-              let act = b;
-              for (let i = 0; i < w.length; i++) act = act.add(w[i].mul(x[i]));
-              return last ? act : act.tanh();
-            });
-          });
-          const diff = x[0].sub(d.ys[s]);
-          const sq = diff.mul(diff);
-          total = total ? total.add(sq) : sq;
-        }
-        const loss = total.mul(1 / W1.samples);
+        const loss = w1Loss(layers, d);
         for (const n of layers.flat()) { for (const w of n.w) w.grad = null; n.b.grad = null; }
         loss.backward();
         const grads = [];

@@ -2,7 +2,7 @@
 // through tf.grads; every tensor is tidied.
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { W1, W2, W3 } from '../lib/data.mjs';
+import { W2, W3, w1Loss } from '../lib/data.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -33,22 +33,7 @@ export function make(tf, backend) {
             for (let o = 0; o < l.nout; o++) { const w = ps.slice(k, k + l.nin); neurons.push({ w, b: ps[k + l.nin] }); k += l.nin + 1; }
             return neurons;
           });
-          let total = null;
-          for (let s = 0; s < W1.samples; s++) {
-            let x = [d.xs[s * 2], d.xs[s * 2 + 1]];
-            L.forEach((neurons, li) => {
-              const last = li === L.length - 1;
-              x = neurons.map(({ w, b }) => {
-                let act = b;
-                for (let i = 0; i < w.length; i++) act = act.add(w[i].mul(x[i]));
-                return last ? act : act.tanh();
-              });
-            });
-            const diff = x[0].sub(d.ys[s]);
-            const sq = diff.mul(diff);
-            total = total ? total.add(sq) : sq;
-          }
-          return total.mul(1 / W1.samples);
+          return w1Loss(L, d);
         };
         return tf.tidy(() => {
           const { value, grads } = tf.valueAndGrads(f)(params);
