@@ -59,6 +59,28 @@ fn module_js(m: &Module) -> JsValue {
     JsModule::wrap(m.clone()).into()
 }
 
+/// `(module, args[, kwargs][, output])`, as PyTorch calls forward (pre-)hooks.
+fn forward_hook_args(
+    module: &Module,
+    args: &[Value],
+    kwargs: Option<&Value>,
+    output: Option<&Value>,
+) -> Vec<JsValue> {
+    let mut a = vec![module_js(module), values_to_js(args)];
+    a.extend(kwargs.map(value_to_js));
+    a.extend(output.map(value_to_js));
+    a
+}
+
+/// A hook's return value: `undefined`/`null` keeps the value it was given.
+fn returned_value(r: &JsValue) -> Option<Value> {
+    if r.is_undefined() || r.is_null() {
+        None
+    } else {
+        Some(js_to_value(r))
+    }
+}
+
 impl TensorHook for JsHook {
     fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
         let r = self.apply(&[tensor_to_js(grad.clone())])?;
@@ -122,16 +144,8 @@ impl ForwardPreHook for JsHook {
         args: &[Value],
         kwargs: Option<&Value>,
     ) -> Result<Option<Value>> {
-        let mut a = vec![module_js(module), values_to_js(args)];
-        if let Some(kw) = kwargs {
-            a.push(value_to_js(kw));
-        }
-        let r = self.apply(&a)?;
-        Ok(if r.is_undefined() || r.is_null() {
-            None
-        } else {
-            Some(js_to_value(&r))
-        })
+        let r = self.apply(&forward_hook_args(module, args, kwargs, None))?;
+        Ok(returned_value(&r))
     }
     fn name(&self) -> String {
         self.name.clone()
@@ -146,17 +160,8 @@ impl ForwardHook for JsHook {
         kwargs: Option<&Value>,
         output: &Value,
     ) -> Result<Option<Value>> {
-        let mut a = vec![module_js(module), values_to_js(args)];
-        if let Some(kw) = kwargs {
-            a.push(value_to_js(kw));
-        }
-        a.push(value_to_js(output));
-        let r = self.apply(&a)?;
-        Ok(if r.is_undefined() || r.is_null() {
-            None
-        } else {
-            Some(js_to_value(&r))
-        })
+        let r = self.apply(&forward_hook_args(module, args, kwargs, Some(output)))?;
+        Ok(returned_value(&r))
     }
     fn name(&self) -> String {
         self.name.clone()
