@@ -10,8 +10,8 @@ export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"   # npm binaryen's w
 PROFILE="${HOOKGRAD_PROFILE:---release}"
 TMP="web/.pkg-build"
 rm -rf "$TMP"
-wasm-pack build crate --target web $PROFILE --out-dir "../$TMP" --out-name hookgrad --no-pack >/dev/null 2>&1 || \
-  wasm-pack build crate --target web $PROFILE --out-dir "../$TMP" --out-name hookgrad --no-pack
+wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-name hookgrad --no-pack >/dev/null 2>&1 || \
+  wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-name hookgrad --no-pack
 mv -f "$TMP/hookgrad.js" "$TMP/hookgrad_core.js"
 mv -f "$TMP/hookgrad.d.ts" "$TMP/hookgrad_core.d.ts"
 rm -f "$TMP/.gitignore"

@@ -29,13 +29,13 @@ run catalogue node node --test --test-reporter=tap tests/hardening/bad-input.tes
 
 # Native side: the same byte-program harness with and without libFuzzer.
 native_replay() {
-  (cd fuzz && cargo run --quiet --release --no-default-features --bin replay -- "$NATIVE" "$SEED")
+  cargo run --quiet --profile native -p hookgrad-fuzz --bin replay -- "$NATIVE" "$SEED"
 }
 run native-replay check native_replay
 
 if [ "$SECONDS_BUDGET" != "0" ] && command -v cargo-fuzz >/dev/null 2>&1 && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
   libfuzzer() {
-    cargo +nightly fuzz run graph_builder -- -max_total_time="$SECONDS_BUDGET" -rss_limit_mb=2048 2>&1 | grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse)|NEW_FUNC' | tail -25
+    cargo +nightly fuzz run graph_builder --features libfuzzer -- -max_total_time="$SECONDS_BUDGET" -rss_limit_mb=2048 2>&1 | grep -vE '^#[0-9]+\s+(NEW|REDUCE|pulse)|NEW_FUNC' | tail -25
     return "${PIPESTATUS[0]}"
   }
   run libfuzzer check libfuzzer

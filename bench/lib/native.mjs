@@ -5,17 +5,19 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const manifest = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'native', 'Cargo.toml');
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const manifest = path.join(root, 'bench', 'native', 'Cargo.toml');
 
-const binary = path.join(path.dirname(manifest), 'target', 'release', process.platform === 'win32' ? 'hookgrad-bench-native.exe' : 'hookgrad-bench-native');
+// A workspace member: its binary lands in the root target dir, `native` profile (opt-level 3).
+const binary = path.join(root, 'target', 'native', process.platform === 'win32' ? 'hookgrad-bench-native.exe' : 'hookgrad-bench-native');
 
 /**
- * `cargo run --release` (builds if needed) with `{ build: true }`; otherwise
+ * `cargo run --profile native` (builds if needed) with `{ build: true }`; otherwise
  * the binary that build produced, so every timed round uses the same build
  * even if crate/ changes while the bench runs.
  */
 export function runNative(args, { timeout = 600_000, build = false } = {}) {
-  const [cmd, argv] = build ? ['cargo', ['run', '--release', '--quiet', '--manifest-path', manifest, '--', ...args]] : [binary, args];
+  const [cmd, argv] = build ? ['cargo', ['run', '--profile', 'native', '--quiet', '--manifest-path', manifest, '--', ...args]] : [binary, args];
   const r = spawnSync(cmd, argv, {
     encoding: 'utf8', maxBuffer: 64 << 20, timeout,
   });

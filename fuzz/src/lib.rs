@@ -11,10 +11,12 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use hookgrad::context::{self, GradModeGuard, Semantics};
-use hookgrad::error::{Error, Result};
-use hookgrad::hooks::{NodePostHook, NodePreHook, PostAccumulateGradHook, RemovableHandle, TensorHook};
-use hookgrad::{engine, graph, trace, Operand, Tensor, TensorOptions};
+use hookgrad_core::context::{self, GradModeGuard, Semantics};
+use hookgrad_core::error::{Error, Result};
+use hookgrad_core::hooks::{
+    NodePostHook, NodePreHook, PostAccumulateGradHook, RemovableHandle, TensorHook,
+};
+use hookgrad_core::{engine, graph, trace, Operand, Tensor, TensorOptions};
 
 const MAX_POOL: usize = 24;
 const MAX_STEPS: usize = 96;
@@ -28,7 +30,9 @@ pub fn run(data: &[u8]) {
 /// The program a byte string encodes, one step per line (for crash reports).
 pub fn describe(data: &[u8]) -> String {
     let mut log = Vec::new();
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| interpret(data, Some(&mut log))));
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        interpret(data, Some(&mut log))
+    }));
     context::set_semantics(Semantics::PyTorch2);
     log.join("\n")
 }
@@ -71,7 +75,11 @@ impl Reader<'_> {
 
 fn check_tensor(t: &Tensor) {
     if let Ok(d) = t.data() {
-        assert_eq!(d.len(), t.shape().iter().product::<usize>(), "data length != shape");
+        assert_eq!(
+            d.len(),
+            t.shape().iter().product::<usize>(),
+            "data length != shape"
+        );
     }
 }
 
@@ -85,12 +93,23 @@ struct Hook {
 
 impl Hook {
     fn new(kind: u8, c: f32) -> Rc<Self> {
-        Rc::new(Hook { kind, c, calls: Rc::new(Cell::new(0)) })
+        Rc::new(Hook {
+            kind,
+            c,
+            calls: Rc::new(Cell::new(0)),
+        })
     }
     /// Re-entrant backward on a graph built inside the hook (grad mode on).
     fn reenter(&self) -> Result<()> {
         let _g = GradModeGuard::set(true);
-        let a = Tensor::from_vec(&[2], vec![1.0, 2.0], &TensorOptions { requires_grad: true, name: None })?;
+        let a = Tensor::from_vec(
+            &[2],
+            vec![1.0, 2.0],
+            &TensorOptions {
+                requires_grad: true,
+                name: None,
+            },
+        )?;
         a.mul(3.0f32)?.sum()?.backward()?;
         assert_eq!(a.grad().map(|g| g.shape()), Some(vec![2]));
         Ok(())
@@ -104,7 +123,11 @@ impl Hook {
             0 => Ok(Some(grad.mul(self.c)?)),
             1 => Ok(None),
             2 => Ok(Some(grad.clone())),
-            3 => Ok(Some(Tensor::from_vec(&[7], vec![1.0; 7], &TensorOptions::default())?)),
+            3 => Ok(Some(Tensor::from_vec(
+                &[7],
+                vec![1.0; 7],
+                &TensorOptions::default(),
+            )?)),
             4 => Err(Error::runtime("fuzz hook error")),
             5 => self.reenter().map(|_| None),
             6 => {
@@ -152,14 +175,22 @@ impl NodePreHook for Hook {
     }
 }
 impl NodePostHook for Hook {
-    fn call(&self, grad_inputs: &[Option<Tensor>], _grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+    fn call(
+        &self,
+        grad_inputs: &[Option<Tensor>],
+        _grad_outputs: &[Option<Tensor>],
+    ) -> Result<Option<Vec<Option<Tensor>>>> {
         self.many(grad_inputs)
     }
 }
 impl PostAccumulateGradHook for Hook {
     fn call(&self, tensor: &Tensor) -> Result<bool> {
         if let Some(g) = tensor.grad() {
-            assert_eq!(g.shape(), tensor.shape(), "post-accumulate hook: .grad shape != tensor shape");
+            assert_eq!(
+                g.shape(),
+                tensor.shape(),
+                "post-accumulate hook: .grad shape != tensor shape"
+            );
         }
         match self.kind % 3 {
             0 => Ok(false),
@@ -196,15 +227,27 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
             match op {
                 0 | 1 => {
                     let rank = r.below(4);
-                    let shape: Vec<usize> = (0..rank).map(|_| [1, 2, 3, 4, 0, 1, 2, 3][r.below(8)]).collect();
+                    let shape: Vec<usize> = (0..rank)
+                        .map(|_| [1, 2, 3, 4, 0, 1, 2, 3][r.below(8)])
+                        .collect();
                     let n: usize = shape.iter().product();
                     let values: Vec<f32> = (0..n).map(|_| r.value()).collect();
                     let rg = r.bit() || op == 1;
                     say(format!("leaf {shape:?} requires_grad={rg}"));
-                    Tensor::from_vec(&shape, values, &TensorOptions { requires_grad: rg, name: None }).map(Some)
+                    Tensor::from_vec(
+                        &shape,
+                        values,
+                        &TensorOptions {
+                            requires_grad: rg,
+                            name: None,
+                        },
+                    )
+                    .map(Some)
                 }
                 2..=5 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let b: Operand = if r.bit() {
                         match pick(&mut r, &pool) {
                             Some(t) => Operand::Tensor(t),
@@ -223,7 +266,9 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                     .map(Some)
                 }
                 6 | 7 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let k = r.below(9);
                     say(format!("unary {k} on {:?}", a.shape()));
                     match k {
@@ -240,38 +285,58 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                     .map(Some)
                 }
                 8 => {
-                    let (Some(a), Some(b)) = (pick(&mut r, &pool), pick(&mut r, &pool)) else { return Ok(None) };
+                    let (Some(a), Some(b)) = (pick(&mut r, &pool), pick(&mut r, &pool)) else {
+                        return Ok(None);
+                    };
                     say(format!("matmul {:?} {:?}", a.shape(), b.shape()));
                     a.matmul(&b).map(Some)
                 }
                 9 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let mean = r.bit();
                     let out = if r.bit() {
-                        if mean { a.mean() } else { a.sum() }
+                        if mean {
+                            a.mean()
+                        } else {
+                            a.sum()
+                        }
                     } else {
                         let d = r.small_i64();
                         let keep = r.bit();
-                        if mean { a.mean_dim(d, keep) } else { a.sum_dim(d, keep) }
+                        if mean {
+                            a.mean_dim(d, keep)
+                        } else {
+                            a.sum_dim(d, keep)
+                        }
                     };
                     say(format!("reduce mean={mean} on {:?}", a.shape()));
                     out.map(Some)
                 }
                 10 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let rank = r.below(4);
-                    let shape: Vec<i64> = (0..rank).map(|_| [1, 2, 3, 4, 6, -1, 0, -2][r.below(8)]).collect();
+                    let shape: Vec<i64> = (0..rank)
+                        .map(|_| [1, 2, 3, 4, 6, -1, 0, -2][r.below(8)])
+                        .collect();
                     say(format!("reshape {:?} -> {shape:?}", a.shape()));
                     a.reshape(&shape).map(Some)
                 }
                 11 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let (d0, d1) = (r.small_i64(), r.small_i64());
                     say(format!("transpose {:?} ({d0}, {d1}) / t()", a.shape()));
                     if r.bit() { a.transpose(d0, d1) } else { a.t() }.map(Some)
                 }
                 12 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let k = r.below(5);
                     let b: Operand = match pick(&mut r, &pool) {
                         Some(t) if r.bit() => Operand::Tensor(t),
@@ -291,45 +356,86 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                     out.map(Some)
                 }
                 13 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let h = Hook::new(r.u8(), r.scalar());
-                    say(format!("tensor hook kind {} on {:?}", h.kind % 8, a.shape()));
+                    say(format!(
+                        "tensor hook kind {} on {:?}",
+                        h.kind % 8,
+                        a.shape()
+                    ));
                     handles.push(a.register_hook(h)?);
                     Ok(None)
                 }
                 14 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     say(format!("retain_grad on {:?}", a.shape()));
                     a.retain_grad().map(|_| None)
                 }
                 15 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let h = Hook::new(r.u8(), 1.0);
                     say(format!("post-accumulate hook kind {}", h.kind % 3));
                     handles.push(a.register_post_accumulate_grad_hook(h)?);
                     Ok(None)
                 }
                 16 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
-                    let Some(node) = a.grad_fn() else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
+                    let Some(node) = a.grad_fn() else {
+                        return Ok(None);
+                    };
                     let h = Hook::new(r.u8(), r.scalar());
                     let pre = r.bit();
-                    say(format!("node {} hook kind {} on {}", if pre { "pre" } else { "post" }, h.kind % 6, node.name));
-                    handles.push(if pre { node.register_prehook(h) } else { node.register_hook(h) });
+                    say(format!(
+                        "node {} hook kind {} on {}",
+                        if pre { "pre" } else { "post" },
+                        h.kind % 6,
+                        node.name
+                    ));
+                    handles.push(if pre {
+                        node.register_prehook(h)
+                    } else {
+                        node.register_hook(h)
+                    });
                     Ok(None)
                 }
                 17 | 18 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let gradient = match r.below(4) {
                         0 => None,
-                        1 => Some(Tensor::from_vec(&a.shape(), vec![1.0; a.numel()], &TensorOptions::default())?),
+                        1 => Some(Tensor::from_vec(
+                            &a.shape(),
+                            vec![1.0; a.numel()],
+                            &TensorOptions::default(),
+                        )?),
                         2 => Some(Tensor::scalar(2.0)),
-                        _ => Some(Tensor::from_vec(&[3], vec![1.0; 3], &TensorOptions::default())?),
+                        _ => Some(Tensor::from_vec(
+                            &[3],
+                            vec![1.0; 3],
+                            &TensorOptions::default(),
+                        )?),
                     };
                     let retain = r.bit();
-                    let inputs: Option<Vec<Tensor>> = if r.below(4) == 0 { pick(&mut r, &pool).map(|t| vec![t]) } else { None };
+                    let inputs: Option<Vec<Tensor>> = if r.below(4) == 0 {
+                        pick(&mut r, &pool).map(|t| vec![t])
+                    } else {
+                        None
+                    };
                     let traced = op == 18;
-                    say(format!("backward of {:?} retain={retain} traced={traced} inputs={}", a.shape(), inputs.is_some()));
+                    say(format!(
+                        "backward of {:?} retain={retain} traced={traced} inputs={}",
+                        a.shape(),
+                        inputs.is_some()
+                    ));
                     let res = if traced {
                         trace::trace(|| a.backward_with(gradient, retain, inputs.as_deref())).0
                     } else {
@@ -338,7 +444,11 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                     if res.is_ok() {
                         for t in &pool {
                             if let Some(g) = t.grad_raw() {
-                                assert_eq!(g.shape(), t.shape(), "after backward: .grad shape != tensor shape");
+                                assert_eq!(
+                                    g.shape(),
+                                    t.shape(),
+                                    "after backward: .grad shape != tensor shape"
+                                );
                                 check_tensor(&g);
                             }
                         }
@@ -346,11 +456,19 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                     res.map(|_| None)
                 }
                 19 => {
-                    let (Some(a), Some(b)) = (pick(&mut r, &pool), pick(&mut r, &pool)) else { return Ok(None) };
+                    let (Some(a), Some(b)) = (pick(&mut r, &pool), pick(&mut r, &pool)) else {
+                        return Ok(None);
+                    };
                     let retain = r.bit();
                     let unused = r.bit();
                     say(format!("grad({:?} wrt {:?})", a.shape(), b.shape()));
-                    let gs = engine::grad(std::slice::from_ref(&a), std::slice::from_ref(&b), vec![None], retain, unused)?;
+                    let gs = engine::grad(
+                        std::slice::from_ref(&a),
+                        std::slice::from_ref(&b),
+                        vec![None],
+                        retain,
+                        unused,
+                    )?;
                     for g in gs.iter().flatten() {
                         assert_eq!(g.shape(), b.shape(), "grad(): result shape != input shape");
                     }
@@ -364,7 +482,9 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                     Ok(None)
                 }
                 21 => {
-                    let Some(a) = pick(&mut r, &pool) else { return Ok(None) };
+                    let Some(a) = pick(&mut r, &pool) else {
+                        return Ok(None);
+                    };
                     let k = r.below(7);
                     say(format!("misc {k} on {:?}", a.shape()));
                     match k {
@@ -372,8 +492,10 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                         1 => a.clone_op().map(Some),
                         2 => a.set_requires_grad(r.bit()).map(|_| None),
                         3 => {
-                            let g = Tensor::from_vec(&[2], vec![1.0, 1.0], &TensorOptions::default())?;
-                            a.set_grad(if r.bit() { Some(g) } else { None }).map(|_| None)
+                            let g =
+                                Tensor::from_vec(&[2], vec![1.0, 1.0], &TensorOptions::default())?;
+                            a.set_grad(if r.bit() { Some(g) } else { None })
+                                .map(|_| None)
                         }
                         4 => a.item().map(|_| None),
                         5 => {
@@ -391,7 +513,11 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                     }
                 }
                 22 => {
-                    let s = if r.bit() { Semantics::PyTorch1 } else { Semantics::PyTorch2 };
+                    let s = if r.bit() {
+                        Semantics::PyTorch1
+                    } else {
+                        Semantics::PyTorch2
+                    };
                     say(format!("semantics {}", s.name()));
                     context::set_semantics(s);
                     Ok(None)
@@ -423,7 +549,10 @@ fn interpret(data: &[u8], mut log: Option<&mut Vec<String>>) -> Result<()> {
                 say(format!("  -> error: {}", e.message()));
             }
         }
-        assert!(context::is_grad_enabled(), "grad mode left off after a step");
+        assert!(
+            context::is_grad_enabled(),
+            "grad mode left off after a step"
+        );
     }
     Ok(())
 }

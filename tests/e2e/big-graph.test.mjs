@@ -2,7 +2,7 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup, waitForRun } from './helpers.mjs';
-import { encodeState } from '../../web/src/state.js';
+import { encodeState } from '../../web/src/model/state.js';
 
 let env;
 before(async () => { env = await setup(); });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setup, waitForRun, toEnd, gradOf, consoleText, SHOTS } from './helpers.mjs';
-import { LESSONS } from '../../web/src/lessons.js';
+import { LESSONS } from '../../web/src/model/lessons.js';
 
 let env;
 before(async () => { env = await setup(); fs.mkdirSync(SHOTS, { recursive: true }); });

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { analyze } from '../../web/src/trace-model.js';
-import { compareColumns } from '../../web/src/compare-view.js';
+import { analyze } from '../../web/src/model/trace-model.js';
+import { compareColumns } from '../../web/src/view/compare-view.js';
 import { legacyHandles } from '../../web/src/session.js';
 import { moduleGraph, moduleTrace } from './fixtures.mjs';
 

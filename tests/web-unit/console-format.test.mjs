@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { formatArg } from '../../web/src/console-format.js';
+import { formatArg } from '../../web/src/model/console-format.js';
 
 class FakeTensor { constructor(s) { this.s = s; } toString() { return this.s; } }
 const is = { isTensor: (x) => x instanceof FakeTensor, isNode: (x) => !!x && x.kind === 'node' };

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { formatValue, formatList, formatShape } from '../../web/src/format.js';
+import { formatValue, formatList, formatShape } from '../../web/src/model/format.js';
 
 test('PyTorch-style numbers', () => {
   assert.equal(formatValue(8), '8.');

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { analyze } from '../../web/src/trace-model.js';
-import { buildLayoutInput, computeLayout, tensorBoxSize, nodeBoxSize } from '../../web/src/layout.js';
+import { analyze } from '../../web/src/model/trace-model.js';
+import { buildLayoutInput, computeLayout, tensorBoxSize, nodeBoxSize } from '../../web/src/model/layout.js';
 import { videoGraph, videoTrace, moduleGraph, moduleTrace } from './fixtures.mjs';
 
 test('each tensor is a unit with its grad_fn / AccumulateGrad beside it', () => {

@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import * as PE from '../../web/src/program-edit.js';
+import * as PE from '../../web/src/model/program-edit.js';
 
 const prog = `const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
 const b = hg.tensor([1, 2], { requiresGrad: true, name: 'b' });

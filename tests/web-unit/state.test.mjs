@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeState, decodeHash, MAX_HASH } from '../../web/src/state.js';
+import { encodeState, decodeHash, MAX_HASH } from '../../web/src/model/state.js';
 
 const st = { v: 1, lesson: 'legacy-hook', program: 'const a = hg.tensor(2); // ünïcode ✓ </script>', semantics: 'pytorch-1', step: 7 };
 

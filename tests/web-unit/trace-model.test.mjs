@@ -1,6 +1,6 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { analyze, frameAt, revealStep, describeStep, isBackwardEvent } from '../../web/src/trace-model.js';
+import { analyze, frameAt, revealStep, describeStep, isBackwardEvent } from '../../web/src/model/trace-model.js';
 import { videoGraph, videoTrace, moduleGraph, moduleTrace } from './fixtures.mjs';
 
 test('steps: one per event, forward part ends at the first backward event', () => {

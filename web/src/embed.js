@@ -1,13 +1,13 @@
 // Embed mode (embed.html#lesson=5 or #s=…&program=1): graph + player only.
-import { findLesson, DEFAULT_LESSON } from './lessons.js';
-import { decodeHash, defaultState } from './state.js';
+import { findLesson, DEFAULT_LESSON } from './model/lessons.js';
+import { decodeHash, defaultState } from './model/state.js';
 import { Runner } from './runner.js';
 import { buildSession } from './session.js';
-import { frameAt, describeStep } from './trace-model.js';
-import { GraphView } from './graph-view.js';
-import { Player } from './player.js';
-import { PLAY, PAUSE } from './icons.js';
-import { renderCompare } from './compare-view.js';
+import { frameAt, describeStep } from './model/trace-model.js';
+import { GraphView } from './view/graph-view.js';
+import { Player } from './view/player.js';
+import { PLAY, PAUSE } from './view/icons.js';
+import { renderCompare } from './view/compare-view.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);

@@ -1,23 +1,23 @@
 // Wires the page: state ↔ URL, editor, runner, graph view, player, inspector.
-import { LESSONS, DEFAULT_LESSON, findLesson } from './lessons.js';
-import { decodeHash, encodeState, defaultState, MAX_HASH } from './state.js';
+import { LESSONS, DEFAULT_LESSON, findLesson } from './model/lessons.js';
+import { decodeHash, encodeState, defaultState, MAX_HASH } from './model/state.js';
 import { Runner } from './runner.js';
 import { buildSession, relayout } from './session.js';
-import { frameAt, describeStep } from './trace-model.js';
-import { GraphView } from './graph-view.js';
-import { Player } from './player.js';
-import { PLAY, PAUSE } from './icons.js';
-import { renderInspector } from './inspector.js';
-import { renderConsole } from './console-view.js';
-import { renderCompare } from './compare-view.js';
-import { h, richText } from './dom.js';
-import * as PE from './program-edit.js';
+import { frameAt, describeStep } from './model/trace-model.js';
+import { GraphView } from './view/graph-view.js';
+import { Player } from './view/player.js';
+import { PLAY, PAUSE } from './view/icons.js';
+import { renderInspector } from './view/inspector.js';
+import { renderConsole } from './view/console-view.js';
+import { renderCompare } from './view/compare-view.js';
+import { h, richText } from './view/dom.js';
+import * as PE from './model/program-edit.js';
 
 const $ = (id) => document.getElementById(id);
 // First of all, the program worker and the engine's wasm: they are on the way
 // to the first graph. CodeMirror (editor.js) is loaded on the side.
 const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, wasmUrl: new URL('pkg/hookgrad_bg.wasm', document.baseURI).href });
-const editorModule = import('./editor.js');
+const editorModule = import('./view/editor.js');
 const app = { follow: false, state: null, session: null, dirty: true, selected: {}, collapsed: new Set(), running: null, frame: null, blockEditor: null };
 
 // ---- lessons ----

@@ -24,7 +24,7 @@ export class Runner {
 
   /** Starts a worker and loads the engine in it, ready for the next run. */
   warm() {
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    const worker = new Worker(new URL('./workers/program-worker.js', import.meta.url), { type: 'module' });
     const ready = new Promise((resolve) => {
       worker.onmessage = (ev) => {
         if (ev.data.type === 'ready') resolve({ ok: true });

@@ -1,7 +1,7 @@
 // Turns a worker result into everything the views need: the analyzed model,
 // the layout (off the main thread for big graphs) and console reveal steps.
-import { analyze, revealStep } from './trace-model.js';
-import { buildLayoutInput, computeLayout } from './layout.js';
+import { analyze, revealStep } from './model/trace-model.js';
+import { buildLayoutInput, computeLayout } from './model/layout.js';
 
 export const WORKER_LAYOUT_UNITS = 120;
 let layoutWorker = null; let layoutSeq = 0;
@@ -9,7 +9,7 @@ let layoutWorker = null; let layoutSeq = 0;
 /** Lays out in a worker when the graph is large, synchronously otherwise. */
 export function layoutAsync(input) {
   if (input.units.length < WORKER_LAYOUT_UNITS) return Promise.resolve(computeLayout(input));
-  layoutWorker ||= new Worker(new URL('./layout-worker.js', import.meta.url), { type: 'module' });
+  layoutWorker ||= new Worker(new URL('./workers/layout-worker.js', import.meta.url), { type: 'module' });
   const id = ++layoutSeq;
   return new Promise((resolve, reject) => {
     const onMsg = (ev) => {

@@ -33,7 +33,11 @@ pub fn w1() -> (Vec<Layer>, Vec<f32>, Vec<f32>) {
             params: uniform(100 + l as u32, dims[l + 1] * (dims[l] + 1), 1.0),
         })
         .collect();
-    (layers, uniform(1, W1_SAMPLES * 2, 1.0), uniform(2, W1_SAMPLES, 1.0))
+    (
+        layers,
+        uniform(1, W1_SAMPLES * 2, 1.0),
+        uniform(2, W1_SAMPLES, 1.0),
+    )
 }
 
 pub const B: usize = 64;

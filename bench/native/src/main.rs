@@ -11,10 +11,17 @@ use std::fmt::Write as _;
 use std::rc::Rc;
 use std::time::Instant;
 
-use hookgrad::{Result, Tensor, TensorOptions};
+use hookgrad_core::{Result, Tensor, TensorOptions};
 
 fn leaf(shape: &[usize], v: &[f32], requires_grad: bool) -> Result<Tensor> {
-    Tensor::from_vec(shape, v.to_vec(), &TensorOptions { requires_grad, name: None })
+    Tensor::from_vec(
+        shape,
+        v.to_vec(),
+        &TensorOptions {
+            requires_grad,
+            name: None,
+        },
+    )
 }
 
 fn grad_vec(t: &Tensor) -> Result<Vec<f32>> {
@@ -37,7 +44,10 @@ struct Neuron {
     b: Tensor,
 }
 
-fn w1_setup() -> Result<(Vec<Vec<Neuron>>, Vec<f32>, Vec<f32>)> {
+/// The W1 network's layers, its inputs and its targets.
+type W1Setup = (Vec<Vec<Neuron>>, Vec<f32>, Vec<f32>);
+
+fn w1_setup() -> Result<W1Setup> {
     let (layers, xs, ys) = data::w1();
     let mut out = vec![];
     for l in &layers {
@@ -103,7 +113,11 @@ fn w1_step(layers: &[Vec<Neuron>], xs: &[f32], ys: &[f32]) -> Result<Out> {
         }
         grads.push(n.b.grad_raw().expect("grad").item()?);
     }
-    Ok(Out { loss: loss.item()?, grads: vec![grads], calls: 0 })
+    Ok(Out {
+        loss: loss.item()?,
+        grads: vec![grads],
+        calls: 0,
+    })
 }
 
 // ----- W2: tensor MLP ------------------------------------------------------------
@@ -126,11 +140,20 @@ fn w2_step(x: &Tensor, y: &Tensor, p: &[Tensor]) -> Result<Out> {
     for t in p {
         t.set_grad(None)?;
     }
-    let out = x.matmul(&p[0])?.add(&p[1])?.relu()?.matmul(&p[2])?.add(&p[3])?;
+    let out = x
+        .matmul(&p[0])?
+        .add(&p[1])?
+        .relu()?
+        .matmul(&p[2])?
+        .add(&p[3])?;
     let diff = out.sub(y)?;
     let loss = diff.mul(&diff)?.mean()?;
     loss.backward()?;
-    Ok(Out { loss: loss.item()?, grads: p.iter().map(grad_vec).collect::<Result<_>>()?, calls: 0 })
+    Ok(Out {
+        loss: loss.item()?,
+        grads: p.iter().map(grad_vec).collect::<Result<_>>()?,
+        calls: 0,
+    })
 }
 
 // ----- W3: hook overhead on a 2,000-op chain --------------------------------------
@@ -147,7 +170,11 @@ fn w3_step(x: &Tensor, hook: Hook) -> Result<Out> {
     let calls = Rc::new(std::cell::Cell::new(0usize));
     let mut y = x.clone();
     for i in 0..data::W3_OPS {
-        y = if i % 2 == 0 { y.mul(data::W3_MUL)? } else { y.add(data::W3_ADD)? };
+        y = if i % 2 == 0 {
+            y.mul(data::W3_MUL)?
+        } else {
+            y.add(data::W3_ADD)?
+        };
         let c = calls.clone();
         match hook {
             Hook::None => {}
@@ -167,7 +194,11 @@ fn w3_step(x: &Tensor, hook: Hook) -> Result<Out> {
     }
     let loss = y.sum()?;
     loss.backward()?;
-    Ok(Out { loss: loss.item()?, grads: vec![grad_vec(x)?], calls: calls.get() })
+    Ok(Out {
+        loss: loss.item()?,
+        grads: vec![grad_vec(x)?],
+        calls: calls.get(),
+    })
 }
 
 // ----- W4: the playground's 1,000-node graph --------------------------------------
@@ -198,18 +229,29 @@ fn json_f32s(v: &[f32]) -> String {
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
     let reps: usize = arg("--reps").and_then(|s| s.parse().ok()).unwrap_or(5);
     let warmup: usize = arg("--warmup").and_then(|s| s.parse().ok()).unwrap_or(1);
     let check = args.iter().any(|a| a == "--check");
     let only = arg("--only");
-    let want = |w: &str| only.as_deref().map_or(true, |o| o.split(',').any(|x| w.starts_with(x)));
+    let want = |w: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|x| w.starts_with(x)))
+    };
 
     let w1s = w1_setup()?;
     let (x2, y2, p2) = w2_setup()?;
     let x3 = leaf(&[data::W3_N], &data::w3(), true)?;
     let (x4v, w4v) = data::w4();
-    let (x4, w4) = (leaf(&[data::W4_N], &x4v, true)?, leaf(&[data::W4_N], &w4v, true)?);
+    let (x4, w4) = (
+        leaf(&[data::W4_N], &x4v, true)?,
+        leaf(&[data::W4_N], &w4v, true)?,
+    );
 
     type Run<'a> = Box<dyn Fn() -> Result<Out> + 'a>;
     let mut runs: Vec<(&str, Run)> = vec![
@@ -243,9 +285,9 @@ fn main() -> Result<()> {
             let t0 = Instant::now();
             let y = w4_build(&x4, &w4)?;
             let t1 = Instant::now();
-            let g = hookgrad::graph::graph(std::slice::from_ref(&y));
+            let g = hookgrad_core::graph::graph(std::slice::from_ref(&y));
             let t2 = Instant::now();
-            let (r, events) = hookgrad::trace::trace(|| y.backward());
+            let (r, events) = hookgrad_core::trace::trace(|| y.backward());
             r?;
             let t3 = Instant::now();
             w4_nodes = g.nodes.len();
@@ -267,7 +309,11 @@ fn main() -> Result<()> {
             s.push(',');
         }
         first = false;
-        let _ = write!(s, "\"{name}\":{{\"times\":{:?},\"loss\":{:e},\"calls\":{}", times[i], out.loss, out.calls);
+        let _ = write!(
+            s,
+            "\"{name}\":{{\"times\":{:?},\"loss\":{:e},\"calls\":{}",
+            times[i], out.loss, out.calls
+        );
         if check {
             let gs: Vec<String> = out.grads.iter().map(|g| json_f32s(g)).collect();
             let _ = write!(s, ",\"grads\":[{}]", gs.join(","));

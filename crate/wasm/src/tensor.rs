@@ -7,12 +7,12 @@ use std::rc::Rc;
 use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
 
-use super::convert::*;
-use super::hooks::{Handle, JsHook};
-use super::node::Node;
-use crate::engine;
-use crate::ops::{self, reduce, Operand};
-use crate::tensor::Tensor as CoreTensor;
+use crate::convert::*;
+use crate::hooks::{Handle, JsHook};
+use crate::node::Node;
+use hookgrad_core::engine;
+use hookgrad_core::ops::{self, reduce, Operand};
+use hookgrad_core::tensor::Tensor as CoreTensor;
 
 #[wasm_bindgen]
 pub struct Tensor {
@@ -25,7 +25,7 @@ impl Tensor {
     }
 }
 
-fn wrap(r: crate::error::Result<CoreTensor>) -> JsResult<Tensor> {
+fn wrap(r: hookgrad_core::error::Result<CoreTensor>) -> JsResult<Tensor> {
     r.map(Tensor::wrap).js()
 }
 

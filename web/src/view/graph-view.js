@@ -10,9 +10,9 @@
 //    previous frame, diffed by tensor/node/hook/edge id;
 //  - nothing reads layout: edge midpoints come from the curve's geometry when
 //    the graph is drawn, the SVG's size from a ResizeObserver.
-import { formatValue, formatShape, pyBool } from './format.js';
-import { TENSOR_FIELDS, ROW, HEAD, PAD, GAP, nodeHookLabel } from './layout.js';
-import { HOOK_KIND_LABEL, formatHookValue } from './trace-model.js';
+import { formatValue, formatShape, pyBool } from '../model/format.js';
+import { TENSOR_FIELDS, ROW, HEAD, PAD, GAP, nodeHookLabel } from '../model/layout.js';
+import { HOOK_KIND_LABEL, formatHookValue } from '../model/trace-model.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 function el(tag, attrs = {}, parent = null, text = null) {

@@ -7,10 +7,10 @@ use std::rc::Rc;
 use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
 
-use super::convert::*;
-use super::hooks::{Handle, JsHook};
-use super::tensor::Tensor;
-use crate::module::{linear, Module as CoreModule};
+use crate::convert::*;
+use crate::hooks::{Handle, JsHook};
+use crate::tensor::Tensor;
+use hookgrad_core::module::{linear, Module as CoreModule};
 
 #[wasm_bindgen]
 pub struct Module {
@@ -154,7 +154,7 @@ impl Module {
             .get_parameter(&name)
             .map(Tensor::wrap)
             .ok_or_else(|| {
-                js_error(crate::error::Error::runtime(format!(
+                js_error(hookgrad_core::error::Error::runtime(format!(
                     "module '{}' has no parameter '{name}'",
                     self.inner.name()
                 )))

@@ -2,7 +2,7 @@
 // what each kind of module backward hook reported, straight from the trace,
 // which node it was really attached to, and the warnings raised on the way.
 import { h } from './dom.js';
-import { formatList } from './format.js';
+import { formatList } from '../model/format.js';
 
 function moduleNameOf(model, m) {
   if (typeof m === 'string') return m;

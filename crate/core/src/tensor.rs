@@ -114,6 +114,16 @@ impl Tensor {
         Tensor::from_array(ArrayD::from_elem(IxDyn(&[]), v))
     }
 
+    /// A leaf of `shape` filled with `value` (`zeros`, `ones`); refuses shapes
+    /// over the element limit instead of aborting on allocation.
+    pub fn full(shape: &[usize], value: f32, opts: &TensorOptions) -> Result<Tensor> {
+        crate::shape::checked_numel(shape)?;
+        Ok(Tensor::from_array_opts(
+            ArrayD::from_elem(IxDyn(shape), value),
+            opts,
+        ))
+    }
+
     /// Builds a tensor from a shape and row-major values, checking they agree.
     pub fn from_vec(shape: &[usize], values: Vec<f32>, opts: &TensorOptions) -> Result<Tensor> {
         let numel: usize = shape.iter().product();

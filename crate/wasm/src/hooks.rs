@@ -6,18 +6,18 @@
 use js_sys::{Array as JsArray, Function};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{
+use crate::convert::{
     as_tensor, js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_to_js,
     type_name, value_to_js, values_to_js,
 };
-use super::module::Module as JsModule;
-use crate::error::{Error, Result};
-use crate::hooks::{NodePostHook, NodePreHook, PostAccumulateGradHook, TensorHook};
-use crate::module::{
+use crate::module::Module as JsModule;
+use hookgrad_core::error::{Error, Result};
+use hookgrad_core::hooks::{NodePostHook, NodePreHook, PostAccumulateGradHook, TensorHook};
+use hookgrad_core::module::{
     ForwardHook, ForwardPreHook, Module, ModuleBackwardHook, ModuleBackwardPreHook, ModuleForward,
     Value,
 };
-use crate::tensor::Tensor;
+use hookgrad_core::tensor::Tensor;
 
 pub struct JsHook {
     f: Function,
@@ -216,7 +216,7 @@ impl ModuleForward for JsHook {
 /// A handle as JS sees it: `{ id, remove() }`.
 #[wasm_bindgen(js_name = RemovableHandle)]
 pub struct Handle {
-    inner: crate::hooks::RemovableHandle,
+    inner: hookgrad_core::hooks::RemovableHandle,
 }
 
 #[wasm_bindgen(js_class = RemovableHandle)]
@@ -231,7 +231,7 @@ impl Handle {
 }
 
 impl Handle {
-    pub fn wrap(inner: crate::hooks::RemovableHandle) -> Handle {
+    pub fn wrap(inner: hookgrad_core::hooks::RemovableHandle) -> Handle {
         Handle { inner }
     }
 }

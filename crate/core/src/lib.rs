@@ -1,9 +1,10 @@
 //! hookgrad: a PyTorch-faithful autograd engine with hooks.
 //!
 //! The engine (`tensor`, `ops`, `node`, `engine`, `hooks`, `module`,
-//! `trace`) is plain Rust, tested natively with `cargo test`. The only
-//! module that touches wasm-bindgen / js-sys is `bindings`, which converts
-//! JS values to core types and back.
+//! `trace`) is plain Rust, tested natively with `cargo test`. It has no
+//! wasm-bindgen / js-sys in its dependency tree: the binding crate
+//! (`crate/wasm`, package `hookgrad`) converts JS values to core types and back,
+//! and the compiler keeps it that way.
 
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -24,9 +25,6 @@ pub mod tensor;
 pub mod tensor_api;
 pub mod trace;
 pub mod view;
-
-#[cfg(target_arch = "wasm32")]
-pub mod bindings;
 
 #[cfg(test)]
 mod scenario_tests;

@@ -1,5 +1,8 @@
-//! The wasm-bindgen surface (the contract in `shared/js-api.md`). This is the
-//! only place that imports wasm-bindgen/js-sys: it converts and delegates.
+//! The wasm-bindgen surface of hookgrad (the contract in `shared/js-api.md`):
+//! the only crate that imports wasm-bindgen / js-sys. It converts JS values to
+//! `hookgrad_core` types, calls the core, and converts the result back.
+
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod convert;
 pub mod hooks;
@@ -17,8 +20,8 @@ use convert::*;
 use hooks::{Handle, JsHook};
 use tensor::Tensor;
 
-use crate::context::{self, Semantics};
-use crate::tensor::{Tensor as CoreTensor, TensorOptions};
+use hookgrad_core::context::{self, Semantics};
+use hookgrad_core::tensor::{Tensor as CoreTensor, TensorOptions};
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -63,8 +66,7 @@ pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<Tensor> {
 fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<Tensor> {
     let o = tensor_options(&opts, what)?;
     let s = parse_shape(&shape)?;
-    let a = crate::tensor::Array::from_elem(ndarray::IxDyn(&s), value);
-    Ok(Tensor::wrap(CoreTensor::from_array_opts(a, &o)))
+    CoreTensor::full(&s, value, &o).js().map(Tensor::wrap)
 }
 
 #[wasm_bindgen]
@@ -90,7 +92,7 @@ pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
         None => 0,
     };
     Ok(Tensor::wrap(CoreTensor::from_array_opts(
-        crate::ops::random::randn(&s, seed),
+        hookgrad_core::ops::random::randn(&s, seed),
         &o,
     )))
 }
@@ -139,7 +141,7 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
     };
     let retain = opt_bool(&opts, "retainGraph", false)?;
     let allow_unused = opt_bool(&opts, "allowUnused", false)?;
-    let r = crate::engine::grad(&outs, &ins, grad_outputs, retain, allow_unused).js()?;
+    let r = hookgrad_core::engine::grad(&outs, &ins, grad_outputs, retain, allow_unused).js()?;
     Ok(tensor::tensors_to_js(r))
 }
 
@@ -164,7 +166,7 @@ pub fn graph(roots: JsValue) -> JsResult<JsValue> {
     } else {
         tensors_from_js(&roots, "graph(): roots")?
     };
-    inspect::graph_to_js(&crate::graph::graph(&roots))
+    inspect::graph_to_js(&hookgrad_core::graph::graph(&roots))
 }
 
 /// `hg.trace(fn)`: the ordered events `fn()` caused. If `fn` throws, the
@@ -172,12 +174,12 @@ pub fn graph(roots: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen]
 pub fn trace(f: JsValue) -> JsResult<JsValue> {
     let f = function(&f, "trace(fn): fn")?;
-    let (result, mut events) = crate::trace::trace(|| f.call0(&JsValue::UNDEFINED));
+    let (result, mut events) = hookgrad_core::trace::trace(|| f.call0(&JsValue::UNDEFINED));
     if let Err(e) = &result {
         let message = js_message(e);
-        let already = events.iter().rev().any(|ev| matches!(ev, crate::trace::Event::Error { message: m, .. } if message.contains(m.as_str()) || m.contains(&message)));
+        let already = events.iter().rev().any(|ev| matches!(ev, hookgrad_core::trace::Event::Error { message: m, .. } if message.contains(m.as_str()) || m.contains(&message)));
         if !already {
-            events.push(crate::trace::Event::Error {
+            events.push(hookgrad_core::trace::Event::Error {
                 message,
                 node: None,
             });
@@ -207,22 +209,22 @@ pub fn get_semantics() -> String {
 pub fn register_module_forward_pre_hook(f: JsValue) -> JsResult<Handle> {
     let f = function(&f, "registerModuleForwardPreHook(): hook")?;
     Ok(Handle::wrap(
-        crate::module::global::register_forward_pre_hook(Rc::new(JsHook::new(f))),
+        hookgrad_core::module::global::register_forward_pre_hook(Rc::new(JsHook::new(f))),
     ))
 }
 
 #[wasm_bindgen(js_name = registerModuleForwardHook)]
 pub fn register_module_forward_hook(f: JsValue) -> JsResult<Handle> {
     let f = function(&f, "registerModuleForwardHook(): hook")?;
-    Ok(Handle::wrap(crate::module::global::register_forward_hook(
-        Rc::new(JsHook::new(f)),
-    )))
+    Ok(Handle::wrap(
+        hookgrad_core::module::global::register_forward_hook(Rc::new(JsHook::new(f))),
+    ))
 }
 
 #[wasm_bindgen(js_name = registerModuleFullBackwardHook)]
 pub fn register_module_full_backward_hook(f: JsValue) -> JsResult<Handle> {
     let f = function(&f, "registerModuleFullBackwardHook(): hook")?;
-    crate::module::global::register_full_backward_hook(Rc::new(JsHook::new(f)))
+    hookgrad_core::module::global::register_full_backward_hook(Rc::new(JsHook::new(f)))
         .js()
         .map(Handle::wrap)
 }
@@ -231,6 +233,6 @@ pub fn register_module_full_backward_hook(f: JsValue) -> JsResult<Handle> {
 pub fn register_module_full_backward_pre_hook(f: JsValue) -> JsResult<Handle> {
     let f = function(&f, "registerModuleFullBackwardPreHook(): hook")?;
     Ok(Handle::wrap(
-        crate::module::global::register_full_backward_pre_hook(Rc::new(JsHook::new(f))),
+        hookgrad_core::module::global::register_full_backward_pre_hook(Rc::new(JsHook::new(f))),
     ))
 }

@@ -1,5 +1,5 @@
 // Lays out large graphs off the main thread (dagre is synchronous).
-import { computeLayout } from './layout.js';
+import { computeLayout } from '../model/layout.js';
 
 self.onmessage = (ev) => {
   const { id, input } = ev.data;

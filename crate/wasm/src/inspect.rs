@@ -5,9 +5,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::graph::{GraphInfo, HookInfo};
-use crate::json::JsonWriter;
-use crate::trace::{Event, HookTarget, HookValue};
+use hookgrad_core::graph::{GraphInfo, HookInfo};
+use hookgrad_core::json::JsonWriter;
+use hookgrad_core::trace::{Event, HookTarget, HookValue};
 
 fn hooks(w: &mut JsonWriter, h: &[HookInfo]) {
     w.list(h, |w, h| {
@@ -108,7 +108,7 @@ fn hook_value(w: &mut JsonWriter, v: &HookValue) {
     }
 }
 
-fn arrays(w: &mut JsonWriter, items: &[Option<crate::tensor::Array>]) {
+fn arrays(w: &mut JsonWriter, items: &[Option<hookgrad_core::tensor::Array>]) {
     w.list(items, |w, a| w.opt_array(a));
 }
 

@@ -9,10 +9,10 @@ use js_sys::{Array as JsArray, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::error::Error;
-use crate::module::Value;
-use crate::ops::Operand;
-use crate::tensor::{Array, Tensor};
+use hookgrad_core::error::Error;
+use hookgrad_core::module::Value;
+use hookgrad_core::ops::Operand;
+use hookgrad_core::tensor::{Array, Tensor};
 
 /// Largest tensor hookgrad will allocate (64 MB of float32): beyond this a
 /// wasm allocation failure would abort the instance.
@@ -40,7 +40,7 @@ pub trait IntoJs<T> {
     fn js(self) -> JsResult<T>;
 }
 
-impl<T> IntoJs<T> for crate::error::Result<T> {
+impl<T> IntoJs<T> for hookgrad_core::error::Result<T> {
     fn js(self) -> JsResult<T> {
         self.map_err(js_error)
     }
@@ -303,7 +303,7 @@ pub fn opt_array_to_js(a: &Option<Array>) -> JsValue {
 }
 
 pub fn tensor_to_js(t: Tensor) -> JsValue {
-    super::tensor::Tensor::wrap(t).into()
+    crate::tensor::Tensor::wrap(t).into()
 }
 
 pub fn opt_tensors_to_js(v: &[Option<Tensor>]) -> JsValue {
@@ -318,7 +318,7 @@ pub fn opt_tensors_to_js(v: &[Option<Tensor>]) -> JsValue {
 pub fn js_to_opt_tensors(
     v: &JsValue,
     hook: &str,
-) -> crate::error::Result<Option<Vec<Option<Tensor>>>> {
+) -> hookgrad_core::error::Result<Option<Vec<Option<Tensor>>>> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
     }
@@ -342,7 +342,7 @@ pub fn js_to_opt_tensors(
                 })
             }
         })
-        .collect::<crate::error::Result<Vec<_>>>()
+        .collect::<hookgrad_core::error::Result<Vec<_>>>()
         .map(Some)
 }
 

@@ -8,7 +8,7 @@
 // Messages out: {type:'ready'} {type:'init-error', message}
 //               {type:'result', id, graph, trace, console, error, ms}
 
-import { formatArg } from './console-format.js';
+import { formatArg } from '../model/console-format.js';
 
 let hg = null;
 let TensorClass = null;

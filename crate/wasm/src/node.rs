@@ -5,10 +5,10 @@ use std::rc::Rc;
 use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{function, JsResult};
-use super::hooks::{Handle, JsHook};
-use super::tensor::Tensor;
-use crate::node::NodeRef;
+use crate::convert::{function, JsResult};
+use crate::hooks::{Handle, JsHook};
+use crate::tensor::Tensor;
+use hookgrad_core::node::NodeRef;
 
 #[wasm_bindgen]
 pub struct Node {

@@ -2,9 +2,9 @@
 // the editing controls (graph edits and hooks). Every edit is a program
 // rewrite handed to `onProgram`; the page then runs the new program.
 import { h } from './dom.js';
-import { formatValue, formatList, formatShape, pyBool } from './format.js';
-import { HOOK_KIND_LABEL, formatHookValue, describeStep } from './trace-model.js';
-import * as PE from './program-edit.js';
+import { formatValue, formatList, formatShape, pyBool } from '../model/format.js';
+import { HOOK_KIND_LABEL, formatHookValue, describeStep } from '../model/trace-model.js';
+import * as PE from '../model/program-edit.js';
 
 const row = (k, v, cls = '') => h('tr', {}, h('th', { scope: 'row' }, k), h('td', { class: `mono ${cls}` }, v));
 
