@@ -101,7 +101,7 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
       const errors = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await page.addInitScript(OBSERVE);
-      await page.goto(url, { waitUntil: 'commit' });
+      await page.goto(`${url}playground.html`, { waitUntil: 'commit' });
       try {
         await page.waitForFunction(() => window.__firstGraph?.painted != null, null, { timeout: 15000 });
         firsts.push(await page.evaluate(() => window.__firstGraph.painted));
@@ -127,7 +127,7 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await ctx.newPage();
     const hash = `#s=${b64url(JSON.stringify({ v: 1, program: PROGRAM_300, semantics: 'pytorch-2' }))}`;
-    await page.goto(url + hash, { waitUntil: 'load' });
+    await page.goto(`${url}playground.html${hash}`, { waitUntil: 'load' });
     try {
       await page.waitForFunction(() => document.querySelectorAll('#graph .bnode').length >= 300, null, { timeout: 30000 });
     } catch {

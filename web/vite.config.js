@@ -14,7 +14,7 @@ export default {
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    rollupOptions: { input: { main: `${here}index.html`, embed: `${here}embed.html` } },
+    rollupOptions: { input: { home: `${here}index.html`, playground: `${here}playground.html`, embed: `${here}embed.html` } },
   },
   worker: { format: 'es' },
 };

@@ -29,7 +29,7 @@ test('embed.html#lesson=legacy-hook shows the graph and plays', async () => {
 
 test('dark mode follows prefers-color-scheme', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
-  await page.goto(`${env.url}#lesson=tensor-hooks`);
+  await page.goto(`${env.url}playground.html#lesson=tensor-hooks`);
   await page.waitForFunction(() => !document.getElementById('run-btn').disabled && document.getElementById('step-count').textContent !== '0 / 0', null, { timeout: 15000 });
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(bg, 'rgb(14, 17, 23)');

@@ -25,7 +25,7 @@ export async function setup() {
       page.errors = [];
       page.on('pageerror', (e) => page.errors.push(e.message));
       page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
-      await page.goto(url + hash);
+      await page.goto(`${url}playground.html${hash}`);
       return page;
     },
     async close() { await browser.close(); await new Promise((r) => server.close(r)); },

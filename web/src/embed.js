@@ -20,7 +20,7 @@ else {
 }
 const lesson = state.lesson ? findLesson(state.lesson) : null;
 $('embed-title').textContent = lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad';
-$('open-full').href = `./index.html${location.hash}`;
+$('open-full').href = `./playground.html${location.hash}`;
 if (new URLSearchParams(location.hash.slice(1)).get('program') === '1') { $('program-box').hidden = false; $('program').textContent = state.program; }
 
 const view = new GraphView($('graph'), { onSelect() {}, onToggleModule() {} });
