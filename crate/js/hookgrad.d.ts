@@ -1,6 +1,6 @@
 export * from './hookgrad_core.js';
 export { default } from './hookgrad_core.js';
-import type { Module } from './hookgrad_core.js';
+import type { Module, Tensor } from './hookgrad_core.js';
 
 declare module './hookgrad_core.js' {
   interface Module {
@@ -11,4 +11,12 @@ declare module './hookgrad_core.js' {
 
 export declare const nn: {
   Linear: new (inFeatures: number, outFeatures: number, opts?: { bias?: boolean; seed?: number }) => Module;
+  Sequential: new (...modules: Module[]) => Module;
+  ReLU: new () => Module;
+  Tanh: new () => Module;
+  Sigmoid: new () => Module;
+  functional: {
+    mseLoss(input: Tensor, target: Tensor, opts?: { reduction?: 'mean' | 'sum' | 'none' }): Tensor;
+    crossEntropy(logits: Tensor, targets: number[] | number | Tensor): Tensor;
+  };
 };

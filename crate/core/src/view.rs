@@ -18,8 +18,21 @@ use crate::tensor::{Array, Tensor, TensorImpl};
 /// One step from a base's values to a view's.
 #[derive(Clone, Debug)]
 pub enum ViewStep {
-    Reshape { from: Vec<usize>, to: Vec<usize> },
-    Transpose { d0: usize, d1: usize },
+    Reshape {
+        from: Vec<usize>,
+        to: Vec<usize>,
+    },
+    Transpose {
+        d0: usize,
+        d1: usize,
+    },
+    /// `expand`: size-1 dims repeated (stride 0). Writes through such a view
+    /// are refused (internal overlap), so its inverse only ever maps
+    /// gradients back, by summing (PyTorch's `sum_to`).
+    Expand {
+        from: Vec<usize>,
+        to: Vec<usize>,
+    },
 }
 
 /// A view's root base (never itself a view) and the steps from it.
@@ -51,6 +64,7 @@ pub fn apply(steps: &[ViewStep], base: &Array) -> Result<Array> {
         a = match s {
             ViewStep::Reshape { to, .. } => reshape(&a, to)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            ViewStep::Expand { to, .. } => crate::shape::expand(&a, to)?,
         };
     }
     Ok(a)
@@ -64,6 +78,7 @@ pub fn invert(steps: &[ViewStep], view: &Array) -> Result<Array> {
         a = match s {
             ViewStep::Reshape { from, .. } => reshape(&a, from)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            ViewStep::Expand { from, .. } => crate::shape::sum_to(&a, from),
         };
     }
     Ok(a)

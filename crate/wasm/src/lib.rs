@@ -5,6 +5,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod convert;
+pub mod functional;
 pub mod hooks;
 pub mod inspect;
 pub mod module;

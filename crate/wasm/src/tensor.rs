@@ -211,6 +211,38 @@ impl Tensor {
     pub fn relu(&self) -> JsResult<Tensor> {
         wrap(self.inner.relu())
     }
+    pub fn abs(&self) -> JsResult<Tensor> {
+        wrap(self.inner.abs())
+    }
+    pub fn sqrt(&self) -> JsResult<Tensor> {
+        wrap(self.inner.sqrt())
+    }
+    pub fn softmax(&self, dim: JsValue) -> JsResult<Tensor> {
+        let d = opt_dim(&dim, "softmax")?.ok_or_else(|| {
+            type_error("softmax(): argument 'dim' (position 1) must be an integer")
+        })?;
+        wrap(self.inner.softmax(d))
+    }
+    #[wasm_bindgen(js_name = logSoftmax)]
+    pub fn log_softmax(&self, dim: JsValue) -> JsResult<Tensor> {
+        let d = opt_dim(&dim, "logSoftmax")?.ok_or_else(|| {
+            type_error("logSoftmax(): argument 'dim' (position 1) must be an integer")
+        })?;
+        wrap(self.inner.log_softmax(d))
+    }
+    pub fn unsqueeze(&self, dim: JsValue) -> JsResult<Tensor> {
+        let d = opt_dim(&dim, "unsqueeze")?.ok_or_else(|| {
+            type_error("unsqueeze(): argument 'dim' (position 1) must be an integer")
+        })?;
+        wrap(self.inner.unsqueeze(d))
+    }
+    pub fn squeeze(&self, dim: JsValue) -> JsResult<Tensor> {
+        wrap(self.inner.squeeze(opt_dim(&dim, "squeeze")?))
+    }
+    /// `expand(shape)` (an array; `-1` keeps a size).
+    pub fn expand(&self, shape: JsValue) -> JsResult<Tensor> {
+        wrap(self.inner.expand(&parse_signed_shape(&shape)?))
+    }
     pub fn matmul(&self, other: JsValue) -> JsResult<Tensor> {
         let o = expect_tensor(&other, "matmul(): argument 'other' (position 1)")?;
         wrap(self.inner.matmul(&o))

@@ -10,11 +10,14 @@ use crate::trace::{self, Event};
 
 pub mod arith;
 pub mod inplace;
+pub mod join;
 pub mod kernel;
+pub mod loss;
 pub mod matmul;
 pub mod random;
 pub mod reduce;
 pub mod shape_ops;
+pub mod softmax;
 pub mod unary;
 
 /// The right-hand side of a binary op: a tensor or a plain number (which

@@ -1,4 +1,4 @@
-//! reshape / view, transpose, t, clone, unsqueeze, squeeze. hookgrad copies
+//! reshape / view, transpose, t, clone, unsqueeze, squeeze, expand. hookgrad copies
 //! data instead of sharing strides, but keeps PyTorch's node names: a
 //! reshape of a contiguous tensor is a view (`ViewBackward0`); of a
 //! transposed one, a copy (`CloneBackward0`) then `UnsafeViewBackward0`.
@@ -56,7 +56,33 @@ pub fn unsqueeze(a: &Tensor, dim: usize) -> Result<Tensor> {
         )));
     }
     shape.insert(dim, 1);
-    reshape_node(a, "UnsqueezeBackward0", &shape)
+    view_node(a, "UnsqueezeBackward0", &shape)
+}
+
+/// `t.unsqueeze(dim)`: `dim` in `[-ndim-1, ndim]`.
+pub fn unsqueeze_at(a: &Tensor, dim: i64) -> Result<Tensor> {
+    let d = wrap_dim(dim, a.ndim() + 1)?;
+    unsqueeze(a, d)
+}
+
+/// `t.squeeze()` (every size-1 dim, `SqueezeBackward0`) or `t.squeeze(dim)`
+/// (that dim if its size is 1, `SqueezeBackward1`). Both are views.
+pub fn squeeze(a: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+    let shape = a.shape();
+    match dim {
+        None => {
+            let to: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
+            view_node(a, "SqueezeBackward0", &to)
+        }
+        Some(dim) => {
+            let d = wrap_dim(dim, shape.len())?;
+            let mut to = shape.clone();
+            if to.get(d) == Some(&1) {
+                to.remove(d);
+            }
+            view_node(a, "SqueezeBackward1", &to)
+        }
+    }
 }
 
 pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
@@ -65,6 +91,106 @@ pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
         shape.remove(dim);
     }
     reshape_node(a, "SqueezeBackward4", &shape)
+}
+
+/// A reshape-like view (unsqueeze, squeeze): a node plus the view link.
+fn view_node(a: &Tensor, name: &'static str, to: &[usize]) -> Result<Tensor> {
+    let from = a.shape();
+    let v = reshape_node(a, name, to)?;
+    crate::view::link(
+        a,
+        &v,
+        crate::view::ViewStep::Reshape {
+            from,
+            to: to.to_vec(),
+        },
+    )?;
+    Ok(v)
+}
+
+/// `t.expand(sizes)`: a view repeating size-1 dims (stride 0); `-1` keeps a
+/// size; new leading dims may be added. Backward sums the gradient back.
+pub fn expand(a: &Tensor, sizes: &[i64]) -> Result<Tensor> {
+    let from = a.shape();
+    let target = expand_target(&from, sizes)?;
+    let out = crate::shape::expand(&*a.data()?, &target)?;
+    let back = from.clone();
+    let t = record(
+        "ExpandBackward0",
+        &[Some(a)],
+        out,
+        Vec::new,
+        Box::new(move |ctx| {
+            let g = ctx.grads.first().cloned().flatten();
+            Ok(vec![match g {
+                Some(g) => grad_tensor(crate::shape::sum_to(&*g.data()?, &back)),
+                None => None,
+            }])
+        }),
+    );
+    crate::view::link(
+        a,
+        &t,
+        crate::view::ViewStep::Expand {
+            from,
+            to: target.clone(),
+        },
+    )?;
+    Ok(t)
+}
+
+/// PyTorch's `inferExpandGeometry` checks and messages.
+fn expand_target(from: &[usize], sizes: &[i64]) -> Result<Vec<usize>> {
+    let shape_str = |v: &[i64]| {
+        format!(
+            "[{}]",
+            v.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let from_i: Vec<i64> = from.iter().map(|&d| d as i64).collect();
+    if sizes.len() < from.len() {
+        return Err(Error::runtime(format!(
+            "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+            shape_str(&from_i),
+            sizes.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "),
+            sizes.len(),
+            from.len()
+        )));
+    }
+    let lead = sizes.len() - from.len();
+    let mut out = Vec::with_capacity(sizes.len());
+    for (i, &s) in sizes.iter().enumerate() {
+        if i < lead {
+            if s < 0 {
+                return Err(Error::runtime(format!(
+                    "The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}"
+                )));
+            }
+            out.push(s as usize);
+            continue;
+        }
+        let have = from[i - lead];
+        let want = if s == -1 { have as i64 } else { s };
+        if want < 0 {
+            return Err(Error::runtime(format!(
+                "Trying to create tensor with negative dimension {want}: {}",
+                shape_str(sizes)
+            )));
+        }
+        if have != 1 && want as usize != have {
+            return Err(Error::runtime(format!(
+                "The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
+                shape_str(sizes),
+                shape_str(&from_i)
+            )));
+        }
+        out.push(want as usize);
+    }
+    crate::shape::checked_numel(&out)?;
+    Ok(out)
 }
 
 fn swap(a: &Array, d0: usize, d1: usize) -> Array {
@@ -153,6 +279,10 @@ mod tests {
         check_unary_gradients("t", &[2, 3], t);
         check_unary_gradients("clone", &[4], clone);
         check_unary_gradients("reshape of transpose", &[2, 3], |a| reshape(&t(a)?, &[6]));
+        check_unary_gradients("unsqueeze", &[2, 3], |a| unsqueeze_at(a, -1));
+        check_unary_gradients("squeeze", &[2, 1, 3], |a| squeeze(a, None));
+        check_unary_gradients("squeeze dim", &[2, 1, 3], |a| squeeze(a, Some(1)));
+        check_unary_gradients("expand", &[2, 1], |a| expand(a, &[3, -1, 4]));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! exp log sin cos tanh sigmoid relu. Ops whose derivative is cheapest from
+//! exp log sin cos tanh sigmoid relu abs sqrt. Ops whose derivative is cheapest from
 //! the result save the result (as PyTorch does), others save the input.
 
 use super::{grad_or_zeros, grad_tensor, record};
@@ -83,6 +83,25 @@ pub fn relu(a: &Tensor) -> Result<Tensor> {
     )
 }
 
+/// PyTorch: `abs_backward` is `grad * self.sgn()` (0 at 0).
+pub fn abs(a: &Tensor) -> Result<Tensor> {
+    unary(a, "AbsBackward0", f32::abs, From::Input, |x| {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
+    })
+}
+/// PyTorch saves the result: `grad / (2 * result)`.
+pub fn sqrt(a: &Tensor) -> Result<Tensor> {
+    unary(a, "SqrtBackward0", f32::sqrt, From::Result, |y| {
+        1.0 / (2.0 * y)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +116,10 @@ mod tests {
         check_unary_gradients("sigmoid", &[4], sigmoid);
         check_unary_gradients("relu", &[5], relu);
         check_unary_gradients("log", &[3], log);
+        check_unary_gradients("sqrt", &[2, 2], sqrt);
+        check_unary_gradients("abs", &[3], |a| {
+            abs(&crate::ops::arith::sub(a, &1.0f32.into())?)
+        });
     }
 
     #[test]
