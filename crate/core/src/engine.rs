@@ -697,11 +697,20 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     }
     match variable.grad_raw() {
         None => {
-            // PyTorch steals the incoming buffer when nothing else holds it.
-            let stored = if Rc::strong_count(&grad.0) <= 2 {
+            // PyTorch steals the incoming buffer when nothing else holds it
+            // and its layout obeys the contract (the variable's strides);
+            // else `.grad` is a copy laid out like the variable
+            // (accumulate_grad.h, `utils::clone_obey_contract`).
+            let (shape, var_strides) = variable.layout();
+            let obeys = crate::layout::obeys_layout_contract(&shape, &grad.strides(), &var_strides);
+            let stored = if obeys && Rc::strong_count(&grad.0) <= 2 {
                 grad.clone()
             } else {
-                Tensor::from_array(grad.to_array()?)
+                let copy = Tensor::from_array(grad.to_array()?);
+                if crate::layout::is_non_overlapping_and_dense(&shape, &var_strides) {
+                    copy.set_strides(var_strides)?;
+                }
+                copy
             };
             variable.meta_mut()?.grad = Some(stored);
         }

@@ -159,6 +159,22 @@ impl Tensor {
         self.inner.retains_grad()
     }
 
+    /// `t.stride()`: PyTorch's strides, in elements.
+    pub fn stride(&self) -> JsValue {
+        self.inner
+            .strides()
+            .iter()
+            .map(|&d| JsValue::from_f64(d as f64))
+            .collect::<JsArray>()
+            .into()
+    }
+
+    /// `t.isContiguous()`, as PyTorch's `is_contiguous()`.
+    #[wasm_bindgen(js_name = isContiguous)]
+    pub fn is_contiguous(&self) -> bool {
+        self.inner.is_contiguous()
+    }
+
     #[wasm_bindgen(getter)]
     pub fn version(&self) -> u32 {
         self.inner.version()

@@ -4,7 +4,7 @@
 
 use ndarray::Zip;
 
-use super::{grad_or_zeros, grad_tensor, record, Operand};
+use super::{elementwise_layout, grad_or_zeros, grad_tensor, record, Operand};
 use crate::error::Result;
 use crate::node::SavedTensor;
 use crate::shape::broadcast_shapes;
@@ -65,36 +65,42 @@ fn scalar_of(op: &Operand) -> Option<f32> {
 
 pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = broadcast_zip(&*a.data()?, &b.array()?, |x, y| x + y)?;
-    Ok(record(
-        "AddBackward0",
+    elementwise_layout(
+        record(
+            "AddBackward0",
+            &[Some(a), b.tensor()],
+            out,
+            Vec::new,
+            // The same gradient tensor goes to both inputs (PyTorch's AddBackward0
+            // with alpha=1): an in-place change to it in a hook shows up on both.
+            Box::new(|ctx| {
+                let g = ctx.grads.first().cloned().flatten();
+                Ok(vec![g.clone(), g])
+            }),
+        ),
         &[Some(a), b.tensor()],
-        out,
-        Vec::new,
-        // The same gradient tensor goes to both inputs (PyTorch's AddBackward0
-        // with alpha=1): an in-place change to it in a hook shows up on both.
-        Box::new(|ctx| {
-            let g = ctx.grads.first().cloned().flatten();
-            Ok(vec![g.clone(), g])
-        }),
-    ))
+    )
 }
 
 pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = broadcast_zip(&*a.data()?, &b.array()?, |x, y| x - y)?;
-    Ok(record(
-        "SubBackward0",
+    elementwise_layout(
+        record(
+            "SubBackward0",
+            &[Some(a), b.tensor()],
+            out,
+            Vec::new,
+            Box::new(|ctx| {
+                let g = ctx.grads.first().cloned().flatten();
+                let neg = match (&g, ctx.needs.get(1).copied().unwrap_or(false)) {
+                    (Some(g), true) => grad_tensor(g.to_array()?.mapv(|v| -v)),
+                    _ => None,
+                };
+                Ok(vec![g, neg])
+            }),
+        ),
         &[Some(a), b.tensor()],
-        out,
-        Vec::new,
-        Box::new(|ctx| {
-            let g = ctx.grads.first().cloned().flatten();
-            let neg = match (&g, ctx.needs.get(1).copied().unwrap_or(false)) {
-                (Some(g), true) => grad_tensor(g.to_array()?.mapv(|v| -v)),
-                _ => None,
-            };
-            Ok(vec![g, neg])
-        }),
-    ))
+    )
 }
 
 pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
@@ -103,29 +109,32 @@ pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let a_rg = a.requires_grad();
     let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
     let out_shape = out.shape().to_vec();
-    Ok(record(
-        "MulBackward0",
+    elementwise_layout(
+        record(
+            "MulBackward0",
+            &[Some(a), b.tensor()],
+            out,
+            || vec![save_if(b_rg, Some(a)), save_if(a_rg, b.tensor())],
+            Box::new(move |ctx| {
+                let g = grad_or_zeros(ctx.grads, &out_shape)?;
+                let ga = if ctx.needs[0] {
+                    match scalar {
+                        Some(s) => grad_tensor(g.mapv(|v| v * s)),
+                        None => grad_tensor(broadcast_zip(&g, ctx.saved[1], |x, y| x * y)?),
+                    }
+                } else {
+                    None
+                };
+                let gb = if ctx.needs.get(1).copied().unwrap_or(false) {
+                    grad_tensor(broadcast_zip(&g, ctx.saved[0], |x, y| x * y)?)
+                } else {
+                    None
+                };
+                Ok(vec![ga, gb])
+            }),
+        ),
         &[Some(a), b.tensor()],
-        out,
-        || vec![save_if(b_rg, Some(a)), save_if(a_rg, b.tensor())],
-        Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            let ga = if ctx.needs[0] {
-                match scalar {
-                    Some(s) => grad_tensor(g.mapv(|v| v * s)),
-                    None => grad_tensor(broadcast_zip(&g, ctx.saved[1], |x, y| x * y)?),
-                }
-            } else {
-                None
-            };
-            let gb = if ctx.needs.get(1).copied().unwrap_or(false) {
-                grad_tensor(broadcast_zip(&g, ctx.saved[0], |x, y| x * y)?)
-            } else {
-                None
-            };
-            Ok(vec![ga, gb])
-        }),
-    ))
+    )
 }
 
 pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
@@ -133,68 +142,77 @@ pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let scalar = scalar_of(b);
     let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
     let out_shape = out.shape().to_vec();
-    Ok(record(
-        "DivBackward0",
+    elementwise_layout(
+        record(
+            "DivBackward0",
+            &[Some(a), b.tensor()],
+            out,
+            || vec![save_if(b_rg, Some(a)), save_if(true, b.tensor())],
+            Box::new(move |ctx| {
+                let g = grad_or_zeros(ctx.grads, &out_shape)?;
+                let ga = if ctx.needs[0] {
+                    match scalar {
+                        Some(s) => grad_tensor(g.mapv(|v| v / s)),
+                        None => grad_tensor(broadcast_zip(&g, ctx.saved[1], |x, y| x / y)?),
+                    }
+                } else {
+                    None
+                };
+                let gb = if ctx.needs.get(1).copied().unwrap_or(false) {
+                    // d(a/b)/db = -a / b^2
+                    let a_over_b2 = broadcast_zip(ctx.saved[0], ctx.saved[1], |x, y| -x / (y * y))?;
+                    grad_tensor(broadcast_zip(&g, &a_over_b2, |x, y| x * y)?)
+                } else {
+                    None
+                };
+                Ok(vec![ga, gb])
+            }),
+        ),
         &[Some(a), b.tensor()],
-        out,
-        || vec![save_if(b_rg, Some(a)), save_if(true, b.tensor())],
-        Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            let ga = if ctx.needs[0] {
-                match scalar {
-                    Some(s) => grad_tensor(g.mapv(|v| v / s)),
-                    None => grad_tensor(broadcast_zip(&g, ctx.saved[1], |x, y| x / y)?),
-                }
-            } else {
-                None
-            };
-            let gb = if ctx.needs.get(1).copied().unwrap_or(false) {
-                // d(a/b)/db = -a / b^2
-                let a_over_b2 = broadcast_zip(ctx.saved[0], ctx.saved[1], |x, y| -x / (y * y))?;
-                grad_tensor(broadcast_zip(&g, &a_over_b2, |x, y| x * y)?)
-            } else {
-                None
-            };
-            Ok(vec![ga, gb])
-        }),
-    ))
+    )
 }
 
 pub fn neg(a: &Tensor) -> Result<Tensor> {
     let out = a.data()?.mapv(|v| -v);
-    Ok(record(
-        "NegBackward0",
+    elementwise_layout(
+        record(
+            "NegBackward0",
+            &[Some(a)],
+            out,
+            Vec::new,
+            Box::new(|ctx| {
+                Ok(vec![match ctx.grads.first().cloned().flatten() {
+                    Some(g) => grad_tensor(g.to_array()?.mapv(|v| -v)),
+                    None => None,
+                }])
+            }),
+        ),
         &[Some(a)],
-        out,
-        Vec::new,
-        Box::new(|ctx| {
-            Ok(vec![match ctx.grads.first().cloned().flatten() {
-                Some(g) => grad_tensor(g.to_array()?.mapv(|v| -v)),
-                None => None,
-            }])
-        }),
-    ))
+    )
 }
 
 pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
     let out = a.data()?.mapv(|v| v.powf(exponent));
     let out_shape = out.shape().to_vec();
-    Ok(record(
-        "PowBackward0",
+    elementwise_layout(
+        record(
+            "PowBackward0",
+            &[Some(a)],
+            out,
+            || vec![SavedTensor::save(a)],
+            Box::new(move |ctx| {
+                let g = grad_or_zeros(ctx.grads, &out_shape)?;
+                // PyTorch: pow_backward returns zeros for exponent 0.
+                let d = if exponent == 0.0 {
+                    ctx.saved[0].mapv(|_| 0.0)
+                } else {
+                    ctx.saved[0].mapv(|x| exponent * x.powf(exponent - 1.0))
+                };
+                Ok(vec![grad_tensor(broadcast_zip(&g, &d, |x, y| x * y)?)])
+            }),
+        ),
         &[Some(a)],
-        out,
-        || vec![SavedTensor::save(a)],
-        Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            // PyTorch: pow_backward returns zeros for exponent 0.
-            let d = if exponent == 0.0 {
-                ctx.saved[0].mapv(|_| 0.0)
-            } else {
-                ctx.saved[0].mapv(|x| exponent * x.powf(exponent - 1.0))
-            };
-            Ok(vec![grad_tensor(broadcast_zip(&g, &d, |x, y| x * y)?)])
-        }),
-    ))
+    )
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ use crate::trace::{self, Event};
 
 pub const LEAF_INPLACE_ERROR: &str =
     "a leaf Variable that requires grad is being used in an in-place operation.";
+/// PyTorch's `assert_no_internal_overlap` (an in-place op on an `expand`ed tensor).
+pub const INTERNAL_OVERLAP_ERROR: &str = "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.";
 pub const VIEW_OF_LEAF_INPLACE_ERROR: &str =
     "a view of a leaf Variable that requires grad is being used in an in-place operation.";
 
@@ -39,6 +41,10 @@ fn inplace(
             }
             _ => {}
         }
+    }
+    let (shape, strides) = t.layout();
+    if crate::layout::has_internal_overlap(&shape, &strides) {
+        return Err(Error::runtime(INTERNAL_OVERLAP_ERROR));
     }
     let old = t.to_array()?;
     let rhs = match other {
@@ -163,7 +169,6 @@ fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
         m.output_nr = 0;
         m.hooks = LazyHooks::default();
         m.hooks_registered_on_node = false;
-        m.contiguous = true;
     }
     if retains {
         let list = t.meta()?.hooks.get_or_create();

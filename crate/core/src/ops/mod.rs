@@ -89,6 +89,22 @@ pub(crate) fn record(
     out
 }
 
+/// Gives an elementwise op's output PyTorch's layout (TensorIterator's
+/// rules, see `layout::elementwise_strides`). Row-major inputs always give a
+/// row-major output, so the common case computes nothing.
+pub(crate) fn elementwise_layout(out: Tensor, inputs: &[Option<&Tensor>]) -> Result<Tensor> {
+    let strided = inputs
+        .iter()
+        .flatten()
+        .any(|t| t.meta().map(|m| m.strides.is_some()).unwrap_or(false));
+    if strided {
+        let operands: Vec<_> = inputs.iter().flatten().map(|t| t.layout()).collect();
+        let strides = crate::layout::elementwise_strides(&out.shape(), &operands);
+        out.set_strides(strides)?;
+    }
+    Ok(out)
+}
+
 /// A gradient result as a fresh tensor.
 pub(crate) fn grad_tensor(a: Array) -> Option<Tensor> {
     Some(Tensor::from_array(a))

@@ -33,16 +33,29 @@ pub(crate) fn reshape_node(a: &Tensor, name: &'static str, to: &[usize]) -> Resu
     ))
 }
 
+/// PyTorch's `reshape` (TensorShape.cpp): a `view` of a contiguous tensor
+/// (`ViewBackward0`); else `_reshape_alias` when `computeStride` finds strides
+/// (`ReshapeAliasBackward0`, still a view); else a contiguous copy and
+/// `_unsafe_view` (`UnsafeViewBackward0` over `CloneBackward0`).
 pub fn reshape(a: &Tensor, shape: &[i64]) -> Result<Tensor> {
     let target = infer_shape(shape, a.numel())?;
-    if a.contiguous_flag() {
-        let from = a.shape();
+    let (from, strides) = a.layout();
+    if a.is_contiguous() {
         let v = reshape_node(a, "ViewBackward0", &target)?;
         crate::view::link(a, &v, crate::view::ViewStep::Reshape { from, to: target })?;
-        Ok(v)
-    } else {
-        let copy = clone(a)?;
-        reshape_node(&copy, "UnsafeViewBackward0", &target)
+        return Ok(v);
+    }
+    match crate::layout::compute_stride(&from, &strides, &target) {
+        Some(view_strides) => {
+            let v = reshape_node(a, "ReshapeAliasBackward0", &target)?;
+            v.set_strides(view_strides)?;
+            crate::view::link(a, &v, crate::view::ViewStep::Reshape { from, to: target })?;
+            Ok(v)
+        }
+        None => {
+            let copy = clone_with(a, false)?;
+            reshape_node(&copy, "UnsafeViewBackward0", &target)
+        }
     }
 }
 
@@ -55,8 +68,16 @@ pub fn unsqueeze(a: &Tensor, dim: usize) -> Result<Tensor> {
             shape.len()
         )));
     }
+    // PyTorch's `inferUnsqueezeGeometry`: the new dim's stride spans the dim after it.
+    let mut strides = a.strides();
+    let new_stride = if dim >= strides.len() {
+        1
+    } else {
+        shape[dim] * strides[dim]
+    };
+    strides.insert(dim, new_stride);
     shape.insert(dim, 1);
-    view_node(a, "UnsqueezeBackward0", &shape)
+    view_node(a, "UnsqueezeBackward0", &shape, strides)
 }
 
 /// `t.unsqueeze(dim)`: `dim` in `[-ndim-1, ndim]`.
@@ -68,21 +89,26 @@ pub fn unsqueeze_at(a: &Tensor, dim: i64) -> Result<Tensor> {
 /// `t.squeeze()` (every size-1 dim, `SqueezeBackward0`) or `t.squeeze(dim)`
 /// (that dim if its size is 1, `SqueezeBackward1`). Both are views.
 pub fn squeeze(a: &Tensor, dim: Option<i64>) -> Result<Tensor> {
-    let shape = a.shape();
-    match dim {
-        None => {
-            let to: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
-            view_node(a, "SqueezeBackward0", &to)
-        }
-        Some(dim) => {
-            let d = wrap_dim(dim, shape.len())?;
-            let mut to = shape.clone();
-            if to.get(d) == Some(&1) {
-                to.remove(d);
-            }
-            view_node(a, "SqueezeBackward1", &to)
-        }
-    }
+    let (shape, strides) = a.layout();
+    let dim = dim.map(|d| wrap_dim(d, shape.len())).transpose()?;
+    let keep = |i: usize| match dim {
+        None => shape[i] != 1,
+        Some(d) => i != d || shape[i] != 1,
+    };
+    let to: Vec<usize> = (0..shape.len())
+        .filter(|&i| keep(i))
+        .map(|i| shape[i])
+        .collect();
+    let st: Vec<usize> = (0..shape.len())
+        .filter(|&i| keep(i))
+        .map(|i| strides[i])
+        .collect();
+    let name = if dim.is_none() {
+        "SqueezeBackward0"
+    } else {
+        "SqueezeBackward1"
+    };
+    view_node(a, name, &to, st)
 }
 
 pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
@@ -93,10 +119,12 @@ pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
     reshape_node(a, "SqueezeBackward4", &shape)
 }
 
-/// A reshape-like view (unsqueeze, squeeze): a node plus the view link.
-fn view_node(a: &Tensor, name: &'static str, to: &[usize]) -> Result<Tensor> {
+/// A reshape-like view (unsqueeze, squeeze): a node plus the view link;
+/// `strides` is the view's layout.
+fn view_node(a: &Tensor, name: &'static str, to: &[usize], strides: Vec<usize>) -> Result<Tensor> {
     let from = a.shape();
     let v = reshape_node(a, name, to)?;
+    v.set_strides(strides)?;
     crate::view::link(
         a,
         &v,
@@ -111,8 +139,19 @@ fn view_node(a: &Tensor, name: &'static str, to: &[usize]) -> Result<Tensor> {
 /// `t.expand(sizes)`: a view repeating size-1 dims (stride 0); `-1` keeps a
 /// size; new leading dims may be added. Backward sums the gradient back.
 pub fn expand(a: &Tensor, sizes: &[i64]) -> Result<Tensor> {
-    let from = a.shape();
+    let (from, from_strides) = a.layout();
     let target = expand_target(&from, sizes)?;
+    // PyTorch's `inferExpandGeometry`: new and repeated dims get stride 0.
+    let lead = target.len() - from.len();
+    let strides: Vec<usize> = (0..target.len())
+        .map(|i| {
+            if i < lead || from[i - lead] != target[i] {
+                0
+            } else {
+                from_strides[i - lead]
+            }
+        })
+        .collect();
     let out = crate::shape::expand(&*a.data()?, &target)?;
     let back = from.clone();
     let t = record(
@@ -128,6 +167,7 @@ pub fn expand(a: &Tensor, sizes: &[i64]) -> Result<Tensor> {
             }])
         }),
     );
+    t.set_strides(strides)?;
     crate::view::link(
         a,
         &t,
@@ -207,10 +247,10 @@ fn swap(a: &Array, d0: usize, d1: usize) -> Array {
 fn transpose_node(a: &Tensor, name: &'static str, d0: usize, d1: usize) -> Result<Tensor> {
     let out = swap(&*a.data()?, d0, d1);
     let out_shape = out.shape().to_vec();
-    let shape = a.shape();
-    let moved = d0 != d1
-        && shape.get(d0).copied().unwrap_or(1) > 1
-        && shape.get(d1).copied().unwrap_or(1) > 1;
+    let mut strides = a.strides();
+    if d0 != d1 && d0 < strides.len() && d1 < strides.len() {
+        strides.swap(d0, d1);
+    }
     let t = record(
         name,
         &[Some(a)],
@@ -221,9 +261,8 @@ fn transpose_node(a: &Tensor, name: &'static str, d0: usize, d1: usize) -> Resul
             Ok(vec![grad_tensor(swap(&g, d0, d1))])
         }),
     );
-    // A transpose is a strided view in PyTorch: no longer contiguous.
-    let contiguous = a.contiguous_flag() && !moved;
-    t.meta_mut()?.contiguous = contiguous;
+    // A transpose is a strided view in PyTorch: the strides swap.
+    t.set_strides(strides)?;
     crate::view::link(a, &t, crate::view::ViewStep::Transpose { d0, d1 })?;
     Ok(t)
 }
@@ -250,16 +289,28 @@ pub fn t(a: &Tensor) -> Result<Tensor> {
     transpose_node(a, "TBackward0", 0, 1)
 }
 
+/// `t.clone()`: PyTorch's default `MemoryFormat::Preserve` keeps a dense
+/// layout (so `x.t().clone()` is still not contiguous).
 pub fn clone(a: &Tensor) -> Result<Tensor> {
+    clone_with(a, true)
+}
+
+/// `clone(memory_format=preserve)` or `clone(memory_format=contiguous)`.
+pub(crate) fn clone_with(a: &Tensor, preserve: bool) -> Result<Tensor> {
     let out = a.to_array()?;
     let shape = out.shape().to_vec();
-    Ok(record(
+    let t = record(
         "CloneBackward0",
         &[Some(a)],
         out,
         Vec::new,
         Box::new(move |ctx| Ok(vec![grad_tensor(grad_or_zeros(ctx.grads, &shape)?)])),
-    ))
+    );
+    if preserve {
+        let (s, st) = a.layout();
+        t.set_strides(crate::layout::preserve_strides(&s, &st))?;
+    }
+    Ok(t)
 }
 
 /// Sum over an axis keeping it (used by tests and the reference checks).

@@ -1,7 +1,7 @@
 //! exp log sin cos tanh sigmoid relu abs sqrt. Ops whose derivative is cheapest from
 //! the result save the result (as PyTorch does), others save the input.
 
-use super::{grad_or_zeros, grad_tensor, record};
+use super::{elementwise_layout, grad_or_zeros, grad_tensor, record};
 use crate::error::Result;
 use crate::node::SavedTensor;
 use crate::tensor::{Array, Tensor};
@@ -40,6 +40,7 @@ fn unary(
             Ok(vec![grad_tensor(g * d)])
         }),
     );
+    let t = elementwise_layout(t, &[Some(a)])?;
     // A result-saving op saves its own output, which only exists now.
     if !saved_input {
         if let Some(node) = t.grad_fn() {
