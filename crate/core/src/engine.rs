@@ -19,7 +19,7 @@ use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
-use crate::shape::{fmt_shape, is_expandable_to, sum_to};
+use crate::shape::{fmt_shape, is_expandable_to};
 use crate::tensor::{Array, Tensor};
 use crate::trace::{self, Event, HookTarget, HookValue};
 
@@ -52,6 +52,19 @@ pub fn backward(
     retain_graph: bool,
     inputs: Option<&[Tensor]>,
 ) -> Result<()> {
+    backward_ext(root, gradient, retain_graph, false, inputs)
+}
+
+/// `t.backward(gradient, retain_graph, create_graph, inputs)`: with
+/// `create_graph` the gradients are computed with grad mode on, so they
+/// have their own graph (PyTorch's `create_graph=True`).
+pub fn backward_ext(
+    root: &Tensor,
+    gradient: Option<Tensor>,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Option<&[Tensor]>,
+) -> Result<()> {
     if let Some(inputs) = inputs {
         if inputs.is_empty() {
             return Err(Error::runtime(
@@ -59,16 +72,23 @@ pub fn backward(
             ));
         }
     }
+    if create_graph {
+        // PyTorch: engine.cpp, TORCH_WARN_ONCE.
+        context::warn_once(CREATE_GRAPH_CYCLE_WARNING);
+    }
     run_backward(
         std::slice::from_ref(root),
         vec![gradient],
         retain_graph,
+        create_graph,
         true,
         inputs.unwrap_or(&[]),
         true,
     )
     .map(|_| ())
 }
+
+pub const CREATE_GRAPH_CYCLE_WARNING: &str = "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters to None after use to break the cycle and avoid the leak.";
 
 /// `torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph, allow_unused)`.
 pub fn grad(
@@ -78,6 +98,25 @@ pub fn grad(
     retain_graph: bool,
     allow_unused: bool,
 ) -> Result<Vec<Option<Tensor>>> {
+    grad_ext(
+        outputs,
+        inputs,
+        grad_outputs,
+        retain_graph,
+        false,
+        allow_unused,
+    )
+}
+
+/// `torch.autograd.grad(..., create_graph=...)`.
+pub fn grad_ext(
+    outputs: &[Tensor],
+    inputs: &[Tensor],
+    grad_outputs: Vec<Option<Tensor>>,
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool,
+) -> Result<Vec<Option<Tensor>>> {
     if inputs.is_empty() {
         return Err(Error::runtime("grad requires non-empty inputs."));
     }
@@ -85,6 +124,7 @@ pub fn grad(
         outputs,
         grad_outputs,
         retain_graph,
+        create_graph,
         false,
         inputs,
         allow_unused,
@@ -111,6 +151,7 @@ fn run_backward(
     outputs: &[Tensor],
     grad_outputs: Vec<Option<Tensor>>,
     keep_graph: bool,
+    create_graph: bool,
     accumulate_grad: bool,
     inputs: &[Tensor],
     allow_unused: bool,
@@ -182,8 +223,9 @@ fn run_backward(
         init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
     }
 
-    // Backward itself never records a graph (no create_graph support).
-    let _grad_mode = GradModeGuard::set(false);
+    // Backward records a graph of its own computation only with
+    // `create_graph` (PyTorch runs the graph task in that grad mode).
+    let _grad_mode = GradModeGuard::set(create_graph);
     // A failing node records its `error` event (with the node) in `execute`.
     execute(&mut task, roots, dependencies)?;
 
@@ -522,13 +564,14 @@ fn record_error(e: &Error, node: &NodeRef) {
     });
 }
 
-/// The retain-grad hook: a copy of the first gradient, summed afterwards.
+/// The retain-grad hook: a contiguous copy of the first gradient, then
+/// `grad + new` (new tensors, differentiable under `create_graph`).
 fn retain(t: &Tensor, grad: &Tensor) -> Result<()> {
     let new = match t.grad_raw() {
-        None => grad.to_array()?,
-        Some(old) => crate::ops::arith::broadcast_zip(&*old.data()?, &*grad.data()?, |a, b| a + b)?,
+        None => crate::ops::shape_ops::clone_with(grad, false)?,
+        Some(old) => old.add(grad)?,
     };
-    t.meta_mut()?.grad = Some(Tensor::from_array(new));
+    t.meta_mut()?.grad = Some(new);
     Ok(())
 }
 
@@ -681,8 +724,7 @@ fn validate_outputs(
                     fmt_shape(&expected)
                 )));
             }
-            let reduced = sum_to(&*g.data()?, &expected);
-            *slot = Some(Tensor::from_array(reduced));
+            *slot = Some(crate::ops::reduce::sum_to(g, &expected)?);
         }
     }
     Ok(grads)
@@ -694,6 +736,17 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     let Some(grad) = grad else { return Ok(()) };
     if !variable.requires_grad() {
         return Ok(());
+    }
+    if context::is_grad_enabled() {
+        // create_graph: `.grad` becomes a differentiable copy laid out like
+        // the variable (`clone_obey_contract`, CopyBackwards), later
+        // `.grad + new` — never an in-place update (accumulate_grad.h).
+        let new = match variable.grad_raw() {
+            None => crate::ops::shape_ops::copy_backwards(&grad, &variable.layout())?,
+            Some(existing) => existing.add(&grad)?,
+        };
+        variable.meta_mut()?.grad = Some(new);
+        return after_accumulate(variable);
     }
     match variable.grad_raw() {
         None => {
@@ -728,6 +781,11 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
             existing.storage().bump_version();
         }
     }
+    after_accumulate(variable)
+}
+
+/// The `accumulate` event, then post-accumulate-grad hooks.
+fn after_accumulate(variable: &Tensor) -> Result<()> {
     trace::record(|| Event::Accumulate {
         tensor: variable.id(),
         grad: variable

@@ -21,6 +21,11 @@ pub enum HookTarget {
     Node(NodeId),
     /// A module's hook; `node` is the backward node it ran on, if any.
     Module(ModuleId, String, Option<NodeId>),
+    /// A saved-tensor hook (pack / unpack): the saved tensor and the node
+    /// that saved it.
+    Saved(TensorId, NodeId),
+    /// A multi-grad hook: the tensors it watches.
+    Tensors(Vec<TensorId>),
 }
 
 #[derive(Clone, Debug)]

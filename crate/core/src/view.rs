@@ -12,7 +12,6 @@ use std::rc::{Rc, Weak};
 
 use crate::error::{Error, Result};
 use crate::node::{BackwardFn, Node};
-use crate::ops::grad_tensor;
 use crate::tensor::{Array, Tensor, TensorImpl};
 
 /// One step from a base's values to a view's.
@@ -82,6 +81,36 @@ pub fn invert(steps: &[ViewStep], view: &Array) -> Result<Array> {
         };
     }
     Ok(a)
+}
+
+/// `apply` with differentiable ops, for gradients (`create_graph`).
+pub fn apply_t(steps: &[ViewStep], base: &Tensor) -> Result<Tensor> {
+    let mut t = base.clone();
+    for s in steps {
+        t = match s {
+            ViewStep::Reshape { to, .. } => t.reshape(&to_i64(to))?,
+            ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
+            ViewStep::Expand { to, .. } => t.expand(&to_i64(to))?,
+        };
+    }
+    Ok(t)
+}
+
+/// `invert` with differentiable ops: a view's gradient as its base's.
+pub fn invert_t(steps: &[ViewStep], view: &Tensor) -> Result<Tensor> {
+    let mut t = view.clone();
+    for s in steps.iter().rev() {
+        t = match s {
+            ViewStep::Reshape { from, .. } => t.reshape(&to_i64(from))?,
+            ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
+            ViewStep::Expand { from, .. } => crate::ops::reduce::sum_to(&t, from)?,
+        };
+    }
+    Ok(t)
+}
+
+fn to_i64(s: &[usize]) -> Vec<i64> {
+    s.iter().map(|&d| d as i64).collect()
 }
 
 /// Makes `view` (fresh from a view op on `input`) a view of `input`'s root.
@@ -160,8 +189,8 @@ pub fn regenerate_view_grad_fns(
         let steps = info.steps.clone();
         let view_shape = v.shape();
         let backward: BackwardFn = Box::new(move |ctx| {
-            let g = crate::ops::grad_or_zeros(ctx.grads, &view_shape)?;
-            Ok(vec![grad_tensor(invert(&steps, &g)?)])
+            let g = crate::ops::grad_in(ctx.grads, &view_shape);
+            Ok(vec![Some(invert_t(&steps, &g)?)])
         });
         let node = Node::new_op(
             "AsStridedBackward0",

@@ -192,6 +192,24 @@ pub fn write_event(w: &mut JsonWriter, e: &Event) {
                     w.key("node");
                     w.uint(u64::from(n.0));
                 }
+                HookTarget::Saved(t, n) => {
+                    w.key("tensor");
+                    w.uint(u64::from(t.0));
+                    w.raw(",");
+                    w.key("node");
+                    w.uint(u64::from(n.0));
+                }
+                HookTarget::Tensors(ts) => {
+                    w.key("tensors");
+                    w.raw("[");
+                    for (i, t) in ts.iter().enumerate() {
+                        if i > 0 {
+                            w.raw(",");
+                        }
+                        w.uint(u64::from(t.0));
+                    }
+                    w.raw("]");
+                }
                 HookTarget::Module(id, name, node) => {
                     w.key("module");
                     w.string(name);

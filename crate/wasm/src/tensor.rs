@@ -384,12 +384,14 @@ impl Tensor {
             let (shape, values) = parse_data(&gradient, None)?;
             Some(CoreTensor::from_vec(&shape, values, &Default::default()).js()?)
         };
-        let retain = opt_bool(&opts, "retainGraph", false)?;
+        // PyTorch: retain_graph defaults to create_graph.
+        let create = opt_bool(&opts, "createGraph", false)?;
+        let retain = opt_bool(&opts, "retainGraph", create)?;
         let inputs = match opt_get(&opts, "inputs") {
             Some(v) => Some(tensors_from_js(&v, "backward(): inputs")?),
             None => None,
         };
-        engine::backward(&self.inner, grad, retain, inputs.as_deref()).js()
+        engine::backward_ext(&self.inner, grad, retain, create, inputs.as_deref()).js()
     }
 
     #[wasm_bindgen(js_name = registerHook)]

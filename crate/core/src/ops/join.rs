@@ -5,24 +5,52 @@
 
 use ndarray::{Axis, Slice};
 
-use super::{grad_tensor, record};
+use super::{constant, record, shape_ops};
 use crate::error::{Error, Result};
 use crate::shape::{fmt_shape, wrap_dim};
 use crate::tensor::{Array, Tensor};
 
-/// Gradient slices along `axis`, one per input of size `sizes[i]` there.
-fn split(g: &Array, axis: usize, sizes: &[usize]) -> Vec<Array> {
+/// `g.narrow(axis, offset, n)` as an op (`SliceBackward0`, as PyTorch's
+/// `narrow` is a slice), whose backward pads with zeros through `cat`.
+fn narrow(g: &Tensor, axis: usize, offset: usize, n: usize) -> Result<Tensor> {
+    let part = g
+        .data()?
+        .slice_axis(Axis(axis), Slice::from(offset..offset + n))
+        .to_owned();
+    let full = g.shape();
+    let out_shape = part.shape().to_vec();
+    record(
+        "SliceBackward0",
+        &[Some(g)],
+        part,
+        Vec::new,
+        Box::new(move |ctx| {
+            let gp = super::grad_in(ctx.grads, &out_shape);
+            let zeros = |len: usize| {
+                let mut s = full.clone();
+                s[axis] = len;
+                constant(Array::zeros(ndarray::IxDyn(&s)))
+            };
+            let pieces = [zeros(offset), gp, zeros(full[axis] - offset - n)];
+            Ok(vec![Some(cat(&pieces, axis as i64)?)])
+        }),
+    )
+}
+
+/// Gradient slices along `axis`, one per input of size `sizes[i]` there
+/// (PyTorch's `cat_tensors_backward`: `grad.narrow`).
+fn split(g: &Tensor, axis: usize, sizes: &[usize], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
     let mut offset = 0;
-    sizes
-        .iter()
-        .map(|&n| {
-            let part = g
-                .slice_axis(Axis(axis), Slice::from(offset..offset + n))
-                .to_owned();
-            offset += n;
-            part
-        })
-        .collect()
+    let mut out = Vec::with_capacity(sizes.len());
+    for (i, &n) in sizes.iter().enumerate() {
+        out.push(if needs.get(i).copied().unwrap_or(false) {
+            Some(narrow(g, axis, offset, n)?)
+        } else {
+            None
+        });
+        offset += n;
+    }
+    Ok(out)
 }
 
 pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
@@ -69,7 +97,7 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     crate::shape::checked_numel(out.shape())?;
     let sizes: Vec<usize> = arrays.iter().map(|a| a.shape()[axis]).collect();
     let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
-    Ok(record(
+    record(
         "CatBackward0",
         &inputs,
         out,
@@ -78,14 +106,9 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
             let Some(g) = ctx.grads.first().cloned().flatten() else {
                 return Ok(vec![None; sizes.len()]);
             };
-            let parts = split(&*g.data()?, axis, &sizes);
-            Ok(parts
-                .into_iter()
-                .zip(ctx.needs)
-                .map(|(p, &need)| if need { grad_tensor(p) } else { None })
-                .collect())
+            split(&g, axis, &sizes, ctx.needs)
         }),
-    ))
+    )
 }
 
 pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
@@ -114,29 +137,25 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     crate::shape::checked_numel(out.shape())?;
     let n = tensors.len();
     let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
-    Ok(record(
+    record(
         "StackBackward0",
         &inputs,
         out,
         Vec::new,
+        // PyTorch unbinds the gradient: one slice per input, dim removed.
         Box::new(move |ctx| {
             let Some(g) = ctx.grads.first().cloned().flatten() else {
                 return Ok(vec![None; n]);
             };
-            let parts = split(&*g.data()?, axis, &vec![1; n]);
-            Ok(parts
+            split(&g, axis, &vec![1; n], ctx.needs)?
                 .into_iter()
-                .zip(ctx.needs)
-                .map(|(p, &need)| {
-                    if need {
-                        grad_tensor(p.remove_axis(Axis(axis)))
-                    } else {
-                        None
-                    }
+                .map(|p| {
+                    p.map(|p| shape_ops::squeeze(&p, Some(axis as i64)))
+                        .transpose()
                 })
-                .collect())
+                .collect()
         }),
-    ))
+    )
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use ndarray::IxDyn;
 
-use super::{grad_or_zeros, grad_tensor, record, shape_ops, softmax};
+use super::{constant, grad_in, need, record, shape_ops, softmax};
 use crate::error::{Error, Result};
 use crate::node::SavedTensor;
 use crate::tensor::{Array, Tensor};
@@ -65,7 +65,7 @@ pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result
         Reduction::Mean => Array::from_elem(IxDyn(&[]), sq.sum() / n),
     };
     let out_shape = out.shape().to_vec();
-    Ok(record(
+    record(
         "MseLossBackward0",
         &[Some(&x), Some(&t)],
         out,
@@ -73,21 +73,17 @@ pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result
         // PyTorch mse_loss_backward: 2 (x - t) g, divided by n for 'mean';
         // the target gets the negation.
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
+            let g = grad_in(ctx.grads, &out_shape);
             let scale = if reduction == Reduction::Mean {
                 2.0 / n
             } else {
                 2.0
             };
-            let d = (ctx.saved[0] - ctx.saved[1]).mapv(|v| v * scale);
-            let gx = crate::ops::arith::broadcast_zip(&d, &g, |a, b| a * b)?;
-            let gt = ctx.needs[1].then(|| gx.mapv(|v| -v));
-            Ok(vec![
-                if ctx.needs[0] { grad_tensor(gx) } else { None },
-                gt.and_then(grad_tensor),
-            ])
+            let gx = ctx.saved[0].sub(&ctx.saved[1])?.mul(scale)?.mul(&g)?;
+            let gt = need(ctx.needs, 1, || gx.neg())?;
+            Ok(vec![need(ctx.needs, 0, || Ok(gx.clone()))?, gt])
         }),
-    ))
+    )
 }
 
 /// `F.nll_loss(logp, targets)` with mean reduction; `logp` is [N, C] (one
@@ -132,16 +128,17 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
             m[flat_index(row, t as usize)] = -1.0 / rows.max(1) as f32;
         }
     }
-    Ok(record(
+    record(
         "NllLossBackward0",
         &[Some(logp)],
         Array::from_elem(IxDyn(&[]), total),
         Vec::new,
+        // The gradient is linear in grad: the constant mask times it.
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &[])?.sum();
-            Ok(vec![grad_tensor(mask.mapv(|m| m * g))])
+            let g = grad_in(ctx.grads, &[]);
+            Ok(vec![Some(constant(mask.clone()).mul(&g)?)])
         }),
-    ))
+    )
 }
 
 /// `F.cross_entropy(logits, targets)` (mean over the batch).
@@ -190,7 +187,7 @@ mod tests {
     #[test]
     fn mse_by_hand() {
         let a = leaf(&[1.0, 2.0], &[2]);
-        let b = constant(&[0.0, 0.0], &[2]);
+        let b = crate::testing::constant(&[0.0, 0.0], &[2]);
         assert_eq!(item(&ok(mse_loss(&a, &b, Reduction::Mean))), 2.5);
         assert_eq!(item(&ok(mse_loss(&a, &b, Reduction::Sum))), 5.0);
         assert_eq!(

@@ -62,22 +62,27 @@ pub(crate) fn needs_graph(inputs: &[Option<&Tensor>]) -> bool {
 }
 
 /// Wraps `output` in a new tensor and, if needed, a backward node named `name`
-/// with one edge per input. `save` runs only when a node is built.
+/// with one edge per input. `save` runs only when a node is built; a pack
+/// hook (`hg.savedTensorsHooks`) that fails while saving fails the op.
 pub(crate) fn record(
     name: &'static str,
     inputs: &[Option<&Tensor>],
     output: Array,
     save: impl FnOnce() -> Vec<SavedTensor>,
     backward: BackwardFn,
-) -> Tensor {
+) -> Result<Tensor> {
     if !needs_graph(inputs) {
-        return Tensor::from_array(output);
+        return Ok(Tensor::from_array(output));
     }
     let next = inputs
         .iter()
         .map(|t| t.and_then(|t| t.gradient_edge()))
         .collect();
-    let node = Node::new_op(name, next, vec![output.shape().to_vec()], save(), backward);
+    let saved = save();
+    if let Some(e) = context::take_pending_error() {
+        return Err(e);
+    }
+    let node = Node::new_op(name, next, vec![output.shape().to_vec()], saved, backward);
     let out = Tensor::with_storage(Storage::new(output), Some(node.clone()), 0, false);
     node.add_output(&out);
     trace::record(|| Event::Op {
@@ -86,7 +91,19 @@ pub(crate) fn record(
         inputs: inputs.iter().flatten().map(|t| t.id()).collect(),
         output: out.id(),
     });
-    out
+    Ok(out)
+}
+
+/// Saves a node's own output (ops whose backward uses their result), after
+/// the node exists; a failing pack hook fails the op.
+pub(crate) fn save_result(t: &Tensor) -> Result<()> {
+    if let Some(node) = t.grad_fn() {
+        crate::node::save_output(&node, t);
+        if let Some(e) = context::take_pending_error() {
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// Gives an elementwise op's output PyTorch's layout (TensorIterator's
@@ -105,16 +122,31 @@ pub(crate) fn elementwise_layout(out: Tensor, inputs: &[Option<&Tensor>]) -> Res
     Ok(out)
 }
 
-/// A gradient result as a fresh tensor.
-pub(crate) fn grad_tensor(a: Array) -> Option<Tensor> {
-    Some(Tensor::from_array(a))
+/// The first incoming gradient as a tensor (zeros of `shape` when
+/// undefined). Backward formulas compute with tensor ops on it, so with
+/// `create_graph` (grad mode on during backward) they build the graph of the
+/// gradient itself; otherwise the same ops just compute.
+pub(crate) fn grad_in(grads: &[Option<Tensor>], shape: &[usize]) -> Tensor {
+    match grads.first().cloned().flatten() {
+        Some(g) => g,
+        None => Tensor::from_array(Array::zeros(ndarray::IxDyn(shape))),
+    }
 }
 
-/// The first defined incoming gradient, or zeros of `shape` (PyTorch
-/// materializes undefined grads for most formulas).
-pub(crate) fn grad_or_zeros(grads: &[Option<Tensor>], shape: &[usize]) -> Result<Array> {
-    match grads.first().and_then(|g| g.as_ref()) {
-        Some(g) => g.to_array(),
-        None => Ok(Array::zeros(ndarray::IxDyn(shape))),
+/// `Some(f())` when the gradient for input `i` is needed.
+pub(crate) fn need(
+    needs: &[bool],
+    i: usize,
+    f: impl FnOnce() -> Result<Tensor>,
+) -> Result<Option<Tensor>> {
+    if needs.get(i).copied().unwrap_or(false) {
+        f().map(Some)
+    } else {
+        Ok(None)
     }
+}
+
+/// A constant (no history) tensor.
+pub(crate) fn constant(a: Array) -> Tensor {
+    Tensor::from_array(a)
 }

@@ -5,7 +5,7 @@
 
 use ndarray::{Axis, IxDyn};
 
-use super::{grad_or_zeros, grad_tensor, record};
+use super::{grad_in, record};
 use crate::error::{Error, Result};
 use crate::shape::{infer_shape, wrap_dim};
 use crate::tensor::{Array, Tensor};
@@ -21,16 +21,18 @@ pub(crate) fn reshape_node(a: &Tensor, name: &'static str, to: &[usize]) -> Resu
     let from = a.shape();
     let out = reshaped(&*a.data()?, to)?;
     let to_owned = to.to_vec();
-    Ok(record(
+    let from_i: Vec<i64> = from.iter().map(|&d| d as i64).collect();
+    record(
         name,
         &[Some(a)],
         out,
         Vec::new,
+        // PyTorch: grad.reshape(self.sizes()) (squeeze/unsqueeze: the inverse view).
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &to_owned)?;
-            Ok(vec![grad_tensor(reshaped(&g, &from)?)])
+            let g = grad_in(ctx.grads, &to_owned);
+            Ok(vec![Some(reshape(&g, &from_i)?)])
         }),
-    ))
+    )
 }
 
 /// PyTorch's `reshape` (TensorShape.cpp): a `view` of a contiguous tensor
@@ -159,14 +161,15 @@ pub fn expand(a: &Tensor, sizes: &[i64]) -> Result<Tensor> {
         &[Some(a)],
         out,
         Vec::new,
+        // PyTorch: at::sum_to(grad, self.sizes()).
         Box::new(move |ctx| {
             let g = ctx.grads.first().cloned().flatten();
             Ok(vec![match g {
-                Some(g) => grad_tensor(crate::shape::sum_to(&*g.data()?, &back)),
+                Some(g) => Some(super::reduce::sum_to(&g, &back)?),
                 None => None,
             }])
         }),
-    );
+    )?;
     t.set_strides(strides)?;
     crate::view::link(
         a,
@@ -256,11 +259,12 @@ fn transpose_node(a: &Tensor, name: &'static str, d0: usize, d1: usize) -> Resul
         &[Some(a)],
         out,
         Vec::new,
+        // PyTorch: grad.transpose(dim0, dim1) / grad.t().
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            Ok(vec![grad_tensor(swap(&g, d0, d1))])
+            let g = grad_in(ctx.grads, &out_shape);
+            Ok(vec![Some(transpose_node(&g, name, d0, d1)?)])
         }),
-    );
+    )?;
     // A transpose is a strided view in PyTorch: the strides swap.
     t.set_strides(strides)?;
     crate::view::link(a, &t, crate::view::ViewStep::Transpose { d0, d1 })?;
@@ -304,11 +308,30 @@ pub(crate) fn clone_with(a: &Tensor, preserve: bool) -> Result<Tensor> {
         &[Some(a)],
         out,
         Vec::new,
-        Box::new(move |ctx| Ok(vec![grad_tensor(grad_or_zeros(ctx.grads, &shape)?)])),
-    );
+        Box::new(move |ctx| Ok(vec![Some(grad_in(ctx.grads, &shape))])),
+    )?;
     if preserve {
         let (s, st) = a.layout();
         t.set_strides(crate::layout::preserve_strides(&s, &st))?;
+    }
+    Ok(t)
+}
+
+/// AccumulateGrad's differentiable copy under `create_graph`
+/// (`new_empty_strided(variable layout).copy_(grad)`: `CopyBackwards`).
+pub(crate) fn copy_backwards(g: &Tensor, layout: &(Vec<usize>, Vec<usize>)) -> Result<Tensor> {
+    let out = g.to_array()?;
+    let shape = out.shape().to_vec();
+    let t = record(
+        "CopyBackwards",
+        &[Some(g)],
+        out,
+        Vec::new,
+        Box::new(move |ctx| Ok(vec![Some(grad_in(ctx.grads, &shape))])),
+    )?;
+    let (shape, strides) = layout;
+    if crate::layout::is_non_overlapping_and_dense(shape, strides) {
+        t.set_strides(strides.clone())?;
     }
     Ok(t)
 }

@@ -6,9 +6,8 @@
 
 use ndarray::Axis;
 
-use super::{grad_or_zeros, grad_tensor, record};
+use super::{grad_in, record, save_result};
 use crate::error::Result;
-use crate::node::save_output;
 use crate::shape::wrap_dim;
 use crate::tensor::{Array, Tensor};
 
@@ -42,11 +41,11 @@ fn axis_of(a: &Tensor, dim: i64) -> Result<Option<usize>> {
     Ok(if n == 0 { None } else { Some(d) })
 }
 
-/// Sum along `axis` keeping it (identity for a 0-d tensor).
-fn sum_keep(a: &Array, axis: Option<usize>) -> Array {
+/// Sum along `axis` keeping it (identity for a 0-d tensor), differentiably.
+fn sum_keep(a: &Tensor, axis: Option<usize>) -> Result<Tensor> {
     match axis {
-        Some(axis) => a.sum_axis(Axis(axis)).insert_axis(Axis(axis)),
-        None => a.clone(),
+        Some(axis) => a.sum_dim(axis as i64, true),
+        None => Ok(a.clone()),
     }
 }
 
@@ -61,16 +60,13 @@ pub fn softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
         Vec::new,
         // PyTorch: grad_input = y * (g - sum(g * y, dim, keepdim=True)).
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &shape)?;
-            let y = ctx.saved[0];
-            let gy = &g * y;
-            let s = sum_keep(&gy, axis);
-            Ok(vec![grad_tensor(y * &(&g - &s))])
+            let g = grad_in(ctx.grads, &shape);
+            let y = &ctx.saved[0];
+            let s = sum_keep(&g.mul(y)?, axis)?;
+            Ok(vec![Some(y.mul(&g.sub(&s)?)?)])
         }),
-    );
-    if let Some(node) = t.grad_fn() {
-        save_output(&node, &t);
-    }
+    )?;
+    save_result(&t)?;
     Ok(t)
 }
 
@@ -85,15 +81,13 @@ pub fn log_softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
         Vec::new,
         // PyTorch: grad_input = g - exp(y) * sum(g, dim, keepdim=True).
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &shape)?;
-            let y = ctx.saved[0];
-            let s = sum_keep(&g, axis);
-            Ok(vec![grad_tensor(&g - &(y.mapv(f32::exp) * &s))])
+            let g = grad_in(ctx.grads, &shape);
+            let y = &ctx.saved[0];
+            let s = sum_keep(&g, axis)?;
+            Ok(vec![Some(g.sub(&y.exp()?.mul(&s)?)?)])
         }),
-    );
-    if let Some(node) = t.grad_fn() {
-        save_output(&node, &t);
-    }
+    )?;
+    save_result(&t)?;
     Ok(t)
 }
 
