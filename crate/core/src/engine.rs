@@ -340,11 +340,8 @@ impl InputBuffer {
         };
         *slot = Some(match slot.take() {
             None => grad,
-            Some(old) => {
-                let sum =
-                    crate::ops::arith::broadcast_zip(&*old.data()?, &*grad.data()?, |a, b| a + b)?;
-                Tensor::from_array(sum)
-            }
+            // An op, so the sum is differentiable under create_graph.
+            Some(old) => old.add(&grad)?,
         });
         Ok(())
     }

@@ -28,6 +28,8 @@ pub mod trace;
 pub mod view;
 
 #[cfg(test)]
+mod double_backward_tests;
+#[cfg(test)]
 mod scenario_tests;
 #[cfg(test)]
 mod testing;
