@@ -135,6 +135,7 @@ pub fn check_binary_gradients(
 /// Second derivatives: with `g(x) = ∂L/∂x` computed by `grad(create_graph)`,
 /// checks `∂(Σ v ⊙ g)/∂x` (a double backward) against central differences
 /// of `Σ v ⊙ g` (each evaluated by a plain first backward).
+#[allow(clippy::needless_range_loop)]
 pub fn check_double_backward(
     name: &str,
     inputs: Vec<Tensor>,
