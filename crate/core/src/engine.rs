@@ -226,6 +226,14 @@ fn run_backward(
     // Backward records a graph of its own computation only with
     // `create_graph` (PyTorch runs the graph task in that grad mode).
     let _grad_mode = GradModeGuard::set(create_graph);
+    let _task = crate::graph_task::TaskGuard::enter(if crate::graph_task::watched() {
+        let mut set: std::collections::HashSet<NodeId> = dependencies.keys().copied().collect();
+        set.extend(roots.iter().map(|(e, _)| e.node.id));
+        set.retain(|id| task.should_execute(*id));
+        set
+    } else {
+        Default::default()
+    });
     // A failing node records its `error` event (with the node) in `execute`.
     execute(&mut task, roots, dependencies)?;
 

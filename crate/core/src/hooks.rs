@@ -159,6 +159,14 @@ impl<H: ?Sized> HookList<H> {
         id
     }
 
+    /// Adds a hook under a handle id chosen by the caller (one handle
+    /// removing entries from several lists: a multi-grad hook).
+    pub fn add_with_id(&self, id: HandleId, hook: Rc<H>) {
+        if let Ok(mut entries) = self.entries.try_borrow_mut() {
+            entries.push((id, hook));
+        }
+    }
+
     pub fn snapshot(&self) -> Vec<(HandleId, Rc<H>)> {
         self.entries
             .try_borrow()

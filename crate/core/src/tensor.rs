@@ -466,6 +466,16 @@ impl Tensor {
         Ok(list)
     }
 
+    /// The hook list, registered on the grad_fn if needed (multi-grad hooks).
+    pub(crate) fn hooks_list_for_registration_pub(&self) -> Result<Rc<TensorHookList>> {
+        if !self.requires_grad() {
+            return Err(Error::runtime(
+                "cannot register a hook on a tensor that doesn't require gradient",
+            ));
+        }
+        self.hooks_list_for_registration()
+    }
+
     /// The ordered hook entries (for `graph()`).
     pub fn hook_entries(&self) -> Vec<(crate::ids::HandleId, Rc<TensorHookEntry>)> {
         self.meta().map(|m| m.hooks.snapshot()).unwrap_or_default()

@@ -6,6 +6,7 @@
 
 pub mod convert;
 pub mod functional;
+pub mod graph_hooks;
 pub mod hooks;
 pub mod inspect;
 pub mod module;
