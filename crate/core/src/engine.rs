@@ -99,6 +99,9 @@ struct GraphTask {
     captures: HashMap<NodeId, Vec<(usize, usize)>>,
     captured: Vec<Option<Tensor>>,
     filtered: bool,
+    /// Nodes that ran and have post hooks: their hook state is released when
+    /// the backward ends without `keep_graph` (see `NodePostHook::release`).
+    ran_with_post_hooks: Vec<NodeRef>,
 }
 
 impl GraphTask {
@@ -177,6 +180,7 @@ fn run_backward(
         captures: HashMap::default(),
         captured: vec![None; input_edges.len()],
         filtered: !input_edges.is_empty(),
+        ran_with_post_hooks: Vec::new(),
     };
     if task.filtered {
         init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
@@ -185,7 +189,18 @@ fn run_backward(
     // Backward itself never records a graph (no create_graph support).
     let _grad_mode = GradModeGuard::set(false);
     // A failing node records its `error` event (with the node) in `execute`.
-    execute(&mut task, roots, dependencies)?;
+    let result = execute(&mut task, roots, dependencies);
+    // Like saved tensors (released per node as it runs), the hook state of
+    // nodes that ran goes at the end of a backward without retain_graph,
+    // failed or not: the graph cannot be replayed with it anyway.
+    if !task.keep_graph {
+        for node in std::mem::take(&mut task.ran_with_post_hooks) {
+            for (_, hook) in node.post_hooks.snapshot() {
+                hook.release();
+            }
+        }
+    }
+    result?;
 
     if accumulate_grad {
         return Ok(Vec::new());
@@ -603,6 +618,9 @@ fn call_node(
 
     // Post-hooks get (grad_inputs, grad_outputs); on AccumulateGrad ([], [grad]).
     let hook_outputs_ref: &[Option<Tensor>] = &inputs;
+    if !task.keep_graph && node.post_hooks.get().is_some_and(|l| !l.is_empty()) {
+        task.ran_with_post_hooks.push(node.clone());
+    }
     for (handle, hook) in node.post_hooks.snapshot() {
         let own = hook.records_itself();
         let result = hook.call(&outputs, hook_outputs_ref).map_err(|e| {

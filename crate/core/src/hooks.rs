@@ -60,6 +60,11 @@ pub trait NodePostHook {
     fn user_handle(&self) -> Option<HandleId> {
         None
     }
+    /// Called at the end of a backward without `retain_graph` on the post
+    /// hooks of every node that ran: drops state that only that backward
+    /// needed (a module call's captured hooks), so a finished graph keeps no
+    /// JS closure alive.
+    fn release(&self) {}
 }
 
 /// `fn(tensor)` after `.grad` was written — `register_post_accumulate_grad_hook`.

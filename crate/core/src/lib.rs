@@ -27,6 +27,8 @@ pub mod trace;
 pub mod view;
 
 #[cfg(test)]
+mod lifetime_tests;
+#[cfg(test)]
 mod scenario_tests;
 #[cfg(test)]
 mod testing;

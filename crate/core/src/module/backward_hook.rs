@@ -106,7 +106,9 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
 }
 
 struct State {
-    module: Module,
+    /// `None` once released: after a backward without retain_graph the
+    /// module, its forward and the copied hooks are dropped (see `release`).
+    module: Option<Module>,
     user_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardHook>)>,
     user_pre_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardPreHook>)>,
     grad_outputs: Option<Vec<Option<Tensor>>>,
@@ -139,6 +141,29 @@ fn busy() -> Error {
     Error::runtime("internal: module backward hook state is busy")
 }
 
+/// Drops what a finished backward no longer needs: the module (and through
+/// it its forward), the hooks copied at call time and any captured
+/// grad_output. PyTorch leaves this to its cycle collector; JS has none that
+/// sees through wasm memory, and a JS hook reaching the graph's output would
+/// otherwise keep the whole graph alive. The identity nodes stay (so the
+/// graph's shape and PyTorch's "second time" error are unchanged); a second
+/// backward through them — possible in PyTorch only when no node on the way
+/// saved a tensor — passes gradients through without calling the hooks again.
+fn release_state(state: &RefCell<State>) {
+    // Taken out first, dropped after the borrow ends: dropping a JS hook may
+    // run arbitrary drop code, never under a borrow.
+    let dropped = match state.try_borrow_mut() {
+        Ok(mut s) => Some((
+            s.module.take(),
+            std::mem::take(&mut s.user_hooks),
+            std::mem::take(&mut s.user_pre_hooks),
+            s.grad_outputs.take(),
+        )),
+        Err(_) => None,
+    };
+    drop(dropped);
+}
+
 impl BackwardHook {
     pub fn new(
         module: Module,
@@ -147,7 +172,7 @@ impl BackwardHook {
     ) -> Self {
         BackwardHook {
             state: Rc::new(RefCell::new(State {
-                module,
+                module: Some(module),
                 user_hooks,
                 user_pre_hooks,
                 grad_outputs: None,
@@ -237,8 +262,11 @@ impl NodePostHook for OutputHook {
     ) -> Result<Option<Vec<Option<Tensor>>>> {
         let (module, pre_hooks, hooks, out_idx, n_outputs, in_idx, n_inputs) = {
             let s = self.state.try_borrow().map_err(|_| busy())?;
+            let Some(module) = s.module.clone() else {
+                return Ok(None); // released: identity
+            };
             (
-                s.module.clone(),
+                module,
                 s.user_pre_hooks.clone(),
                 s.user_hooks.clone(),
                 s.output_tensors_index.clone().unwrap_or_default(),
@@ -335,6 +363,9 @@ impl NodePostHook for OutputHook {
     fn name(&self) -> String {
         "BackwardHook.setup_output_hook".into()
     }
+    fn release(&self) {
+        release_state(&self.state);
+    }
 }
 
 /// On the input identity node: has grad_input; calls the user's full hooks.
@@ -351,8 +382,11 @@ impl NodePostHook for InputHook {
     ) -> Result<Option<Vec<Option<Tensor>>>> {
         let (module, hooks, grad_outputs, in_idx, n_inputs) = {
             let s = self.state.try_borrow().map_err(|_| busy())?;
+            let Some(module) = s.module.clone() else {
+                return Ok(None); // released: identity
+            };
             (
-                s.module.clone(),
+                module,
                 s.user_hooks.clone(),
                 s.grad_outputs.clone(),
                 s.input_tensors_index.clone().unwrap_or_default(),
@@ -411,6 +445,9 @@ impl NodePostHook for InputHook {
     }
     fn name(&self) -> String {
         "BackwardHook._set_user_hook".into()
+    }
+    fn release(&self) {
+        release_state(&self.state);
     }
 }
 
