@@ -11,7 +11,6 @@
 
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
 
 use crate::context::{self, GradModeGuard, Semantics};
 use crate::error::{Error, Result};
@@ -715,9 +714,19 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     }
     match variable.grad_raw() {
         None => {
-            // PyTorch steals the incoming buffer when nothing else holds it.
-            let stored = if Rc::strong_count(&grad.0) <= 2 {
-                grad.clone()
+            // PyTorch (`accumulate_grad.h`): when no one else holds the
+            // incoming gradient and it has the leaf's layout, `.grad` becomes
+            // `new_grad.detach()` — an alias sharing its storage, so a
+            // post-accumulate-grad hook's in-place change shows in the node's
+            // post hooks. Else a copy. Expected owners here: `call_node`'s
+            // input list and this `grad`. JS handles made inside a hook are
+            // not counted (JS cannot tell whether the hook kept them).
+            let steal = grad.owner_count() <= 2
+                && grad.view_info().is_none()
+                && grad.contiguous_flag()
+                && variable.contiguous_flag();
+            let stored = if steal {
+                grad.detach()
             } else {
                 Tensor::from_array(grad.to_array()?)
             };

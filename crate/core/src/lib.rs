@@ -15,6 +15,7 @@ pub mod graph;
 pub mod hooks;
 pub mod ids;
 pub mod json;
+pub mod live;
 pub mod module;
 pub mod node;
 pub mod ops;

@@ -113,3 +113,79 @@ fn a_failed_backward_releases_too() {
     drop(m);
     assert!(wh.upgrade().is_none());
 }
+
+/// `x.register_post_accumulate_grad_hook(t => t.grad.mul_(10))` and a post
+/// hook on x's AccumulateGrad, for y = (x*3).sum(). PyTorch (checked with
+/// torch 2.x, fixture `steal_*` in tests/fixtures/pyfixtures/memory.py):
+/// `.grad` is the stolen gradient, so the post hook sees [30, 30]; when a
+/// tensor hook stored the gradient, `.grad` is a copy and it sees [3, 3].
+fn steal_case(store_in_tensor_hook: bool) -> (Vec<f32>, Vec<f32>, Vec<Vec<f32>>) {
+    let x = leaf(&[1.0, 2.0], &[2]);
+    let y = ok(ok(x.mul(3.0)).sum());
+    let stored: Rc<std::cell::RefCell<Vec<Tensor>>> = Rc::default();
+    let s = stored.clone();
+    ok(x.register_hook(Rc::new(
+        move |g: &Tensor| -> crate::Result<Option<Tensor>> {
+            if store_in_tensor_hook {
+                s.borrow_mut().push(g.clone());
+            }
+            Ok(None)
+        },
+    )));
+    ok(
+        x.register_post_accumulate_grad_hook(Rc::new(|t: &Tensor| -> crate::Result<()> {
+            crate::ops::inplace::mul_(&t.grad_raw().unwrap(), &crate::Operand::Scalar(10.0))?;
+            Ok(())
+        })),
+    );
+    let seen: Rc<std::cell::RefCell<Vec<f32>>> = Rc::default();
+    let s2 = seen.clone();
+    let acc = x.grad_accumulator().unwrap();
+    acc.register_hook(Rc::new(
+        move |_gi: &[Option<Tensor>], go: &[Option<Tensor>]| -> crate::Result<_> {
+            *s2.borrow_mut() = values(go[0].as_ref().unwrap());
+            Ok(None)
+        },
+    ));
+    ok(crate::engine::backward(&y, None, false, None));
+    let st = stored.borrow().iter().map(values).collect();
+    let seen = seen.borrow().clone();
+    (grad_values(&x), seen, st)
+}
+
+#[test]
+fn accumulate_grad_steals_the_incoming_gradient() {
+    let (grad, seen, _) = steal_case(false);
+    assert_eq!(grad, vec![30.0, 30.0]);
+    assert_eq!(seen, vec![30.0, 30.0]);
+}
+
+#[test]
+fn accumulate_grad_copies_a_gradient_someone_else_holds() {
+    let (grad, seen, stored) = steal_case(true);
+    assert_eq!(grad, vec![30.0, 30.0]);
+    assert_eq!(seen, vec![3.0, 3.0]);
+    assert_eq!(stored, vec![vec![3.0, 3.0]]);
+}
+
+#[test]
+fn a_stolen_grad_is_a_detached_alias_and_accumulates_in_place() {
+    let x = leaf(&[1.0, 2.0], &[2]);
+    ok(crate::engine::backward(
+        &ok(ok(x.mul(3.0)).sum()),
+        None,
+        false,
+        None,
+    ));
+    let g1 = x.grad_raw().unwrap();
+    assert!(g1.is_leaf() && !g1.requires_grad());
+    ok(crate::engine::backward(
+        &ok(ok(x.mul(3.0)).sum()),
+        None,
+        false,
+        None,
+    ));
+    // PyTorch: the second backward adds in place into the same .grad.
+    assert!(x.grad_raw().unwrap().ptr_eq(&g1));
+    assert_eq!(values(&g1), vec![6.0, 6.0]);
+}
