@@ -31,17 +31,23 @@ export function initSync(...args) {
 // the others are freed by the garbage collector. Releasing a handle never
 // affects another handle of the same tensor.
 
-const RELEASED = {
-  tensor: 'this tensor handle was released (hg.tidy or dispose()); keep it with hg.keep() or return it from tidy',
-  node: 'this node handle was released (hg.tidy or dispose()); keep it with hg.keep() or return it from tidy',
-};
+const released = (what) => `this ${what} handle was released (hg.tidy or dispose()); keep it with hg.keep() or return it from tidy`;
+const RELEASED = { tensor: released('tensor'), node: released('node'), module: released('module') };
 
-const freeFn = { tensor: (p) => wasm.__wbg_tensor_free(p, 0), node: (p) => wasm.__wbg_node_free(p, 0) };
+const freeFn = {
+  tensor: (p) => wasm.__wbg_tensor_free(p, 0),
+  node: (p) => wasm.__wbg_node_free(p, 0),
+  module: (p) => wasm.__wbg_module_free(p, 0),
+};
 const gcFree = {
   tensor: new FinalizationRegistry((p) => wasm.__wbg_tensor_free(p, 1)),
   node: new FinalizationRegistry((p) => wasm.__wbg_node_free(p, 1)),
+  module: new FinalizationRegistry((p) => wasm.__wbg_module_free(p, 1)),
 };
-const kindOf = (h) => (h instanceof Tensor ? 'tensor' : 'node');
+const kindOf = (h) => (h instanceof Tensor ? 'tensor' : h instanceof Node ? 'node' : 'module');
+// `new hg.Module(...)` registers with wasm-bindgen's own registry; its
+// free() unregisters from it (a no-op for handles that never were).
+const rawFree = Module.prototype.free;
 
 /** Scope stack of hg.tidy: the innermost scope's handles, or null. */
 let scope = null;
@@ -49,7 +55,41 @@ const scopes = [];
 /** Handles hg.keep() exempted from every enclosing tidy. */
 const kept = new WeakSet();
 
-for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node']]) {
+// RemovableHandle: `{id, remove()}`. Inside a tidy it is scope-owned; at
+// the end it is freed only if everything it removes from is gone (then
+// remove() could only be a no-op, and stays one); otherwise the GC owns it.
+const { RemovableHandle } = core;
+const handleFree = new FinalizationRegistry((p) => wasm.__wbg_removablehandle_free(p, 1));
+RemovableHandle.__wrap = function wrap(ptr) {
+  const h = Object.create(RemovableHandle.prototype);
+  h.__wbg_ptr = ptr;
+  if (scope !== null) scope.push(h);
+  else handleFree.register(h, ptr, h);
+  return h;
+};
+{
+  const proto = RemovableHandle.prototype;
+  const idGet = Object.getOwnPropertyDescriptor(proto, 'id').get;
+  const remove = proto.remove;
+  Object.defineProperty(proto, 'id', {
+    configurable: true,
+    get() { return this.__wbg_ptr === 0 ? this.__hgId : idGet.call(this); },
+  });
+  proto.remove = function remove_() { if (this.__wbg_ptr !== 0) remove.call(this); };
+}
+/** End of a tidy for a RemovableHandle it owns. */
+function settleHandle(h) {
+  if (h.__live()) {
+    handleFree.register(h, h.__wbg_ptr, h);
+    return;
+  }
+  const ptr = h.__wbg_ptr;
+  h.__hgId = h.id;
+  h.__wbg_ptr = 0;
+  wasm.__wbg_removablehandle_free(ptr, 0);
+}
+
+for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node'], [Module, 'module']]) {
   // wasm-bindgen makes every returned handle with `Class.__wrap(ptr)`.
   cls.__wrap = function wrap(ptr) {
     const h = Object.create(cls.prototype);
@@ -99,14 +139,19 @@ function guardPrototype(cls, message) {
   }
 }
 
-const isHandle = (x) => x instanceof Tensor || x instanceof Node;
+const isHandle = (x) => x instanceof Tensor || x instanceof Node || x instanceof Module;
 
 /** Frees one handle now (idempotent). `owned`: by a scope, not the GC. */
 function release(h, owned) {
   const ptr = h.__wbg_ptr;
   if (ptr === 0) return;
-  h.__wbg_ptr = 0;
   const kind = kindOf(h);
+  if (kind === 'module') {
+    rawFree.call(h); // also leaves wasm-bindgen's registry
+    if (!owned) gcFree.module.unregister(h);
+    return;
+  }
+  h.__wbg_ptr = 0;
   if (!owned) gcFree[kind].unregister(h);
   freeFn[kind](ptr);
 }
@@ -126,7 +171,8 @@ function eachHandle(x, f, seen = new Set()) {
 
 /**
  * `hg.tidy(fn)`: runs `fn` and releases every Tensor and Node handle created
- * inside it (by ops, backward, or handed to hooks), except what `fn` returns
+ * inside it (by ops, backward, or handed to hooks — module handles handed to
+ * hooks too; `new hg.Module` is the caller's), except what `fn` returns
  * (a handle, or arrays / plain objects of them) and what `hg.keep()` marked.
  * Nestable; like TF.js's `tf.tidy`. The tensors themselves live on while
  * anything else needs them (a leaf's `.grad`, a graph, another handle).
@@ -150,6 +196,11 @@ export function tidy(fn) {
     if (ok) eachHandle(result, (h) => survivors.add(h));
     for (const h of mine) {
       if (h.__wbg_ptr === 0) continue;
+      if (h instanceof RemovableHandle) {
+        if (scope !== null) scope.push(h); // decided by the outermost tidy
+        else settleHandle(h);
+        continue;
+      }
       if (kept.has(h)) gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
       else if (survivors.has(h)) {
         if (scope !== null) scope.push(h);
@@ -165,7 +216,7 @@ export function tidy(fn) {
 
 /** `hg.keep(t)`: exempts a handle from every enclosing `tidy`; returns `t`. */
 export function keep(t) {
-  if (!isHandle(t)) throw new TypeError(`keep(t): t must be a Tensor or Node, not ${t === null ? 'null' : typeof t}`);
+  if (!isHandle(t)) throw new TypeError(`keep(t): t must be a Tensor, Node or Module, not ${t === null ? 'null' : typeof t}`);
   if (t.__wbg_ptr === 0) throw new Error(RELEASED[kindOf(t)]);
   kept.add(t);
   return t;
@@ -179,10 +230,17 @@ export function dispose(x) {
 /** `t.dispose()`: releases this handle now; other handles of the tensor are unaffected. */
 Tensor.prototype.dispose = function dispose() { release(this, false); };
 Node.prototype.dispose = function dispose() { release(this, false); };
+/**
+ * `m.dispose()`: releases this module handle. A module whose forward or
+ * hooks reach it (directly, or through a scope shared with a closure that
+ * does) forms a cycle through wasm memory the garbage collector cannot see:
+ * dispose its handles (hg.tidy does so for module handles it hands out).
+ */
+Module.prototype.dispose = function dispose() { release(this, false); };
 
 // free() stays a harmless no-op (the contract: users never call free()); a
 // handle is released with dispose(), and `using` (Symbol.dispose) disposes.
-for (const cls of [Tensor, Node, Module, core.RemovableHandle]) {
+for (const cls of [Tensor, Node, Module, RemovableHandle]) {
   cls.prototype.free = function free() {};
   if (typeof Symbol.dispose === 'symbol') {
     cls.prototype[Symbol.dispose] = cls.prototype.dispose ?? function dispose() {};
@@ -220,11 +278,18 @@ for (const op of ['add', 'sub', 'mul', 'div']) {
   };
 }
 
+/** Runs `f` outside any tidy scope: what it makes is the caller's, like `new hg.Module`. */
+function unscoped(f) {
+  const saved = scope;
+  scope = null;
+  try { return f(); } finally { scope = saved; }
+}
+
 /** `new hg.nn.Linear(inFeatures, outFeatures, {bias?, seed?})`. */
 class Linear {
   constructor(inFeatures, outFeatures, opts) {
     // Returning an object from a constructor makes `new` yield it: a Module.
-    return core.__linear(inFeatures, outFeatures, opts);
+    return unscoped(() => core.__linear(inFeatures, outFeatures, opts));
   }
 }
 

@@ -142,6 +142,34 @@ const scenarios = {
     m.registerForwardHook(() => { void m; });
     m.call(y).sum().backward();
   },
+  /**
+   * The documented answer to self-capturing hooks: each cycle in hg.tidy.
+   * Releasing the handles breaks the JS -> wasm -> JS cycle; a module's
+   * that reaches the module is removed and the module disposed (`new
+   * hg.Module` is not scoped by tidy).
+   */
+  'self-capturing-hooks-in-tidy'() {
+    hg.tidy(() => {
+      const x = L([1, 2, 3]);
+      const y = x.mul(2);
+      const n = y.gradFn;
+      x.registerHook(() => { void x; });
+      n.registerHook(() => { void n; });
+      const m = new hg.Module('M', (a) => a.exp());
+      const h = m.registerForwardHook(() => { void m; });
+      m.call(y).sum().backward();
+      h.remove();
+      m.dispose(); // modules are not scoped: the forward's scope reaches m
+    });
+  },
+  /** Shared-scope hooks, each cycle in hg.tidy. */
+  'shared-scope-hooks-in-tidy'() {
+    hg.tidy(() => {
+      const x = L([1, 2, 3]);
+      x.registerHook(() => {});
+      hg.trace(() => { x.mul(2).sum().backward(); });
+    });
+  },
   /** A full backward hook reaching the module's output, removed after backward. */
   'full-backward-hook-removed'() {
     const m = makeModule();

@@ -211,6 +211,12 @@ impl RemovableHandle {
         RemovableHandle::new(id, vec![weak])
     }
 
+    /// Whether any list this handle removes from still exists (a handle
+    /// whose owners are all gone can only be a no-op).
+    pub fn is_live(&self) -> bool {
+        self.targets.iter().any(|t| t.strong_count() > 0)
+    }
+
     pub fn remove(&self) {
         for target in &self.targets {
             if let Some(list) = target.upgrade() {

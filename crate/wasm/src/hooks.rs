@@ -240,6 +240,11 @@ impl Handle {
     pub fn remove(&self) {
         self.inner.remove();
     }
+    /// Used by `hg.tidy`: a handle whose hook lists are all gone is freed.
+    #[wasm_bindgen(js_name = __live)]
+    pub fn live(&self) -> bool {
+        self.inner.is_live()
+    }
 }
 
 impl Handle {
