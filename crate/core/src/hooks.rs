@@ -13,6 +13,7 @@ use std::rc::{Rc, Weak};
 
 use crate::error::Result;
 use crate::ids::HandleId;
+use crate::protocol::{HookInfo, HookKind};
 use crate::tensor::{Tensor, TensorImpl};
 
 /// `fn(grad) -> Tensor?` — `t.register_hook`.
@@ -31,8 +32,8 @@ pub trait NodePreHook {
         String::new()
     }
     /// The trace/graph kind; module machinery registers its own kinds.
-    fn kind(&self) -> &'static str {
-        "node-pre"
+    fn kind(&self) -> HookKind {
+        HookKind::NodePre
     }
 }
 
@@ -46,19 +47,19 @@ pub trait NodePostHook {
     fn name(&self) -> String {
         String::new()
     }
-    fn kind(&self) -> &'static str {
-        "node-post"
+    fn kind(&self) -> HookKind {
+        HookKind::NodePost
     }
     /// Module machinery records its own per-user-hook trace events and error
     /// messages; the engine then adds none for the wrapper.
     fn records_itself(&self) -> bool {
         false
     }
-    /// The handle the user holds for this hook, when it differs from the
-    /// node-level one (a module's legacy hook), so `graph()` and `trace()`
-    /// name the same handle.
-    fn user_handle(&self) -> Option<HandleId> {
-        None
+    /// Its rows in `graph()`, given its node-level handle. A module's hook
+    /// wrapper lists the user's hooks it runs instead, under the handles the
+    /// user holds, so `graph()` and `trace()` name the same handle.
+    fn rows(&self, handle: HandleId) -> Vec<HookInfo> {
+        vec![HookInfo::new(handle, self.kind(), self.name())]
     }
 }
 

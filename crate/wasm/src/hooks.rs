@@ -50,6 +50,13 @@ impl JsHook {
         r.map_err(|e| Error::runtime(js_message(&e)))
     }
 
+    /// A call of the user's hook (not a module's forward): console lines it
+    /// prints are attributed to its trace event.
+    fn call_hook(&self, args: &[JsValue]) -> Result<JsValue> {
+        let _call = hookgrad_core::trace::HookCall::begin();
+        self.apply(args)
+    }
+
     fn grads(&self, v: &JsValue) -> Result<Option<Vec<Option<Tensor>>>> {
         js_to_opt_tensors(v, self.shown_name())
     }
@@ -83,7 +90,7 @@ fn returned_value(r: &JsValue) -> Option<Value> {
 
 impl TensorHook for JsHook {
     fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
-        let r = self.apply(&[tensor_to_js(grad.clone())])?;
+        let r = self.call_hook(&[tensor_to_js(grad.clone())])?;
         if r.is_undefined() || r.is_null() {
             return Ok(None);
         }
@@ -102,7 +109,7 @@ impl TensorHook for JsHook {
 
 impl NodePreHook for JsHook {
     fn call(&self, grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[opt_tensors_to_js(grad_outputs)])?;
+        let r = self.call_hook(&[opt_tensors_to_js(grad_outputs)])?;
         self.grads(&r)
     }
     fn name(&self) -> String {
@@ -116,7 +123,7 @@ impl NodePostHook for JsHook {
         grad_inputs: &[Option<Tensor>],
         grad_outputs: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[
+        let r = self.call_hook(&[
             opt_tensors_to_js(grad_inputs),
             opt_tensors_to_js(grad_outputs),
         ])?;
@@ -129,7 +136,7 @@ impl NodePostHook for JsHook {
 
 impl PostAccumulateGradHook for JsHook {
     fn call(&self, tensor: &Tensor) -> Result<bool> {
-        let r = self.apply(&[tensor_to_js(tensor.clone())])?;
+        let r = self.call_hook(&[tensor_to_js(tensor.clone())])?;
         Ok(!(r.is_undefined() || r.is_null()))
     }
     fn name(&self) -> String {
@@ -144,7 +151,7 @@ impl ForwardPreHook for JsHook {
         args: &[Value],
         kwargs: Option<&Value>,
     ) -> Result<Option<Value>> {
-        let r = self.apply(&forward_hook_args(module, args, kwargs, None))?;
+        let r = self.call_hook(&forward_hook_args(module, args, kwargs, None))?;
         Ok(returned_value(&r))
     }
     fn name(&self) -> String {
@@ -160,7 +167,7 @@ impl ForwardHook for JsHook {
         kwargs: Option<&Value>,
         output: &Value,
     ) -> Result<Option<Value>> {
-        let r = self.apply(&forward_hook_args(module, args, kwargs, Some(output)))?;
+        let r = self.call_hook(&forward_hook_args(module, args, kwargs, Some(output)))?;
         Ok(returned_value(&r))
     }
     fn name(&self) -> String {
@@ -175,7 +182,7 @@ impl ModuleBackwardHook for JsHook {
         grad_input: &[Option<Tensor>],
         grad_output: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[
+        let r = self.call_hook(&[
             module_js(module),
             opt_tensors_to_js(grad_input),
             opt_tensors_to_js(grad_output),
@@ -193,7 +200,7 @@ impl ModuleBackwardPreHook for JsHook {
         module: &Module,
         grad_output: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[module_js(module), opt_tensors_to_js(grad_output)])?;
+        let r = self.call_hook(&[module_js(module), opt_tensors_to_js(grad_output)])?;
         self.grads(&r)
     }
     fn name(&self) -> String {
