@@ -15,7 +15,10 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
         .hook_entries()
         .into_iter()
         .map(|(handle, e)| match &*e {
-            TensorHookEntry::User(h) => HookInfo::new(handle, HookKind::Tensor, h.name()),
+            TensorHookEntry::User(h) => HookInfo {
+                source: h.source(),
+                ..HookInfo::new(handle, HookKind::Tensor, h.name())
+            },
             TensorHookEntry::RetainGrad(_) => {
                 HookInfo::new(handle, HookKind::RetainGrad, "retain_grad".into())
             }
@@ -24,7 +27,10 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
     hooks.extend(
         t.post_accumulate_hook_entries()
             .into_iter()
-            .map(|(handle, h)| HookInfo::new(handle, HookKind::PostAccumulate, h.name())),
+            .map(|(handle, h)| HookInfo {
+                source: h.source(),
+                ..HookInfo::new(handle, HookKind::PostAccumulate, h.name())
+            }),
     );
     TensorInfo {
         id: t.id(),
@@ -56,7 +62,10 @@ fn node_info(n: &NodeRef) -> NodeInfo {
         pre_hooks: n
             .pre_hook_entries()
             .into_iter()
-            .map(|(handle, h)| HookInfo::new(handle, h.kind(), h.name()))
+            .map(|(handle, h)| HookInfo {
+                source: h.source(),
+                ..HookInfo::new(handle, h.kind(), h.name())
+            })
             .collect(),
         post_hooks: n
             .post_hook_entries()

@@ -13,7 +13,7 @@ use std::rc::{Rc, Weak};
 
 use crate::error::Result;
 use crate::ids::HandleId;
-use crate::protocol::{HookInfo, HookKind};
+use crate::protocol::{HookInfo, HookKind, SourceLoc};
 use crate::tensor::{Tensor, TensorImpl};
 
 /// `fn(grad) -> Tensor?` — `t.register_hook`.
@@ -23,6 +23,10 @@ pub trait TensorHook {
     fn name(&self) -> String {
         String::new()
     }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
+    }
 }
 
 /// `fn(grad_outputs) -> grads?` — `node.register_prehook`.
@@ -30,6 +34,10 @@ pub trait NodePreHook {
     fn call(&self, grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>>;
     fn name(&self) -> String {
         String::new()
+    }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
     }
     /// The trace/graph kind; module machinery registers its own kinds.
     fn kind(&self) -> HookKind {
@@ -47,6 +55,10 @@ pub trait NodePostHook {
     fn name(&self) -> String {
         String::new()
     }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
+    }
     fn kind(&self) -> HookKind {
         HookKind::NodePost
     }
@@ -59,7 +71,10 @@ pub trait NodePostHook {
     /// wrapper lists the user's hooks it runs instead, under the handles the
     /// user holds, so `graph()` and `trace()` name the same handle.
     fn rows(&self, handle: HandleId) -> Vec<HookInfo> {
-        vec![HookInfo::new(handle, self.kind(), self.name())]
+        vec![HookInfo {
+            source: self.source(),
+            ..HookInfo::new(handle, self.kind(), self.name())
+        }]
     }
 }
 
@@ -69,6 +84,10 @@ pub trait PostAccumulateGradHook {
     fn call(&self, tensor: &Tensor) -> Result<bool>;
     fn name(&self) -> String {
         String::new()
+    }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
     }
 }
 

@@ -17,17 +17,27 @@ use hookgrad_core::module::{
     ForwardHook, ForwardPreHook, Module, ModuleBackwardHook, ModuleBackwardPreHook, ModuleForward,
     Value,
 };
+use hookgrad_core::protocol::SourceLoc;
 use hookgrad_core::tensor::Tensor;
 
 pub struct JsHook {
     f: Function,
     name: String,
+    source: Option<SourceLoc>,
 }
 
 impl JsHook {
     pub fn new(f: Function) -> Self {
         let name = String::from(f.name());
-        JsHook { f, name }
+        // Where the user registered it, for graph()'s hook rows. Only while a
+        // trace records (the playground): a stack capture costs microseconds
+        // per registration, which a loop registering hooks should not pay.
+        let source = if hookgrad_core::trace::is_recording() {
+            registering_frame()
+        } else {
+            None
+        };
+        JsHook { f, name, source }
     }
 
     fn shown_name(&self) -> &str {
@@ -60,6 +70,31 @@ impl JsHook {
     fn grads(&self, v: &JsValue) -> Result<Option<Vec<Option<Tensor>>>> {
         js_to_opt_tensors(v, self.shown_name())
     }
+}
+
+/// The first stack frame outside hookgrad's own JS and wasm: the user's
+/// `register*()` call. V8 (`at f (file:1:2)`, `… <anonymous>:1:2)` for
+/// `new Function` code) and Firefox (`f@file:1:2`) both end a frame with
+/// `:line:column`; wasm frames end with a hex offset and are skipped.
+fn registering_frame() -> Option<SourceLoc> {
+    let err = js_sys::Error::new("");
+    let stack = js_sys::Reflect::get(&err, &"stack".into())
+        .ok()?
+        .as_string()?;
+    stack.lines().find_map(|line| {
+        let line = line.trim().trim_end_matches(')');
+        let mut parts = line.rsplitn(3, ':');
+        let column = parts.next()?.parse().ok()?;
+        let line_nr = parts.next()?.parse().ok()?;
+        let file = parts.next().unwrap_or("");
+        let ours = file.ends_with("hookgrad_core.js")
+            || file.ends_with("hookgrad.js")
+            || file.contains("wasm://");
+        (!ours).then_some(SourceLoc {
+            line: line_nr,
+            column,
+        })
+    })
 }
 
 fn module_js(m: &Module) -> JsValue {
@@ -105,6 +140,9 @@ impl TensorHook for JsHook {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
+    }
 }
 
 impl NodePreHook for JsHook {
@@ -114,6 +152,9 @@ impl NodePreHook for JsHook {
     }
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
     }
 }
 
@@ -132,6 +173,9 @@ impl NodePostHook for JsHook {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
+    }
 }
 
 impl PostAccumulateGradHook for JsHook {
@@ -141,6 +185,9 @@ impl PostAccumulateGradHook for JsHook {
     }
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
     }
 }
 
@@ -192,6 +239,9 @@ impl ModuleBackwardHook for JsHook {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
+    }
 }
 
 impl ModuleBackwardPreHook for JsHook {
@@ -205,6 +255,9 @@ impl ModuleBackwardPreHook for JsHook {
     }
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
     }
 }
 

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::hooks::{NodePostHook, RemovableHandle};
 use crate::ids::{HandleId, NodeId};
 use crate::node::{Node, NodeRef};
-use crate::protocol::HookInfo;
+use crate::protocol::{HookInfo, SourceLoc};
 use crate::tensor::Tensor;
 use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
@@ -48,10 +48,17 @@ fn record_module_hook(
 }
 
 /// A graph row for a user's module hook, under the handle the user holds.
-fn module_row(module: &Module, kind: HookKind, handle: HandleId, name: String) -> HookInfo {
+fn module_row(
+    module: &Module,
+    kind: HookKind,
+    handle: HandleId,
+    name: String,
+    source: Option<SourceLoc>,
+) -> HookInfo {
     HookInfo {
         module: Some(module.name()),
         module_id: Some(module.id()),
+        source,
         ..HookInfo::new(handle, kind, name)
     }
 }
@@ -63,22 +70,29 @@ fn user_rows<H: ?Sized + HookName>(
 ) -> Vec<HookInfo> {
     hooks
         .iter()
-        .map(|(handle, h)| module_row(module, kind, *handle, h.hook_name()))
+        .map(|(handle, h)| module_row(module, kind, *handle, h.hook_name(), h.hook_source()))
         .collect()
 }
 
 /// The user hook's function name, for either kind of module backward hook.
 trait HookName {
     fn hook_name(&self) -> String;
+    fn hook_source(&self) -> Option<SourceLoc>;
 }
 impl HookName for dyn ModuleBackwardHook {
     fn hook_name(&self) -> String {
         self.name()
     }
+    fn hook_source(&self) -> Option<SourceLoc> {
+        self.source()
+    }
 }
 impl HookName for dyn ModuleBackwardPreHook {
     fn hook_name(&self) -> String {
         self.name()
+    }
+    fn hook_source(&self) -> Option<SourceLoc> {
+        self.source()
     }
 }
 
@@ -525,6 +539,7 @@ impl NodePostHook for LegacyHook {
             HookKind::ModuleBackward,
             self.handle,
             self.hook.name(),
+            self.hook.source(),
         )]
     }
     fn records_itself(&self) -> bool {

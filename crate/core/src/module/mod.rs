@@ -60,6 +60,10 @@ pub trait ModuleBackwardHook {
     fn name(&self) -> String {
         String::new()
     }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<crate::protocol::SourceLoc> {
+        None
+    }
 }
 
 /// `fn(module, grad_output) → grad_output?`.
@@ -71,6 +75,10 @@ pub trait ModuleBackwardPreHook {
     ) -> Result<Option<Vec<Option<Tensor>>>>;
     fn name(&self) -> String {
         String::new()
+    }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<crate::protocol::SourceLoc> {
+        None
     }
 }
 
