@@ -377,7 +377,7 @@ impl NodePostHook for OutputHook {
     fn records_itself(&self) -> bool {
         true
     }
-    fn rows(&self, handle: HandleId) -> Vec<HookInfo> {
+    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
         let Ok(s) = self.state.try_borrow() else {
             return Vec::new();
         };
@@ -393,9 +393,6 @@ impl NodePostHook for OutputHook {
                 HookKind::ModuleFullBackward,
                 &s.user_hooks,
             ));
-        }
-        if rows.is_empty() {
-            rows.push(HookInfo::new(handle, self.kind(), self.name()));
         }
         rows
     }
@@ -476,15 +473,11 @@ impl NodePostHook for InputHook {
     fn records_itself(&self) -> bool {
         true
     }
-    fn rows(&self, handle: HandleId) -> Vec<HookInfo> {
+    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
         let Ok(s) = self.state.try_borrow() else {
             return Vec::new();
         };
-        let mut rows = user_rows(&s.module, HookKind::ModuleFullBackward, &s.user_hooks);
-        if rows.is_empty() {
-            rows.push(HookInfo::new(handle, self.kind(), self.name()));
-        }
-        rows
+        user_rows(&s.module, HookKind::ModuleFullBackward, &s.user_hooks)
     }
     fn name(&self) -> String {
         "BackwardHook._set_user_hook".into()
