@@ -26,8 +26,13 @@ const SHORT_KIND = { 'post-accumulate': 'post-accumulate' };
 const hookLabel = (h) => (h.kind === 'retain-grad' ? 'retain_grad' : `${h.name || '<lambda>'}${h.kind && h.kind !== 'tensor' ? ` · ${SHORT_KIND[h.kind] || HOOK_KIND_LABEL[h.kind] || h.kind}` : ''}`);
 
 export class GraphView {
-  constructor(svg, { onSelect = () => {}, onToggleModule = () => {} } = {}) {
+  constructor(svg, { onSelect = () => {}, onToggleModule = () => {}, cooperative = false } = {}) {
     this.svg = svg; this.onSelect = onSelect; this.onToggleModule = onToggleModule;
+    // Cooperative gestures (embeds): the host page keeps wheel and touch
+    // scrolling until the reader activates the figure (click, focus), or
+    // holds Ctrl while scrolling / pinches.
+    this.cooperative = cooperative; this.active = !cooperative;
+    svg.classList.toggle('coop', cooperative);
     this.view = { x: 0, y: 0, k: 1 };
     svg.innerHTML = '';
     const defs = el('defs', {}, svg);
@@ -63,7 +68,7 @@ export class GraphView {
   }
 
   /** Draws a model laid out by computeLayout. */
-  async setGraph(model, input, layout, { legacyHandles = new Map() } = {}) {
+  async setGraph(model, input, layout, { legacyHandles = new Map(), focusModule = null } = {}) {
     this.model = model; this.input = input; this.layout = layout;
     this.pending = null; // a frame queued for the previous graph must not touch this one
     const token = (this.drawToken = (this.drawToken || 0) + 1);
@@ -142,6 +147,7 @@ export class GraphView {
       });
     }
     this.fit({ minK: 0.5 });
+    if (focusModule) this.focusModule(focusModule);
     return true;
   }
 
@@ -404,6 +410,9 @@ export class GraphView {
     this.applyView(true);
   }
 
+  /** Brings a box into view (pans only when it is not visible). */
+  reveal(box, { force = false } = {}) { this.focusOn(box, { minK: 0.6, force }); }
+
   /** Pans (and zooms in to a readable scale) so the box is in view. */
   focusOn(box, { minK = 0.9, force = false } = {}) {
     if (!box) return;
@@ -431,23 +440,64 @@ export class GraphView {
     this.view = { k, x: cx - (cx - this.view.x) * s, y: cy - (cy - this.view.y) * s };
     this.applyView();
   }
+  /** Cooperative mode: the figure takes wheel/touch gestures from now on (until it loses focus). */
+  setActive(on) {
+    if (!this.cooperative || this.active === on) return;
+    this.active = on; this.svg.classList.toggle('active', on);
+    this.hint(false);
+  }
+
+  /** A short "Ctrl + scroll to zoom" note over the figure (cooperative mode). */
+  hint(show) {
+    const box = this.svg.parentElement; if (!box) return;
+    let n = box.querySelector('.coop-hint');
+    if (!show) { if (n) n.hidden = true; return; }
+    if (!n) { n = document.createElement('div'); n.className = 'coop-hint'; n.setAttribute('aria-hidden', 'true'); box.append(n); }
+    n.textContent = 'Ctrl + scroll to zoom · click the figure to pan and zoom it';
+    n.hidden = false; clearTimeout(this.hintTimer); this.hintTimer = setTimeout(() => { n.hidden = true; }, 1400);
+  }
+
   installPanZoom() {
+    if (this.cooperative) {
+      if (!this.svg.hasAttribute('tabindex')) this.svg.setAttribute('tabindex', '0');
+      this.svg.addEventListener('pointerdown', () => this.setActive(true));
+      this.svg.addEventListener('focusin', () => this.setActive(true));
+      this.svg.addEventListener('focusout', (e) => { if (!this.svg.contains(e.relatedTarget)) this.setActive(false); });
+      document.addEventListener('pointerdown', (e) => { if (!this.svg.contains(e.target)) this.setActive(false); });
+    }
     this.svg.addEventListener('wheel', (e) => {
+      // Not activated: let the page scroll (Ctrl+wheel, which is also a trackpad pinch, still zooms).
+      if (!this.active && !e.ctrlKey) { this.hint(true); return; }
       e.preventDefault();
       const r = this.svg.getBoundingClientRect();
       this.zoomBy(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
     }, { passive: false });
     let drag = null;
+    const touches = new Map();
     this.svg.addEventListener('pointerdown', (e) => {
       if (e.target.closest('[role=button]')) return;
+      if (e.pointerType === 'touch') {
+        touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+        // One finger on an inactive figure scrolls the page (touch-action allows it).
+        if (!this.active && touches.size < 2) return;
+      }
       drag = { x: e.clientX, y: e.clientY, vx: this.view.x, vy: this.view.y };
       this.svg.setPointerCapture(e.pointerId); this.svg.classList.add('panning');
     });
+    let pinch = null;
     this.svg.addEventListener('pointermove', (e) => {
+      if (touches.has(e.pointerId)) touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (touches.size === 2) { // two fingers: pinch-zoom the figure (never the host page)
+        const [a, b] = [...touches.values()]; const d = Math.hypot(a.x - b.x, a.y - b.y);
+        const r = this.svg.getBoundingClientRect();
+        if (pinch && pinch.d > 0) this.zoomBy(d / pinch.d, (a.x + b.x) / 2 - r.left, (a.y + b.y) / 2 - r.top);
+        pinch = { d }; drag = null; return;
+      }
+      pinch = null;
       if (!drag) return;
       this.view.x = drag.vx + e.clientX - drag.x; this.view.y = drag.vy + e.clientY - drag.y; this.applyView();
     });
-    const end = () => { drag = null; this.svg.classList.remove('panning'); };
+    const end = (e) => { touches.delete(e.pointerId); drag = null; this.svg.classList.remove('panning'); };
     this.svg.addEventListener('pointerup', end); this.svg.addEventListener('pointercancel', end);
   }
 }
