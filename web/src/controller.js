@@ -29,8 +29,11 @@ export class Controller {
       cooperative,
       onSelect: (sel) => { this.selected = sel; this.render(); this.view.reveal(this.view.boxOf(sel)); },
       onToggleModule: async (key) => {
-        if (this.collapsed.has(key)) this.collapsed.delete(key); else this.collapsed.add(key);
-        this.session = await relayout(this.session, this.collapsed);
+        // From now on the reader's choice of collapsed modules is kept across runs.
+        const set = new Set(this.session.collapsed);
+        if (set.has(key)) set.delete(key); else set.add(key);
+        this.collapsed = set;
+        this.session = await relayout(this.session, set);
         if (await this.draw()) this.render();
       },
     });
@@ -92,7 +95,7 @@ export class Controller {
     const src = this.getSource();
     const result = await this.runner.run(src.program, src.semantics);
     if (this.running !== myRun) return false;
-    const session = await buildSession(result, { collapsed: this.collapsed });
+    const session = await buildSession(result, { collapsed: this.collapsed, pane: this.view.size() });
     if (this.running !== myRun) return false;
     this.session = session; this.dirty = false;
     if (!(await this.draw()) || this.running !== myRun) return false;

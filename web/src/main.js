@@ -95,7 +95,7 @@ $('copy-link').onclick = async () => {
 };
 
 // ---- running: the shared controller (run → graph → player → step text) ----
-const ctl = new Controller({
+const ctl = globalThis.hookgradController = new Controller({
   getSource: () => ({ program: app.state.program, semantics: app.state.semantics, lesson: app.state.lesson ? findLesson(app.state.lesson) : null }),
   onFrame: renderExtras,
   onSession(session) {
