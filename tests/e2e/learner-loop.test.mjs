@@ -72,3 +72,17 @@ test('the full backward hook row lights up when it fires', { todo: 'needs the en
   assert.ok(await page.locator('.badge-row.fullhook.fired').count() >= 1);
   await page.close();
 });
+
+test('export: the current frame downloads as SVG and PNG', async () => {
+  const page = await env.page('#lesson=tensor-hooks');
+  await waitForRun(page);
+  const [svgDl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download this frame as SVG' }).click()]);
+  const svgText = await (await import('node:fs/promises')).readFile(await svgDl.path(), 'utf8');
+  assert.match(svgText, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.match(svgText, /MulBackward0/);
+  const [pngDl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download this frame as PNG' }).click()]);
+  const png = await (await import('node:fs/promises')).readFile(await pngDl.path());
+  assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+  assert.ok(png.length > 5000, `PNG of ${png.length} bytes`);
+  await page.close();
+});

@@ -9,6 +9,7 @@ import { GraphView } from './view/graph-view.js';
 import { Player } from './view/player.js';
 import { PLAY, PAUSE } from './view/icons.js';
 import { renderCompare } from './view/compare-view.js';
+import { downloadSvg, downloadPng } from './view/export.js';
 
 /**
  * opts:
@@ -57,6 +58,8 @@ export class Controller {
     on('zoom-in', () => this.view.zoomBy(1.25));
     on('zoom-out', () => this.view.zoomBy(0.8));
     on('zoom-fit', () => { this.view.fit(); });
+    on('export-svg', () => downloadSvg($('graph'), this.view));
+    on('export-png', () => downloadPng($('graph'), this.view));
     if ($('scrub')) $('scrub').oninput = (e) => { this.player.pause(); this.player.seek(Number(e.target.value)); };
     if ($('speed')) $('speed').onchange = (e) => this.player.setSpeed(Number(e.target.value));
     $('graph').addEventListener('click', () => { if (this.selected.tensor != null || this.selected.node != null) { this.selected = {}; this.render(); } });
