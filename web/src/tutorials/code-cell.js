@@ -1,7 +1,7 @@
 // Editable code cells for the tutorial pages.
 //
 // Markup (works without JavaScript and in print):
-//   <div class="cell" id="cell-video" data-figure="fig-1">
+//   <div class="cell" id="cell-video" >
 //     <pre class="cell-src"><code>…program…</code></pre>
 //   </div>
 // The script turns the <pre> into a textarea with Run / Reset buttons and an

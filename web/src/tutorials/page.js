@@ -21,9 +21,12 @@ for (const el of document.querySelectorAll('figure.hg-figure')) figures.set(el.i
 for (const el of document.querySelectorAll('.cell')) {
   const cell = new CodeCell(el, runner, {
     onRun(c, result) {
-      const fig = figures.get(el.dataset.figure);
-      // A cell that runs without an error redraws the figure beside it.
-      if (fig && !result.error) fig.set(readSemantics(c.code, c.semanticsDefault).program, c.semantics);
+      // A cell that runs without an error redraws the figures drawn from it.
+      if (!result.error) {
+        for (const fig of figures.values()) {
+          if (fig.el.dataset.cell === el.id) fig.set(figureProgram(fig, c.code, c.semanticsDefault), c.semantics);
+        }
+      }
       bindValues(el.id, result);
       el.dispatchEvent(new CustomEvent('cell-run', { detail: { cell: c, result }, bubbles: true }));
     },
@@ -46,13 +49,27 @@ function bindValues(cellId, result) {
   }
 }
 
+/**
+ * A figure draws its cell's program, up to the line that starts with its
+ * `data-cut` text if it has one (e.g. a hand computation after the backward
+ * pass that would only crowd the graph).
+ */
+function figureProgram(fig, code, semanticsDefault) {
+  let { program } = readSemantics(code, semanticsDefault);
+  const cut = fig.el.dataset.cut;
+  if (cut) {
+    const at = program.split('\n').findIndex((line) => line.trimStart().startsWith(cut));
+    if (at >= 0) program = program.split('\n').slice(0, at).join('\n');
+  }
+  return program;
+}
+
 // Figures start from their cell's code, before the cell has run.
 for (const fig of figures.values()) {
   const cell = cells.get(fig.el.dataset.cell);
   if (cell) {
-    const { program, semantics } = readSemantics(cell.code, cell.semanticsDefault);
-    fig.program = program; fig.semantics = semantics;
-    cell.el.dataset.figure ||= fig.el.id;
+    fig.program = figureProgram(fig, cell.code, cell.semanticsDefault);
+    fig.semantics = readSemantics(cell.code, cell.semanticsDefault).semantics;
   }
 }
 
