@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // The long-form tutorial pages (web/tutorials/<name>.html).
-const TUTORIALS = ['hooks-in-depth', 'adjoint', 'capture'];
+const TUTORIALS = ['hooks-in-depth', 'adjoint', 'capture', 'legacy-linear'];
 
 export default {
   root: here,
