@@ -79,6 +79,11 @@ export class CodeCell {
     this.area.addEventListener('input', () => { this.fit(); this.syncPrint(); this.el.classList.add('edited'); });
     this.area.addEventListener('keydown', (e) => this.onKey(e));
     this.fit();
+    // Wrapping changes with the width: refit when the cell is resized.
+    if ('ResizeObserver' in window) {
+      let w = 0;
+      new ResizeObserver(([entry]) => { const cw = Math.round(entry.contentRect.width); if (cw !== w) { w = cw; this.fit(); } }).observe(this.area);
+    }
   }
 
   onKey(e) {
@@ -95,8 +100,13 @@ export class CodeCell {
 
   /** Grows the textarea to its content (no inner scrollbar for the examples). */
   fit() {
+    // scrollHeight counts wrapped lines too (phones wrap code); before the
+    // first layout it is 0, so the line count is the fallback.
     const lines = this.area.value.split('\n').length;
-    this.area.style.height = `calc(${Math.max(4, lines) * 1.5}em + 20px)`;
+    const estimate = `calc(${Math.max(4, lines) * 1.5}em + 20px)`;
+    this.area.style.height = '1px';
+    const h = this.area.scrollHeight;
+    this.area.style.height = h > 1 ? `${h + 2}px` : estimate;
   }
 
   syncPrint() { const pre = this.el.querySelector('pre.cell-print'); if (pre) pre.textContent = this.area.value; }
