@@ -40,6 +40,21 @@ function hookName(model, ev) {
   return owner?.name ?? ev.name ?? null;
 }
 
+let elementPromise = null;
+/**
+ * The site's <hookgrad-playground> element class, if it takes a `step` (the
+ * embed helper's version); null means plain iframes of embed.html#s=….
+ */
+function playgroundElement(site) {
+  elementPromise ||= import(/* @vite-ignore */ new URL('hookgrad-element.js', site).href)
+    .then(() => {
+      const C = customElements.get('hookgrad-playground');
+      return C && (C.observedAttributes || []).includes('step') ? C : null;
+    })
+    .catch(() => null);
+  return elementPromise;
+}
+
 export class Figure {
   /**
    * @param el the figure element
@@ -89,20 +104,36 @@ export class Figure {
       : `Shown at step ${step} of ${model.steps.length} — ${where}`;
     this.el.dataset.step = String(step);
     this.el.dataset.total = String(model.steps.length);
-    this.mount(encodeState({ program: this.program, semantics: this.semantics, step }));
+    await this.mount(encodeState({ program: this.program, semantics: this.semantics, step }));
     this.el.classList.remove('loading');
   }
 
-  mount(hash) {
+  async mount(hash) {
+    const Element = await playgroundElement(this.site);
+    if (Element) {
+      // <hookgrad-playground scenario step>: sizes itself to the embed's content.
+      const el = document.createElement('hookgrad-playground');
+      el.setAttribute('scenario', hash);
+      el.setAttribute('step', String(this.step));
+      el.setAttribute('title', this.frameTitle());
+      this.iframe = null;
+      this.box.replaceChildren(el);
+      this.el.dataset.src = hash;
+      return;
+    }
     const iframe = document.createElement('iframe');
     // A fresh element per program: changing only the hash of a loaded embed
     // would not make it run the new program.
     iframe.src = new URL(`embed.html${hash}`, this.site).href;
-    iframe.title = `${this.el.querySelector('figcaption')?.textContent?.trim().split('.')[0] || 'Figure'}: live autograd graph`;
+    iframe.title = this.frameTitle();
     iframe.className = 'fig-iframe';
     this.iframe = iframe;
     this.box.replaceChildren(iframe);
     this.el.dataset.src = iframe.src;
+  }
+
+  frameTitle() {
+    return `${this.el.querySelector('figcaption strong')?.textContent?.replace(/\.$/, '') || 'Figure'}: live autograd graph`;
   }
 
   /** An embed that reports its content height (the embed helper's protocol) sizes the frame. */
