@@ -110,6 +110,39 @@ async function screenshots(name, scrollTo) {
   }
 }
 
+// ------------------------------------------- the page modules, in Node
+
+test('code cells read hg.setSemantics lines; figures find their step in the engine\'s own trace', async () => {
+  const { readSemantics } = await import('../../web/src/tutorials/code-cell.js');
+  const { findStep } = await import('../../web/src/tutorials/figure.js');
+  const { analyze } = await import('../../web/src/model/trace-model.js');
+  const src = "hg.setSemantics('pytorch-1');\nconst a = 1;\nif (a) hg.setSemantics('pytorch-2');\n";
+  const r = readSemantics(src);
+  assert.equal(r.semantics, 'pytorch-1');
+  assert.equal(r.program.split('\n').length, src.split('\n').length, 'line numbers kept');
+  assert.match(r.program.split('\n')[0], /^\/\/ /);
+  assert.match(r.program, /if \(a\) hg\.setSemantics\('pytorch-2'\);/, 'only whole-line calls are read');
+  assert.equal(readSemantics('const x = 1;').semantics, 'pytorch-2');
+
+  const hg = await import('../../web/pkg/hookgrad.js');
+  hg.initSync({ module: fs.readFileSync(path.join(ROOT, 'web', 'pkg', 'hookgrad_bg.wasm')) });
+  const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+  const c = a.mul(3); c.name = 'c';
+  c.registerHook(function double(g) { return g.mul(2); });
+  const e = c.mul(c); e.name = 'e';
+  const trace = hg.trace(() => e.backward());
+  const model = analyze(hg.graph([a, c, e]), trace);
+  const k = findStep(model, 'hook:double');
+  assert.equal(trace[k - 1].type, 'hook');
+  assert.equal(trace[k - 1].kind, 'tensor');
+  const mulRuns = trace.flatMap((ev, i) => (ev.type === 'node' && ev.name === 'MulBackward0' ? [i] : []));
+  assert.equal(mulRuns.length, 2);
+  assert.equal(findStep(model, 'node:MulBackward0@2'), mulRuns[1] + 1, 'the second run of a MulBackward0');
+  assert.equal(trace[findStep(model, 'grad:a') - 1].type, 'accumulate');
+  assert.equal(findStep(model, 'end'), trace.length);
+  assert.equal(findStep(model, 'hook:nosuchhook'), null);
+});
+
 // ------------------------------------------------------------- hooks in depth
 
 test('hooks in depth: cells print PyTorch\'s gradients, hook order and retain_grad under 2.x and 1.x', async () => {
