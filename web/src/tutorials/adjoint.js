@@ -9,6 +9,7 @@
 //     gives. This file only lays the numbers out and compares them.
 import { runner, cells } from './page.js';
 import { formatValue } from '../model/format.js';
+import { consoleLines } from './code-cell.js';
 
 const CELL = 'cell-adjoint';
 const A_LINE = /^const A = (\[.*\]);[^\n]*$/m;
@@ -72,7 +73,7 @@ async function updateTable(A) {
   table.classList.add('stale');
   const result = await runner.run(tableProgram(A), 'pytorch-2');
   if (seq !== tableSeq) return;
-  const line = (result.console || []).find((l) => l.level === 'log' && l.text.startsWith('{'));
+  const line = consoleLines(result).find((l) => l.level === 'log' && l.text.startsWith('{'));
   const body = table.querySelector('tbody');
   if (result.error || !line) {
     body.innerHTML = '';

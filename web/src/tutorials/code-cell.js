@@ -11,9 +11,9 @@
 // worker costs ~50 ms per run but a `while (true)` typed into a hook can never
 // freeze the article (an in-page timeout cannot interrupt synchronous code).
 //
-// The worker prints tensors with their own toString() (PyTorch's repr) and
-// engine warnings via console.warn, so the output pane shows what PyTorch
-// would print.
+// The program's console lines and the engine's warnings come back as events
+// of the run's trace (tensors printed with their own toString(), PyTorch's
+// repr), so the output pane shows what PyTorch would print, in order.
 
 /** `hg.setSemantics('pytorch-1')` on a line of its own: the worker ignores the
  * call (its page owns the switch), so the cell reads it and runs with it. */
@@ -125,7 +125,7 @@ export class CodeCell {
     try {
       result = await this.runner.run(program, semantics);
     } catch (e) {
-      result = { console: [], error: { message: `The cell could not run: ${e && e.message}` } };
+      result = { trace: [], error: { message: `The cell could not run: ${e && e.message}` } };
     }
     this.runs++;
     this.semantics = semantics;
@@ -140,8 +140,7 @@ export class CodeCell {
   render(result, semantics) {
     const list = document.createElement('ol');
     list.className = 'cell-lines';
-    for (const line of result.console || []) {
-      if (line.afterRun && result.error) continue; // the error gets its own box below
+    for (const line of consoleLines(result)) {
       const li = document.createElement('li');
       li.className = `line ${line.level}`;
       li.textContent = line.text; // program output is text, never HTML
@@ -160,6 +159,20 @@ export class CodeCell {
     this.status.textContent = `${result.error ? 'Failed' : 'Done'} · ${semantics === 'pytorch-1' ? 'PyTorch 1.x' : 'PyTorch 2'} semantics${ms}`;
     this.out.replaceChildren(...parts);
   }
+}
+
+/**
+ * The run's console, in order: the program's lines are the trace's `log`
+ * events (already formatted, tensors in PyTorch's repr) and the engine's
+ * warnings its `warning` events, where they happened.
+ */
+export function consoleLines(result) {
+  const out = [];
+  for (const ev of result.trace || []) {
+    if (ev.type === 'log') out.push({ level: ev.level === 'warn' || ev.level === 'error' ? ev.level : 'log', text: ev.text });
+    else if (ev.type === 'warning') out.push({ level: 'warn', text: ev.message });
+  }
+  return out;
 }
 
 function button(text, cls, label) {

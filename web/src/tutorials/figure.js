@@ -36,7 +36,7 @@ export function findStep(model, at) {
 }
 
 function hookName(model, ev) {
-  const owner = model.handleOwner.get(ev.handle) || model.handleOwner.get(model.alias?.get(ev.handle));
+  const owner = model.handleOwner.get(ev.handle);
   return owner?.name ?? ev.name ?? null;
 }
 
