@@ -24,3 +24,22 @@ declare module './hookgrad_core.js' {
 export declare const nn: {
   Linear: new (inFeatures: number, outFeatures: number, opts?: { bias?: boolean; seed?: number }) => Module;
 };
+
+/** Runs `fn` and releases every Tensor/Node handle created inside it, except what it returns and what `keep()` marked. */
+export declare function tidy<T>(fn: () => T): T;
+/** Exempts a handle from every enclosing `tidy`; returns it. */
+export declare function keep<T>(t: T): T;
+/** Releases the handles in a Tensor, Node, array or plain object now. */
+export declare function dispose(x: unknown): void;
+/** Live tensors, graph nodes, JS handles, and the wasm memory size in bytes. */
+export declare function memory(): { tensors: number; nodes: number; handles: number; wasmBytes: number };
+
+declare module './hookgrad_core.js' {
+  interface Tensor {
+    /** Releases this handle now; other handles of the same tensor are unaffected. */
+    dispose(): void;
+  }
+  interface Node {
+    dispose(): void;
+  }
+}
