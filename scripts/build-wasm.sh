@@ -15,7 +15,7 @@ wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-na
 mv -f "$TMP/hookgrad.js" "$TMP/hookgrad_core.js"
 mv -f "$TMP/hookgrad.d.ts" "$TMP/hookgrad_core.d.ts"
 rm -f "$TMP/.gitignore"
-cp crate/js/hookgrad.js crate/js/hookgrad.d.ts "$TMP/"
+cp crate/js/hookgrad.js crate/js/hookgrad.d.ts crate/js/protocol.d.ts "$TMP/"
 rm -rf web/.pkg-old
 [ -d web/pkg ] && mv web/pkg web/.pkg-old
 mv "$TMP" web/pkg

@@ -1,6 +1,18 @@
 export * from './hookgrad_core.js';
 export { default } from './hookgrad_core.js';
-import type { Module } from './hookgrad_core.js';
+import type { Module, Tensor } from './hookgrad_core.js';
+import type { GraphInfo, TraceEvent, TraceRun } from './protocol';
+
+// graph() / trace() data: the engine's typed protocol (protocol.d.ts).
+export type * from './protocol';
+/** `hg.graph(roots)`: every tensor and backward node reachable from `roots`. */
+export declare function graph(roots?: Tensor | Tensor[]): GraphInfo;
+/** `hg.trace(fn)`: the ordered events `fn()` caused (ending with `error` if it threw). */
+export declare function trace(fn: () => unknown): TraceEvent[];
+/** `hg.traceRun(fn)`: `trace(fn)` plus `graph()` of every tensor the run's ops touched. */
+export declare function traceRun(fn: () => unknown): TraceRun;
+/** Appends a `log` event to the active trace (none if no trace is active). */
+export declare function recordLog(level: 'log' | 'info' | 'debug' | 'warn' | 'error', text: string): void;
 
 declare module './hookgrad_core.js' {
   interface Module {
