@@ -8,20 +8,22 @@ import { GraphView } from './view/graph-view.js';
 import { Player } from './view/player.js';
 import { PLAY, PAUSE } from './view/icons.js';
 import { renderCompare } from './view/compare-view.js';
+import { EmbedGuest, readEmbedParams, initialStep } from './embed-guest.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);
+const guest = new EmbedGuest({ params: readEmbedParams(location.hash) });
 let state;
 if (d.ok && d.state) state = d.state;
 else {
   const l = (d.ok && d.lesson && findLesson(d.lesson)) || findLesson(DEFAULT_LESSON);
-  if (!d.ok || (d.lesson && !findLesson(d.lesson))) { $('banner').hidden = false; $('banner').textContent = `${d.error || 'Unknown lesson.'} Showing the first lesson.`; }
+  if (!d.ok || (d.lesson && !findLesson(d.lesson))) { $('banner').hidden = false; $('banner').textContent = `${d.error || 'Unknown lesson.'} Showing the first lesson.`; guest.error($('banner').textContent); }
   state = defaultState(l.id, l.program);
 }
 const lesson = state.lesson ? findLesson(state.lesson) : null;
 $('embed-title').textContent = lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad';
 $('open-full').href = `./playground.html${location.hash}`;
-if (new URLSearchParams(location.hash.slice(1)).get('program') === '1') { $('program-box').hidden = false; $('program').textContent = state.program; }
+if (guest.params.program) { $('program-box').hidden = false; $('program').textContent = state.program; }
 
 const view = new GraphView($('graph'), { onSelect() {}, onToggleModule() {} });
 let session = null; let follow = false;
@@ -35,6 +37,7 @@ const player = new Player({
     $('step-count').textContent = `${k} / ${session.model.steps.length}`;
     $('step-text').textContent = k === 0 ? 'Start: nothing has run yet.' : describeStep(session.model, frame.step);
     if (session.result.error && k === session.model.steps.length) $('step-text').textContent = `Error: ${session.result.error.message}`;
+    guest.step(k, session.model.steps.length, $('step-text').textContent);
   },
   onState(p) { $('play-btn').innerHTML = p.playing ? PAUSE : PLAY; $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play'); },
 });
@@ -46,7 +49,11 @@ async function run(backward = false) {
   session = await buildSession(result);
   await view.setGraph(session.model, session.input, session.layout, { legacyHandles: session.legacy });
   $('run-btn').disabled = false;
-  player.load(session.model.steps.length, state.step ?? session.model.forwardEnd);
+  const total = session.model.steps.length;
+  player.load(total, initialStep(guest.params.step, total, state.step ?? session.model.forwardEnd));
+  guest.ready(total);
+  if (result.error) guest.error(result.error.message);
+  if (!backward && guest.params.autoplay) { follow = true; if (guest.autoplay) player.play(); else player.seek(total); }
   if (lesson?.view?.module && !backward) view.focusModule(lesson.view.module);
   if (backward) player.play({ from: session.model.forwardEnd });
 }
@@ -64,4 +71,4 @@ document.addEventListener('keydown', (e) => {
   else if (e.key === 'ArrowRight') player.step(1);
   else if (e.key === 'ArrowLeft') player.step(-1);
 });
-run();
+guest.startWhenVisible($('graph'), () => run());
