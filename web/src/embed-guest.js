@@ -97,12 +97,15 @@ export class EmbedGuest {
   }
 
   /**
-   * Calls fn once the element is (nearly) on screen. Inside an iframe the
-   * observer's implicit root is the top-level viewport, so this works for a
-   * plain <iframe> on any origin too.
+   * Calls fn once the element is on screen. Inside an iframe the observer's
+   * implicit root is the top-level viewport, so this works for a plain
+   * <iframe> on any origin too.
    */
   startWhenVisible(elem, fn) {
-    if (typeof IntersectionObserver !== 'function' || !elem) { fn(); return; }
+    // The custom element (it sets `id`) creates this frame only once it is
+    // near the viewport already: start at once. (In a cross-origin frame the
+    // observer ignores rootMargin, so waiting here would start later than that.)
+    if (this.params.id || typeof IntersectionObserver !== 'function' || !elem) { fn(); return; }
     const io = new IntersectionObserver((entries) => {
       if (!entries.some((e) => e.isIntersecting)) return;
       io.disconnect(); fn();

@@ -21,11 +21,11 @@ else {
   state = defaultState(l.id, l.program);
 }
 const lesson = state.lesson ? findLesson(state.lesson) : null;
-$('embed-title').textContent = lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad';
+$('embed-title').textContent = $('embed-title').title = lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad';
 $('open-full').href = `./playground.html${location.hash}`;
 if (guest.params.program) { $('program-box').hidden = false; $('program').textContent = state.program; }
 
-const view = new GraphView($('graph'), { onSelect() {}, onToggleModule() {} });
+const view = new GraphView($('graph'), { onSelect() {}, onToggleModule() {}, cooperative: true });
 let session = null; let follow = false;
 const player = new Player({
   onFrame(k, { animate }) {
