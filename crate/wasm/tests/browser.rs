@@ -5,8 +5,8 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use hookgrad_core::bindings as hg;
-use hookgrad_core::bindings::tensor::Tensor;
+use hookgrad as hg;
+use hookgrad::tensor::Tensor;
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
