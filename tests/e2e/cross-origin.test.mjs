@@ -230,3 +230,24 @@ for (const width of [400, 700]) {
     await page.close();
   });
 }
+
+test('the whole site works from the sub-path /hookgrad/: front page, playground, embed, element script, package', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = []; const bad = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400) bad.push(`${r.status()} ${r.url()}`); });
+  page.on('request', (r) => { if (!r.url().startsWith(site.url) && !r.url().startsWith('data:')) bad.push(`outside the sub-path: ${r.url()}`); });
+  await page.goto(site.url);
+  await page.goto(`${site.url}playground.html#lesson=tensor-hooks`);
+  await page.waitForFunction(() => document.getElementById('step-count')?.textContent !== '0 / 0' && document.querySelectorAll('[data-node]').length > 2, null, { timeout: 20000 });
+  for (const f of ['hookgrad-element.js', 'pkg/hookgrad.js', 'pkg/hookgrad_bg.wasm', 'pkg/package.json', 'pkg/hookgrad.d.ts']) {
+    const r = await page.request.get(`${site.url}${f}`);
+    assert.equal(r.status(), 200, f);
+    assert.equal(r.headers()['access-control-allow-origin'], '*', `${f} carries CORS`);
+    if (f.endsWith('.wasm')) assert.equal(r.headers()['content-type'], 'application/wasm');
+  }
+  assert.deepEqual(bad, []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
