@@ -315,13 +315,16 @@ export interface MemoryInfo {
 export function memory(): MemoryInfo;
 
 // ---------------------------------------------------------------- inspection
-// The data of graph() and trace() is the playground's protocol
-// (crate/js/protocol.d.ts, written by the seam work); these two aliases stand
-// for it until those signatures point there.
+// graph() / trace() data: the engine's typed protocol (protocol.d.ts, shared
+// with the playground), re-exported here.
+import type { GraphInfo, TraceEvent, TraceRun } from './protocol.js';
+export type * from './protocol.js';
 
 /** `hg.graph(roots)`: every tensor and backward node reachable from `roots`, as plain data. */
-export type GraphData = { tensors: Record<string, unknown>[]; nodes: Record<string, unknown>[] };
-/** One event of `hg.trace(fn)`, discriminated by `type`. */
-export type TraceEvent = { type: string } & Record<string, unknown>;
-export function graph(roots: Tensor | Tensor[]): GraphData;
+export function graph(roots?: Tensor | Tensor[]): GraphInfo;
+/** `hg.trace(fn)`: the ordered events `fn()` caused (ending with `error` if it threw). */
 export function trace(fn: () => unknown): TraceEvent[];
+/** `hg.traceRun(fn)`: `trace(fn)` plus `graph()` of every tensor the run's ops touched. */
+export function traceRun(fn: () => unknown): TraceRun;
+/** Appends a `log` event to the active trace (none if no trace is active). */
+export function recordLog(level: 'log' | 'info' | 'debug' | 'warn' | 'error', text: string): void;

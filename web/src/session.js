@@ -1,6 +1,6 @@
 // Turns a worker result into everything the views need: the analyzed model,
 // the layout (off the main thread for big graphs) and console reveal steps.
-import { analyze, revealStep } from './model/trace-model.js';
+import { analyze, consoleLines } from './model/trace-model.js';
 import { buildLayoutInput, computeLayout } from './model/layout.js';
 
 export const WORKER_LAYOUT_UNITS = 120;
@@ -27,7 +27,7 @@ export function legacyHandles(model) {
   const m = new Map();
   for (const ev of model.trace) {
     if (ev.type === 'hook' && ev.kind === 'module-backward') {
-      const call = model.moduleCalls.find((c) => c.moduleId === ev.module || c.name === ev.module);
+      const call = model.moduleCalls.find((c) => c.moduleId === ev.moduleId);
       m.set(ev.handle, call?.name ?? String(ev.module ?? 'module'));
     }
   }
@@ -41,7 +41,7 @@ export async function buildSession(result, { collapsed = new Set() } = {}) {
   const model = analyze(result.graph, result.trace);
   const input = buildLayoutInput(model, { collapsed });
   const layout = await layoutAsync(input);
-  const lines = (result.console || []).map((l) => ({ ...l, at: revealStep(model, l) }));
+  const lines = consoleLines(model, result.error);
   return { result, model, input, layout, lines, legacy: legacyHandles(model) };
 }
 

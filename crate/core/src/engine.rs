@@ -21,7 +21,7 @@ use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to, sum_to};
 use crate::tensor::{Array, Tensor};
-use crate::trace::{self, Event, HookTarget, HookValue};
+use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
 /// Node ids are small sequential integers: a multiplicative hash is enough
 /// and much cheaper than SipHash (6% of backward time before).
@@ -479,7 +479,7 @@ fn call_tensor_pre_hooks(
                             None => current.clone(),
                         };
                         trace::record(|| Event::Hook {
-                            kind: "tensor",
+                            kind: HookKind::Tensor,
                             handle,
                             target: HookTarget::Tensor(*owner),
                             before: HookValue::One(current.to_array().ok()),
@@ -491,7 +491,7 @@ fn call_tensor_pre_hooks(
                         if let Some(t) = weak.upgrade().map(Tensor) {
                             retain(&t, &current)?;
                             trace::record(|| Event::Hook {
-                                kind: "retain-grad",
+                                kind: HookKind::RetainGrad,
                                 handle,
                                 target: HookTarget::Tensor(*owner),
                                 before: HookValue::One(current.to_array().ok()),
@@ -741,7 +741,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
             ));
         }
         trace::record(|| Event::Hook {
-            kind: "post-accumulate",
+            kind: HookKind::PostAccumulate,
             handle,
             target: HookTarget::Tensor(variable.id()),
             before: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),

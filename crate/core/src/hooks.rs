@@ -13,6 +13,7 @@ use std::rc::{Rc, Weak};
 
 use crate::error::Result;
 use crate::ids::HandleId;
+use crate::protocol::{HookInfo, HookKind, SourceLoc};
 use crate::tensor::{Tensor, TensorImpl};
 
 /// `fn(grad) -> Tensor?` — `t.register_hook`.
@@ -22,6 +23,10 @@ pub trait TensorHook {
     fn name(&self) -> String {
         String::new()
     }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
+    }
 }
 
 /// `fn(grad_outputs) -> grads?` — `node.register_prehook`.
@@ -30,9 +35,13 @@ pub trait NodePreHook {
     fn name(&self) -> String {
         String::new()
     }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
+    }
     /// The trace/graph kind; module machinery registers its own kinds.
-    fn kind(&self) -> &'static str {
-        "node-pre"
+    fn kind(&self) -> HookKind {
+        HookKind::NodePre
     }
 }
 
@@ -46,19 +55,26 @@ pub trait NodePostHook {
     fn name(&self) -> String {
         String::new()
     }
-    fn kind(&self) -> &'static str {
-        "node-post"
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
+    }
+    fn kind(&self) -> HookKind {
+        HookKind::NodePost
     }
     /// Module machinery records its own per-user-hook trace events and error
     /// messages; the engine then adds none for the wrapper.
     fn records_itself(&self) -> bool {
         false
     }
-    /// The handle the user holds for this hook, when it differs from the
-    /// node-level one (a module's legacy hook), so `graph()` and `trace()`
-    /// name the same handle.
-    fn user_handle(&self) -> Option<HandleId> {
-        None
+    /// Its rows in `graph()`, given its node-level handle. A module's hook
+    /// wrapper lists the user's hooks it runs instead, under the handles the
+    /// user holds, so `graph()` and `trace()` name the same handle.
+    fn rows(&self, handle: HandleId) -> Vec<HookInfo> {
+        vec![HookInfo {
+            source: self.source(),
+            ..HookInfo::new(handle, self.kind(), self.name())
+        }]
     }
 }
 
@@ -68,6 +84,10 @@ pub trait PostAccumulateGradHook {
     fn call(&self, tensor: &Tensor) -> Result<bool>;
     fn name(&self) -> String {
         String::new()
+    }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
     }
 }
 

@@ -21,11 +21,13 @@ export function tensorBoxSize(t) {
   return { w: TENSOR_W, h: HEAD + PAD * 2 + ROW * (TENSOR_FIELDS.length + 1 + hooks * 2) };
 }
 
-/** Text of a node's hook row (the engine names module hooks "fn (module 'M')"). */
+/** Text of a node's hook row; a module's hook rows carry the module's name. */
 export function nodeHookLabel(h) {
-  const m = /^(.*) \(module '(.*)'\)$/.exec(h.name || '');
-  const name = m ? `${m[1] || '<lambda>'} of ${m[2]}` : h.name || '<lambda>';
-  return h.kind === 'module-backward' ? `⚠ legacy hook: ${name}` : h.kind === 'module-full-backward' ? `full backward hook: ${name}` : name;
+  const fn = h.name || '<lambda>';
+  const name = h.module != null ? `${fn} of ${h.module}` : fn;
+  return h.kind === 'module-backward' ? `⚠ legacy hook: ${name}`
+    : h.kind === 'module-full-backward' ? `full backward hook: ${name}`
+      : h.kind === 'module-full-backward-pre' ? `full backward pre-hook: ${name}` : name;
 }
 
 /** Node boxes: title, variable, then pre_hooks / hooks; each hook row has a second line for its values. */

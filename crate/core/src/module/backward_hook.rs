@@ -20,8 +20,9 @@ use crate::error::{Error, Result};
 use crate::hooks::{NodePostHook, RemovableHandle};
 use crate::ids::{HandleId, NodeId};
 use crate::node::{Node, NodeRef};
+use crate::protocol::{HookInfo, SourceLoc};
 use crate::tensor::Tensor;
-use crate::trace::{self, Event, HookTarget, HookValue};
+use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
 fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
     v.iter()
@@ -30,7 +31,7 @@ fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
 }
 
 fn record_module_hook(
-    kind: &'static str,
+    kind: HookKind,
     handle: HandleId,
     module: &Module,
     node: NodeId,
@@ -44,6 +45,55 @@ fn record_module_hook(
         before: HookValue::Many(before),
         after: HookValue::Many(after),
     });
+}
+
+/// A graph row for a user's module hook, under the handle the user holds.
+fn module_row(
+    module: &Module,
+    kind: HookKind,
+    handle: HandleId,
+    name: String,
+    source: Option<SourceLoc>,
+) -> HookInfo {
+    HookInfo {
+        module: Some(module.name()),
+        module_id: Some(module.id()),
+        source,
+        ..HookInfo::new(handle, kind, name)
+    }
+}
+
+fn user_rows<H: ?Sized + HookName>(
+    module: &Module,
+    kind: HookKind,
+    hooks: &[(HandleId, Rc<H>)],
+) -> Vec<HookInfo> {
+    hooks
+        .iter()
+        .map(|(handle, h)| module_row(module, kind, *handle, h.hook_name(), h.hook_source()))
+        .collect()
+}
+
+/// The user hook's function name, for either kind of module backward hook.
+trait HookName {
+    fn hook_name(&self) -> String;
+    fn hook_source(&self) -> Option<SourceLoc>;
+}
+impl HookName for dyn ModuleBackwardHook {
+    fn hook_name(&self) -> String {
+        self.name()
+    }
+    fn hook_source(&self) -> Option<SourceLoc> {
+        self.source()
+    }
+}
+impl HookName for dyn ModuleBackwardPreHook {
+    fn hook_name(&self) -> String {
+        self.name()
+    }
+    fn hook_source(&self) -> Option<SourceLoc> {
+        self.source()
+    }
 }
 
 /// `BackwardHookFunction.apply(*tensors)`: identity outputs sharing storage,
@@ -94,12 +144,7 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
         .collect();
     for (t, out) in tensors.iter().zip(&outputs) {
         if out.grad_fn().is_some() {
-            trace::record(|| Event::Op {
-                node: node.id,
-                name: node.name,
-                inputs: vec![t.id()],
-                output: out.id(),
-            });
+            trace::record_op(node.id, node.name, &[t], out);
         }
     }
     (outputs, node)
@@ -268,7 +313,7 @@ impl NodePostHook for OutputHook {
                 grad_outputs = new;
             }
             record_module_hook(
-                "module-full-backward-pre",
+                HookKind::ModuleFullBackwardPre,
                 handle,
                 &module,
                 self.node,
@@ -306,7 +351,7 @@ impl NodePostHook for OutputHook {
                     }
                 }
                 record_module_hook(
-                    "module-full-backward",
+                    HookKind::ModuleFullBackward,
                     handle,
                     &module,
                     self.node,
@@ -326,11 +371,30 @@ impl NodePostHook for OutputHook {
                 .collect(),
         ))
     }
-    fn kind(&self) -> &'static str {
-        "module-full-backward-pre"
+    fn kind(&self) -> HookKind {
+        HookKind::ModuleFullBackwardPre
     }
     fn records_itself(&self) -> bool {
         true
+    }
+    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
+        let Ok(s) = self.state.try_borrow() else {
+            return Vec::new();
+        };
+        let mut rows = user_rows(
+            &s.module,
+            HookKind::ModuleFullBackwardPre,
+            &s.user_pre_hooks,
+        );
+        // With no input needing grad, the full hooks run here too.
+        if s.input_tensors_index.is_none() {
+            rows.extend(user_rows(
+                &s.module,
+                HookKind::ModuleFullBackward,
+                &s.user_hooks,
+            ));
+        }
+        rows
     }
     fn name(&self) -> String {
         "BackwardHook.setup_output_hook".into()
@@ -384,7 +448,7 @@ impl NodePostHook for InputHook {
                 res = out;
             }
             record_module_hook(
-                "module-full-backward",
+                HookKind::ModuleFullBackward,
                 handle,
                 &module,
                 self.node,
@@ -403,11 +467,17 @@ impl NodePostHook for InputHook {
                 .collect(),
         ))
     }
-    fn kind(&self) -> &'static str {
-        "module-full-backward"
+    fn kind(&self) -> HookKind {
+        HookKind::ModuleFullBackward
     }
     fn records_itself(&self) -> bool {
         true
+    }
+    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
+        let Ok(s) = self.state.try_borrow() else {
+            return Vec::new();
+        };
+        user_rows(&s.module, HookKind::ModuleFullBackward, &s.user_hooks)
     }
     fn name(&self) -> String {
         "BackwardHook._set_user_hook".into()
@@ -444,7 +514,7 @@ impl NodePostHook for LegacyHook {
             .map(snap)
             .unwrap_or_else(|| snap(grad_inputs));
         record_module_hook(
-            "module-backward",
+            HookKind::ModuleBackward,
             self.handle,
             &self.module,
             self.node,
@@ -453,11 +523,17 @@ impl NodePostHook for LegacyHook {
         );
         Ok(result)
     }
-    fn kind(&self) -> &'static str {
-        "module-backward"
+    fn kind(&self) -> HookKind {
+        HookKind::ModuleBackward
     }
-    fn user_handle(&self) -> Option<HandleId> {
-        Some(self.handle)
+    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
+        vec![module_row(
+            &self.module,
+            HookKind::ModuleBackward,
+            self.handle,
+            self.hook.name(),
+            self.hook.source(),
+        )]
     }
     fn records_itself(&self) -> bool {
         true
