@@ -11,7 +11,13 @@ const c = a.mul(3);
 const g = hg.graph([c]);
 console.log(g.tensors.length, g.nodes.length);
 const events = hg.trace(() => c.backward());
-for (const e of events) console.log(e.type);
+for (const e of events) {
+  // TraceEvent is a union discriminated by `type` (protocol.d.ts).
+  if (e.type === 'hook') { const kind: hg.HookKind = e.kind; console.log(kind, e.before, e.after); }
+  else if (e.type === 'accumulate') console.log(e.tensor, e.grad);
+}
+const run: hg.TraceRun = hg.traceRun(() => { hg.recordLog('log', 'hello'); c.sum(); });
+console.log(run.trace.length, run.graph.nodes.map((n) => n.name));
 
 // Misuse the types catch (each line must be an error for tsc to pass):
 // @ts-expect-error a tensor hook returns a Tensor or nothing, not a number
@@ -30,5 +36,7 @@ new hg.nn.Linear(2, 2).registerFullBackwardHook((m, gradInput: hg.Tensor) => gra
 hg.nn.functional.mseLoss(a, a, { reduction: 'avg' });
 // @ts-expect-error registerMultiGradHook 'any' gets one gradient, not an array
 hg.registerMultiGradHook([a], (grads: (hg.Tensor | null)[]) => grads, { mode: 'any' });
+// @ts-expect-error an accumulate event has no `kind`
+events.forEach((e) => e.type === 'accumulate' && e.kind);
 // @ts-expect-error .shape is read-only
 a.shape = [1];
