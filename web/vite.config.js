@@ -14,7 +14,11 @@ export default {
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    rollupOptions: { input: { home: `${here}index.html`, playground: `${here}playground.html`, embed: `${here}embed.html` } },
+    rollupOptions: {
+      input: { home: `${here}index.html`, playground: `${here}playground.html`, embed: `${here}embed.html` },
+      // No "JavaScript callbacks ran for N s" report after every build.
+      checks: { bundlerTimings: false, pluginTimings: false },
+    },
   },
   worker: { format: 'es' },
 };

@@ -150,6 +150,10 @@ test('a post on another origin: iframe, custom element and import() of the API a
   assert.equal(typeof steps.at(-1).detail.text, 'string');
   assert.ok(!evs.some((e) => e.type === 'error'), JSON.stringify(evs.filter((e) => e.type === 'error')));
 
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(SHOTS, 'blog-1280.png') });
+
   // The far element has not started (no iframe yet) until the reader scrolls to it.
   assert.equal(await page.locator('#el2 iframe').count(), 0, 'the element below the fold waits until it is near the viewport');
   await page.locator('#el2').scrollIntoViewIfNeeded();
@@ -168,7 +172,6 @@ test('a post on another origin: iframe, custom element and import() of the API a
   const seen = page.responses.filter((r) => r.url.endsWith('/pkg/hookgrad_bg.wasm'));
   assert.ok(seen.length >= 3, `the network log shows every embed's wasm request: ${JSON.stringify(seen)}`);
   assert.deepEqual(requests.filter((r) => r.status >= 400), [], 'no 404s from the hookgrad origin');
-  await page.screenshot({ path: path.join(SHOTS, 'blog-1280.png') });
   assert.deepEqual(page.errors, []);
   await page.close();
 });
