@@ -2,7 +2,7 @@
 // and the messages it posts to the host page (with a fake window).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readEmbedParams, initialStep, EmbedGuest } from '../../web/src/embed-guest.js';
+import { readEmbedParams, EmbedGuest } from '../../web/src/embed-guest.js';
 
 test('readEmbedParams: flags, step, theme, id; bad values fall back', () => {
   assert.deepEqual(readEmbedParams('#lesson=legacy-hook'), { program: false, autoplay: false, autosize: false, theme: 'auto', step: null, id: null });
@@ -14,13 +14,6 @@ test('readEmbedParams: flags, step, theme, id; bad values fall back', () => {
   assert.equal(readEmbedParams('#theme=purple').theme, 'auto');
   assert.equal(readEmbedParams('#program=0').program, false);
   assert.equal(readEmbedParams('#autoplay=false').autoplay, false);
-});
-
-test('initialStep: a number is clamped to the trace, end is the last step, else the fallback', () => {
-  assert.equal(initialStep(12, 40, 7), 12);
-  assert.equal(initialStep(99, 40, 7), 40);
-  assert.equal(initialStep('end', 40, 7), 40);
-  assert.equal(initialStep(null, 40, 7), 7);
 });
 
 function fakeWindow({ reduce = false, hosted = true } = {}) {
@@ -49,4 +42,20 @@ test('a page that is not framed posts nothing; autoplay yields to prefers-reduce
   assert.equal(new EmbedGuest({ params: readEmbedParams('#autoplay=1'), win: calm.win, doc: calm.doc }).autoplay, false);
   const busy = fakeWindow();
   assert.equal(new EmbedGuest({ params: readEmbedParams('#autoplay=1'), win: busy.win, doc: busy.doc }).autoplay, true);
+});
+
+test('started: step=end seeks the last step; autoplay plays once, or shows the end under reduced motion', () => {
+  const player = () => ({ calls: [], seek(k) { this.calls.push(['seek', k]); }, play() { this.calls.push(['play']); } });
+  const mk = (hash, reduce = false) => { const w = fakeWindow({ reduce }); return new EmbedGuest({ params: readEmbedParams(hash), win: w.win, doc: w.doc }); };
+  let p = player(); mk('#step=end').started({ total: 9, player: p });
+  assert.deepEqual(p.calls, [['seek', 9]]);
+  assert.equal(mk('#step=4').firstStep(7), 4);
+  assert.equal(mk('#step=end').firstStep(7), 7);
+  const g = mk('#autoplay=1'); let followed = 0;
+  p = player(); g.started({ total: 9, player: p, follow: () => followed++ });
+  g.started({ total: 9, player: p, follow: () => followed++ });
+  assert.deepEqual(p.calls, [['play']], 'autoplay once, not again on the next run');
+  assert.equal(followed, 1);
+  p = player(); mk('#autoplay=1', true).started({ total: 9, player: p });
+  assert.deepEqual(p.calls, [['seek', 9]]);
 });

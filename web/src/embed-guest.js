@@ -31,13 +31,6 @@ export function readEmbedParams(hash) {
   };
 }
 
-/** The player's first step: `step` (a number, clamped, or 'end'), else `fallback`. */
-export function initialStep(step, total, fallback) {
-  if (step === 'end') return total;
-  if (typeof step === 'number' && Number.isFinite(step)) return Math.max(0, Math.min(total, step));
-  return fallback;
-}
-
 export class EmbedGuest {
   constructor({ params, win = window, doc = document } = {}) {
     this.params = params; this.win = win; this.doc = doc;
@@ -115,6 +108,24 @@ export class EmbedGuest {
 
   /** The graph was drawn for the first time (or again after a run). */
   ready(total) { this.post('ready', { total }); }
+
+  /** The player's first step for a run: a number from the hash, else `fallback`. */
+  firstStep(fallback) { return typeof this.params.step === 'number' ? this.params.step : fallback; }
+
+  /**
+   * After a run is drawn and the player loaded: step=end, autoplay (once, and
+   * without animation for readers who prefer reduced motion: then the last
+   * step is shown), and `ready` / `error` for the host.
+   */
+  started({ total, player, error = null, follow = () => {} }) {
+    if (this.params.step === 'end') player.seek(total);
+    this.ready(total);
+    if (error) this.error(error.message ?? error);
+    if (this.params.autoplay && !this.autoplayed) {
+      this.autoplayed = true; follow();
+      if (this.autoplay) player.play(); else player.seek(total);
+    }
+  }
 
   /** The player shows step k of total; `done` when it arrives at the last one. */
   step(k, total, text) {

@@ -8,7 +8,7 @@ import { GraphView } from './view/graph-view.js';
 import { Player } from './view/player.js';
 import { PLAY, PAUSE } from './view/icons.js';
 import { renderCompare } from './view/compare-view.js';
-import { EmbedGuest, readEmbedParams, initialStep } from './embed-guest.js';
+import { EmbedGuest, readEmbedParams } from './embed-guest.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);
@@ -49,11 +49,8 @@ async function run(backward = false) {
   session = await buildSession(result);
   await view.setGraph(session.model, session.input, session.layout, { legacyHandles: session.legacy });
   $('run-btn').disabled = false;
-  const total = session.model.steps.length;
-  player.load(total, initialStep(guest.params.step, total, state.step ?? session.model.forwardEnd));
-  guest.ready(total);
-  if (result.error) guest.error(result.error.message);
-  if (!backward && guest.params.autoplay) { follow = true; if (guest.autoplay) player.play(); else player.seek(total); }
+  player.load(session.model.steps.length, guest.firstStep(state.step ?? session.model.forwardEnd));
+  guest.started({ total: session.model.steps.length, player, error: result.error, follow: () => { follow = true; } });
   if (lesson?.view?.module && !backward) view.focusModule(lesson.view.module);
   if (backward) player.play({ from: session.model.forwardEnd });
 }
