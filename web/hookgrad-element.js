@@ -28,7 +28,6 @@ class HookgradPlayground extends HTMLElement {
   }
 
   connectedCallback() {
-    if (!this.style.display) this.style.display = 'block';
     window.addEventListener('message', this.onMessage);
     if (typeof IntersectionObserver === 'function') {
       this.io = new IntersectionObserver((entries) => {
@@ -112,4 +111,10 @@ class HookgradPlayground extends HTMLElement {
   }
 }
 
-if (!customElements.get('hookgrad-playground')) customElements.define('hookgrad-playground', HookgradPlayground);
+if (!customElements.get('hookgrad-playground')) {
+  // A block by default, in the page's lowest-priority rule: the page's own CSS wins.
+  const style = document.createElement('style');
+  style.textContent = ':where(hookgrad-playground) { display: block; }';
+  document.head.prepend(style);
+  customElements.define('hookgrad-playground', HookgradPlayground);
+}
