@@ -27,8 +27,8 @@ export type NestedNumbers = number | NestedNumbers[];
 export type TensorData = NestedNumbers | Float32Array | Float64Array | Int32Array | ArrayLike<number>;
 /** A gradient given to `backward()` / `hg.grad()`: a Tensor, a number or nested arrays. */
 export type GradientLike = Tensor | NestedNumbers;
-/** A tensor, or arrays / plain objects of them (what `tidy` keeps and `dispose` releases). */
-export type TensorContainer = Tensor | null | undefined | TensorContainer[] | { [key: string]: TensorContainer };
+/** Handles, or arrays / plain objects of them (what `tidy` keeps and `dispose` releases). */
+export type TensorContainer = Tensor | Node | Module<any, any> | null | undefined | TensorContainer[] | { [key: string]: TensorContainer };
 
 export interface TensorOptions {
   requiresGrad?: boolean;
@@ -177,6 +177,8 @@ export class Node {
   registerPrehook(hook: NodePreHook): RemovableHandle;
   registerHook(hook: NodePostHook): RemovableHandle;
   toString(): string;
+  /** Releases this handle now (the node lives on while its graph needs it). */
+  dispose(): void;
   free(): void;
 }
 
@@ -227,6 +229,8 @@ export class Module<Args extends unknown[] = any[], Out = any> {
   namedModules(): [string, Module<any, any>][];
   /** Sets every parameter's `.grad` to null (PyTorch's default). */
   zeroGrad(): void;
+  /** Releases this handle now. */
+  dispose(): void;
   free(): void;
 }
 
@@ -296,10 +300,10 @@ export function registerMultiGradHook(tensors: Tensor[], hook: (grad: Tensor) =>
 
 // ---------------------------------------------------------------- memory
 
-/** Runs `fn` and releases every tensor handle created inside it except what it returns and what `keep` marked. */
+/** Runs `fn` and releases every Tensor/Node handle created inside it except what it returns and what `keep` marked. Nestable. */
 export function tidy<R>(fn: () => R): R;
-/** Exempts a handle from the enclosing `tidy`; returns it. */
-export function keep<T extends Tensor>(tensor: T): T;
+/** Exempts a handle from every enclosing `tidy`; returns it. */
+export function keep<T extends Tensor | Node>(handle: T): T;
 /** Releases these handles now. */
 export function dispose(tensors: TensorContainer): void;
 export interface MemoryInfo {

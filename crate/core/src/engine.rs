@@ -11,7 +11,6 @@
 
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
 
 use crate::context::{self, GradModeGuard, Semantics};
 use crate::error::{Error, Result};
@@ -99,6 +98,9 @@ struct GraphTask {
     captures: HashMap<NodeId, Vec<(usize, usize)>>,
     captured: Vec<Option<Tensor>>,
     filtered: bool,
+    /// Nodes that ran and have post hooks: their hook state is released when
+    /// the backward ends without `keep_graph` (see `NodePostHook::release`).
+    ran_with_post_hooks: Vec<NodeRef>,
 }
 
 impl GraphTask {
@@ -177,6 +179,7 @@ fn run_backward(
         captures: HashMap::default(),
         captured: vec![None; input_edges.len()],
         filtered: !input_edges.is_empty(),
+        ran_with_post_hooks: Vec::new(),
     };
     if task.filtered {
         init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
@@ -185,7 +188,18 @@ fn run_backward(
     // Backward itself never records a graph (no create_graph support).
     let _grad_mode = GradModeGuard::set(false);
     // A failing node records its `error` event (with the node) in `execute`.
-    execute(&mut task, roots, dependencies)?;
+    let result = execute(&mut task, roots, dependencies);
+    // Like saved tensors (released per node as it runs), the hook state of
+    // nodes that ran goes at the end of a backward without retain_graph,
+    // failed or not: the graph cannot be replayed with it anyway.
+    if !task.keep_graph {
+        for node in std::mem::take(&mut task.ran_with_post_hooks) {
+            for (_, hook) in node.post_hooks.snapshot() {
+                hook.release();
+            }
+        }
+    }
+    result?;
 
     if accumulate_grad {
         return Ok(Vec::new());
@@ -603,6 +617,9 @@ fn call_node(
 
     // Post-hooks get (grad_inputs, grad_outputs); on AccumulateGrad ([], [grad]).
     let hook_outputs_ref: &[Option<Tensor>] = &inputs;
+    if !task.keep_graph && node.post_hooks.get().is_some_and(|l| !l.is_empty()) {
+        task.ran_with_post_hooks.push(node.clone());
+    }
     for (handle, hook) in node.post_hooks.snapshot() {
         let own = hook.records_itself();
         let result = hook.call(&outputs, hook_outputs_ref).map_err(|e| {
@@ -697,9 +714,19 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     }
     match variable.grad_raw() {
         None => {
-            // PyTorch steals the incoming buffer when nothing else holds it.
-            let stored = if Rc::strong_count(&grad.0) <= 2 {
-                grad.clone()
+            // PyTorch (`accumulate_grad.h`): when no one else holds the
+            // incoming gradient and it has the leaf's layout, `.grad` becomes
+            // `new_grad.detach()` — an alias sharing its storage, so a
+            // post-accumulate-grad hook's in-place change shows in the node's
+            // post hooks. Else a copy. Expected owners here: `call_node`'s
+            // input list and this `grad`. JS handles made inside a hook are
+            // not counted (JS cannot tell whether the hook kept them).
+            let steal = grad.owner_count() <= 2
+                && grad.view_info().is_none()
+                && grad.contiguous_flag()
+                && variable.contiguous_flag();
+            let stored = if steal {
+                grad.detach()
             } else {
                 Tensor::from_array(grad.to_array()?)
             };

@@ -76,6 +76,11 @@ pub trait NodePostHook {
             ..HookInfo::new(handle, self.kind(), self.name())
         }]
     }
+    /// Called at the end of a backward without `retain_graph` on the post
+    /// hooks of every node that ran: drops state that only that backward
+    /// needed (a module call's captured hooks), so a finished graph keeps no
+    /// JS closure alive.
+    fn release(&self) {}
 }
 
 /// `fn(tensor)` after `.grad` was written — `register_post_accumulate_grad_hook`.
@@ -224,6 +229,12 @@ impl RemovableHandle {
         let rc: Rc<dyn RemoveHook> = list.clone();
         let weak = Rc::downgrade(&rc);
         RemovableHandle::new(id, vec![weak])
+    }
+
+    /// Whether any list this handle removes from still exists (a handle
+    /// whose owners are all gone can only be a no-op).
+    pub fn is_live(&self) -> bool {
+        self.targets.iter().any(|t| t.strong_count() > 0)
     }
 
     pub fn remove(&self) {

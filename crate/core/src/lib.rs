@@ -14,6 +14,7 @@ pub mod error;
 pub mod graph;
 pub mod hooks;
 pub mod ids;
+pub mod live;
 pub mod module;
 pub mod node;
 pub mod ops;
@@ -26,6 +27,8 @@ pub mod tensor_api;
 pub mod trace;
 pub mod view;
 
+#[cfg(test)]
+mod lifetime_tests;
 #[cfg(test)]
 mod scenario_tests;
 #[cfg(test)]

@@ -161,6 +161,7 @@ impl Node {
         backward: BackwardFn,
     ) -> NodeRef {
         let has_saved = !saved.is_empty();
+        crate::live::node_created();
         Rc::new(Node {
             id: NodeId::next(),
             sequence_nr: next_sequence_nr(),
@@ -183,6 +184,7 @@ impl Node {
 
     pub fn new_accumulate_grad(variable: Tensor) -> NodeRef {
         let shape = variable.shape();
+        crate::live::node_created();
         Rc::new(Node {
             id: NodeId::next(),
             // PyTorch: AccumulateGrad gets UINT64_MAX so it runs as soon as ready.
@@ -372,6 +374,7 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
 /// trap. Unlink the chain iteratively instead.
 impl Drop for Node {
     fn drop(&mut self) {
+        crate::live::node_dropped();
         let mut stack: Vec<NodeRef> = std::mem::take(&mut self.next)
             .into_iter()
             .flatten()

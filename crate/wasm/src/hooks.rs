@@ -7,9 +7,10 @@ use js_sys::{Array as JsArray, Function};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{
-    as_tensor, js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_to_js,
+    js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_arg, tensor_to_js,
     type_name, value_to_js, values_to_js,
 };
+use crate::live::JsHookGuard;
 use crate::module::Module as JsModule;
 use hookgrad_core::error::{Error, Result};
 use hookgrad_core::hooks::{NodePostHook, NodePreHook, PostAccumulateGradHook, TensorHook};
@@ -125,17 +126,21 @@ fn returned_value(r: &JsValue) -> Option<Value> {
 
 impl TensorHook for JsHook {
     fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
+        let _in_hook = JsHookGuard::enter();
         let r = self.call_hook(&[tensor_to_js(grad.clone())])?;
         if r.is_undefined() || r.is_null() {
             return Ok(None);
         }
-        as_tensor(&r).map(Some).ok_or_else(|| {
-            Error::type_error(format!(
-                "expected Tensor or None (got {}) from hook '{}'",
-                type_name(&r),
-                self.shown_name()
-            ))
-        })
+        tensor_arg(&r)
+            .map_err(|e| Error::runtime(js_message(&e)))?
+            .map(Some)
+            .ok_or_else(|| {
+                Error::type_error(format!(
+                    "expected Tensor or None (got {}) from hook '{}'",
+                    type_name(&r),
+                    self.shown_name()
+                ))
+            })
     }
     fn name(&self) -> String {
         self.name.clone()
@@ -147,6 +152,7 @@ impl TensorHook for JsHook {
 
 impl NodePreHook for JsHook {
     fn call(&self, grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
+        let _in_hook = JsHookGuard::enter();
         let r = self.call_hook(&[opt_tensors_to_js(grad_outputs)])?;
         self.grads(&r)
     }
@@ -164,6 +170,7 @@ impl NodePostHook for JsHook {
         grad_inputs: &[Option<Tensor>],
         grad_outputs: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
+        let _in_hook = JsHookGuard::enter();
         let r = self.call_hook(&[
             opt_tensors_to_js(grad_inputs),
             opt_tensors_to_js(grad_outputs),
@@ -180,6 +187,7 @@ impl NodePostHook for JsHook {
 
 impl PostAccumulateGradHook for JsHook {
     fn call(&self, tensor: &Tensor) -> Result<bool> {
+        let _in_hook = JsHookGuard::enter();
         let r = self.call_hook(&[tensor_to_js(tensor.clone())])?;
         Ok(!(r.is_undefined() || r.is_null()))
     }
@@ -198,6 +206,7 @@ impl ForwardPreHook for JsHook {
         args: &[Value],
         kwargs: Option<&Value>,
     ) -> Result<Option<Value>> {
+        let _in_hook = JsHookGuard::enter();
         let r = self.call_hook(&forward_hook_args(module, args, kwargs, None))?;
         Ok(returned_value(&r))
     }
@@ -214,6 +223,7 @@ impl ForwardHook for JsHook {
         kwargs: Option<&Value>,
         output: &Value,
     ) -> Result<Option<Value>> {
+        let _in_hook = JsHookGuard::enter();
         let r = self.call_hook(&forward_hook_args(module, args, kwargs, Some(output)))?;
         Ok(returned_value(&r))
     }
@@ -229,6 +239,7 @@ impl ModuleBackwardHook for JsHook {
         grad_input: &[Option<Tensor>],
         grad_output: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
+        let _in_hook = JsHookGuard::enter();
         let r = self.call_hook(&[
             module_js(module),
             opt_tensors_to_js(grad_input),
@@ -250,6 +261,7 @@ impl ModuleBackwardPreHook for JsHook {
         module: &Module,
         grad_output: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
+        let _in_hook = JsHookGuard::enter();
         let r = self.call_hook(&[module_js(module), opt_tensors_to_js(grad_output)])?;
         self.grads(&r)
     }
@@ -287,6 +299,11 @@ impl Handle {
     }
     pub fn remove(&self) {
         self.inner.remove();
+    }
+    /// Used by `hg.tidy`: a handle whose hook lists are all gone is freed.
+    #[wasm_bindgen(js_name = __live)]
+    pub fn live(&self) -> bool {
+        self.inner.is_live()
     }
 }
 

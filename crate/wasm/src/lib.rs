@@ -7,6 +7,7 @@
 pub mod convert;
 pub mod hooks;
 pub mod inspect;
+pub mod live;
 pub mod module;
 pub mod node;
 pub mod tensor;
@@ -128,7 +129,7 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
                 .map(|g| {
                     if g.is_null() || g.is_undefined() {
                         Ok(None)
-                    } else if let Some(t) = as_tensor(g) {
+                    } else if let Some(t) = tensor_arg(g)? {
                         Ok(Some(t))
                     } else {
                         let (shape, values) = parse_data(g, None)?;

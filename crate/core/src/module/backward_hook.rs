@@ -151,7 +151,9 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
 }
 
 struct State {
-    module: Module,
+    /// `None` once released: after a backward without retain_graph the
+    /// module, its forward and the copied hooks are dropped (see `release`).
+    module: Option<Module>,
     user_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardHook>)>,
     user_pre_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardPreHook>)>,
     grad_outputs: Option<Vec<Option<Tensor>>>,
@@ -159,7 +161,14 @@ struct State {
     input_tensors_index: Option<Vec<usize>>,
     n_outputs: usize,
     output_tensors_index: Option<Vec<usize>>,
+    /// The hook rows as plain data, kept when the hooks themselves are
+    /// released, so `graph()` after a backward still shows which hooks sat
+    /// here (PyTorch keeps them on the node; we keep only their description).
+    released_rows: Option<ReleasedRows>,
 }
+
+/// `(pre-hook rows, full-hook rows)` of a released module call.
+type ReleasedRows = (Vec<HookInfo>, Vec<HookInfo>);
 
 /// One per module call that has full backward (pre-)hooks.
 pub struct BackwardHook {
@@ -184,6 +193,36 @@ fn busy() -> Error {
     Error::runtime("internal: module backward hook state is busy")
 }
 
+/// Drops what a finished backward no longer needs: the module (and through
+/// it its forward), the hooks copied at call time and any captured
+/// grad_output. PyTorch leaves this to its cycle collector; JS has none that
+/// sees through wasm memory, and a JS hook reaching the graph's output would
+/// otherwise keep the whole graph alive. The identity nodes stay (so the
+/// graph's shape and PyTorch's "second time" error are unchanged); a second
+/// backward through them — possible in PyTorch only when no node on the way
+/// saved a tensor — passes gradients through without calling the hooks again.
+fn release_state(state: &RefCell<State>) {
+    // Taken out first, dropped after the borrow ends: dropping a JS hook may
+    // run arbitrary drop code, never under a borrow.
+    let dropped = match state.try_borrow_mut() {
+        Ok(mut s) => {
+            if let Some(module) = &s.module {
+                let pre = user_rows(module, HookKind::ModuleFullBackwardPre, &s.user_pre_hooks);
+                let full = user_rows(module, HookKind::ModuleFullBackward, &s.user_hooks);
+                s.released_rows = Some((pre, full));
+            }
+            Some((
+                s.module.take(),
+                std::mem::take(&mut s.user_hooks),
+                std::mem::take(&mut s.user_pre_hooks),
+                s.grad_outputs.take(),
+            ))
+        }
+        Err(_) => None,
+    };
+    drop(dropped);
+}
+
 impl BackwardHook {
     pub fn new(
         module: Module,
@@ -192,7 +231,7 @@ impl BackwardHook {
     ) -> Self {
         BackwardHook {
             state: Rc::new(RefCell::new(State {
-                module,
+                module: Some(module),
                 user_hooks,
                 user_pre_hooks,
                 grad_outputs: None,
@@ -200,6 +239,7 @@ impl BackwardHook {
                 input_tensors_index: None,
                 n_outputs: 0,
                 output_tensors_index: None,
+                released_rows: None,
             })),
         }
     }
@@ -282,8 +322,11 @@ impl NodePostHook for OutputHook {
     ) -> Result<Option<Vec<Option<Tensor>>>> {
         let (module, pre_hooks, hooks, out_idx, n_outputs, in_idx, n_inputs) = {
             let s = self.state.try_borrow().map_err(|_| busy())?;
+            let Some(module) = s.module.clone() else {
+                return Ok(None); // released: identity
+            };
             (
-                s.module.clone(),
+                module,
                 s.user_pre_hooks.clone(),
                 s.user_hooks.clone(),
                 s.output_tensors_index.clone().unwrap_or_default(),
@@ -381,15 +424,15 @@ impl NodePostHook for OutputHook {
         let Ok(s) = self.state.try_borrow() else {
             return Vec::new();
         };
-        let mut rows = user_rows(
-            &s.module,
-            HookKind::ModuleFullBackwardPre,
-            &s.user_pre_hooks,
-        );
+        // Released at the end of a backward: the node no longer holds hooks.
+        let Some(module) = &s.module else {
+            return Vec::new();
+        };
+        let mut rows = user_rows(module, HookKind::ModuleFullBackwardPre, &s.user_pre_hooks);
         // With no input needing grad, the full hooks run here too.
         if s.input_tensors_index.is_none() {
             rows.extend(user_rows(
-                &s.module,
+                module,
                 HookKind::ModuleFullBackward,
                 &s.user_hooks,
             ));
@@ -398,6 +441,9 @@ impl NodePostHook for OutputHook {
     }
     fn name(&self) -> String {
         "BackwardHook.setup_output_hook".into()
+    }
+    fn release(&self) {
+        release_state(&self.state);
     }
 }
 
@@ -415,8 +461,11 @@ impl NodePostHook for InputHook {
     ) -> Result<Option<Vec<Option<Tensor>>>> {
         let (module, hooks, grad_outputs, in_idx, n_inputs) = {
             let s = self.state.try_borrow().map_err(|_| busy())?;
+            let Some(module) = s.module.clone() else {
+                return Ok(None); // released: identity
+            };
             (
-                s.module.clone(),
+                module,
                 s.user_hooks.clone(),
                 s.grad_outputs.clone(),
                 s.input_tensors_index.clone().unwrap_or_default(),
@@ -477,10 +526,18 @@ impl NodePostHook for InputHook {
         let Ok(s) = self.state.try_borrow() else {
             return Vec::new();
         };
-        user_rows(&s.module, HookKind::ModuleFullBackward, &s.user_hooks)
+        match (&s.module, &s.released_rows) {
+            (Some(module), _) => user_rows(module, HookKind::ModuleFullBackward, &s.user_hooks),
+            // Released at the end of a backward: what the hooks were, as data.
+            (None, Some((_, full))) => full.clone(),
+            (None, None) => Vec::new(),
+        }
     }
     fn name(&self) -> String {
         "BackwardHook._set_user_hook".into()
+    }
+    fn release(&self) {
+        release_state(&self.state);
     }
 }
 
