@@ -226,6 +226,7 @@ for (const width of [400, 700]) {
       assert.ok(r.x >= 0 && r.x + r.width <= width + 1, `${sel} fits the post's width`);
     }
     await page.locator('#plain').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(600); // a cross-origin frame scrolled back into view paints a moment later
     await page.screenshot({ path: path.join(SHOTS, `blog-${width}.png`) });
     if (width === 400) { // the phone screenshot: 390 px, a common phone width
       await page.setViewportSize({ width: 390, height: 844 });
