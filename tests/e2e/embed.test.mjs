@@ -17,7 +17,7 @@ test('embed.html#lesson=legacy-hook shows the graph and plays', async () => {
   await page.getByRole('slider', { name: 'Scrub through the trace' }).focus();
   await page.keyboard.press('End');
   assert.match(await page.locator('#step-count').textContent(), /^(\d+) \/ \1$/);
-  assert.ok(await page.locator('.hookrow.legacy').count() >= 1);
+  assert.ok(await page.locator('.has-legacy').count() >= 1);
   assert.equal(await page.getByText('Program', { exact: true }).count(), 1);
   assert.match(await page.getByRole('group', { name: 'Hook comparison' }).textContent(), /\(4\., 6\.\).*\(12\., 8\., 6\.\)/);
   await page.getByRole('button', { name: 'Show the node the Legacy backward hook on Mul3 is attached to' }).click();
