@@ -280,6 +280,9 @@ test('capture: the Routine keeps the layer\'s output and input gradient; the leg
   assertClose(await printed(page, 'cell-routine', 'gradient'), fx.full.gradients[0], 'gradient (grad_input[0])');
   assertClose(await printed(page, 'cell-routine', 'after two calls:'), [fx.full.activations.length, fx.full.gradients.length], 'list lengths');
 
+  // The unbound method: the hook's TypeError, named after the module, ends the run.
+  assert.match(await page.locator('#cell-unbound .cell-error').textContent(), /forward hook of module 'Linear' raised an error: .*undefined/);
+
   const legacy = fx.legacy;
   const shapes = (await lines(page, 'cell-legacy')).find((l) => l.startsWith('legacy gradInput has'));
   assert.equal(numbers(shapes)[0], legacy.grad_input.length);
