@@ -1,20 +1,262 @@
-// hookgrad's JS entry: the wasm-bindgen output (hookgrad_core.js) plus the
-// few conveniences wasm-bindgen cannot export directly.
-import init, * as core from './hookgrad_core.js';
+// hookgrad's JS entry: the wasm-bindgen output (hookgrad_core.js) plus what
+// wasm-bindgen cannot export directly: handle lifetimes (hg.tidy, hg.keep,
+// dispose), variadic Module.call, typed fast paths and hg.nn.
+import coreInit, * as core from './hookgrad_core.js';
 
 export * from './hookgrad_core.js';
-export default init;
 
-const { Module, Tensor } = core;
+const { Module, Tensor, Node } = core;
 
-// Memory is managed by the garbage collector (wasm-bindgen weak refs), and a
-// tensor is shared by every wrapper that shows it: an explicit free() could
-// only break other wrappers (use after free, double free, freeing a module
-// while its forward runs). So free() is a harmless no-op here.
-for (const cls of [core.Tensor, core.Node, core.Module, core.RemovableHandle]) {
-  cls.prototype.free = function free() {};
-  if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = function dispose() {};
+// ----- initialisation: keep the wasm exports (handles are freed through them)
+
+let wasm = null;
+
+/** `await init()` (browser) — as wasm-bindgen's, also keeps the exports. */
+export default async function init(...args) {
+  wasm = await coreInit(...args);
+  return wasm;
 }
+
+/** `hg.initSync({module})` (Node) — as wasm-bindgen's, also keeps the exports. */
+export function initSync(...args) {
+  wasm = core.initSync(...args);
+  return wasm;
+}
+
+// ----- handles ------------------------------------------------------------------
+//
+// A Tensor (or Node) object is one handle: it owns one reference to the core
+// tensor, freed when the handle is released. Handles made inside hg.tidy
+// belong to that scope (no FinalizationRegistry entry: the scope frees them);
+// the others are freed by the garbage collector. Releasing a handle never
+// affects another handle of the same tensor.
+
+const released = (what) => `this ${what} handle was released (hg.tidy or dispose()); keep it with hg.keep() or return it from tidy`;
+const RELEASED = { tensor: released('tensor'), node: released('node'), module: released('module') };
+
+const freeFn = {
+  tensor: (p) => wasm.__wbg_tensor_free(p, 0),
+  node: (p) => wasm.__wbg_node_free(p, 0),
+  module: (p) => wasm.__wbg_module_free(p, 0),
+};
+const gcFree = {
+  tensor: new FinalizationRegistry((p) => wasm.__wbg_tensor_free(p, 1)),
+  node: new FinalizationRegistry((p) => wasm.__wbg_node_free(p, 1)),
+  module: new FinalizationRegistry((p) => wasm.__wbg_module_free(p, 1)),
+};
+const kindOf = (h) => (h instanceof Tensor ? 'tensor' : h instanceof Node ? 'node' : 'module');
+// `new hg.Module(...)` registers with wasm-bindgen's own registry; its
+// free() unregisters from it (a no-op for handles that never were).
+const rawFree = Module.prototype.free;
+
+/** Scope stack of hg.tidy: the innermost scope's handles, or null. */
+let scope = null;
+const scopes = [];
+/** Handles hg.keep() exempted from every enclosing tidy. */
+const kept = new WeakSet();
+
+// RemovableHandle: `{id, remove()}`. Inside a tidy it is scope-owned; at
+// the end it is freed only if everything it removes from is gone (then
+// remove() could only be a no-op, and stays one); otherwise the GC owns it.
+const { RemovableHandle } = core;
+const handleFree = new FinalizationRegistry((p) => wasm.__wbg_removablehandle_free(p, 1));
+RemovableHandle.__wrap = function wrap(ptr) {
+  const h = Object.create(RemovableHandle.prototype);
+  h.__wbg_ptr = ptr;
+  if (scope !== null) scope.push(h);
+  else handleFree.register(h, ptr, h);
+  return h;
+};
+{
+  const proto = RemovableHandle.prototype;
+  const idGet = Object.getOwnPropertyDescriptor(proto, 'id').get;
+  const remove = proto.remove;
+  Object.defineProperty(proto, 'id', {
+    configurable: true,
+    get() { return this.__wbg_ptr === 0 ? this.__hgId : idGet.call(this); },
+  });
+  proto.remove = function remove_() { if (this.__wbg_ptr !== 0) remove.call(this); };
+}
+/** End of a tidy for a RemovableHandle it owns. */
+function settleHandle(h) {
+  if (h.__live()) {
+    handleFree.register(h, h.__wbg_ptr, h);
+    return;
+  }
+  const ptr = h.__wbg_ptr;
+  h.__hgId = h.id;
+  h.__wbg_ptr = 0;
+  wasm.__wbg_removablehandle_free(ptr, 0);
+}
+
+for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node'], [Module, 'module']]) {
+  // wasm-bindgen makes every returned handle with `Class.__wrap(ptr)`.
+  cls.__wrap = function wrap(ptr) {
+    const h = Object.create(cls.prototype);
+    h.__wbg_ptr = ptr;
+    if (scope !== null) scope.push(h);
+    else gcFree[kind].register(h, ptr, h);
+    return h;
+  };
+  guardPrototype(cls, RELEASED[kind]);
+}
+
+/** Every method and accessor of `cls` throws `message` on a released handle. */
+function guardPrototype(cls, message) {
+  const released = () => { throw new Error(message); };
+  const guard = (f) => {
+    switch (f.length) {
+      case 0: return function () { if (this.__wbg_ptr === 0) released(); return f.call(this); };
+      case 1: return function (a) { if (this.__wbg_ptr === 0) released(); return f.call(this, a); };
+      case 2: return function (a, b) { if (this.__wbg_ptr === 0) released(); return f.call(this, a, b); };
+      default: return function (...args) { if (this.__wbg_ptr === 0) released(); return f.apply(this, args); };
+    }
+  };
+  const proto = cls.prototype;
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (key === 'constructor' || key === 'free' || key === '__destroy_into_raw') continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (key === '__hgStash') {
+      // How the binding recognises a Tensor argument: a released handle is
+      // its error; an object that never had a handle is simply not a Tensor.
+      const f = d.value;
+      proto[key] = function __hgStash() {
+        if (!this.__wbg_ptr) { if (this.__wbg_ptr === 0) released(); return; }
+        f.call(this);
+      };
+    } else if (typeof d.value === 'function') {
+      const g = guard(d.value);
+      Object.defineProperty(g, 'name', { value: key });
+      proto[key] = g;
+    } else if (d.get || d.set) {
+      Object.defineProperty(proto, key, {
+        configurable: true,
+        enumerable: d.enumerable,
+        get: d.get && guard(d.get),
+        set: d.set && guard(d.set),
+      });
+    }
+  }
+}
+
+const isHandle = (x) => x instanceof Tensor || x instanceof Node || x instanceof Module;
+
+/** Frees one handle now (idempotent). `owned`: by a scope, not the GC. */
+function release(h, owned) {
+  const ptr = h.__wbg_ptr;
+  if (ptr === 0) return;
+  const kind = kindOf(h);
+  if (kind === 'module') {
+    rawFree.call(h); // also leaves wasm-bindgen's registry
+    if (!owned) gcFree.module.unregister(h);
+    return;
+  }
+  h.__wbg_ptr = 0;
+  if (!owned) gcFree[kind].unregister(h);
+  freeFn[kind](ptr);
+}
+
+/** Calls `f` on every handle in a Tensor / Node, array or plain object tree. */
+function eachHandle(x, f, seen = new Set()) {
+  if (x === null || typeof x !== 'object' || seen.has(x)) return;
+  if (isHandle(x)) { f(x); return; }
+  seen.add(x);
+  if (Array.isArray(x)) {
+    for (const v of x) eachHandle(v, f, seen);
+    return;
+  }
+  const proto = Object.getPrototypeOf(x);
+  if (proto === Object.prototype || proto === null) for (const v of Object.values(x)) eachHandle(v, f, seen);
+}
+
+/**
+ * `hg.tidy(fn)`: runs `fn` and releases every Tensor and Node handle created
+ * inside it (by ops, backward, or handed to hooks — module handles handed to
+ * hooks too; `new hg.Module` is the caller's), except what `fn` returns
+ * (a handle, or arrays / plain objects of them) and what `hg.keep()` marked.
+ * Nestable; like TF.js's `tf.tidy`. The tensors themselves live on while
+ * anything else needs them (a leaf's `.grad`, a graph, another handle).
+ */
+export function tidy(fn) {
+  if (typeof fn !== 'function') {
+    throw new TypeError(`tidy(fn): fn must be a function, not ${fn === null ? 'null' : typeof fn}`);
+  }
+  const mine = [];
+  scopes.push(mine);
+  scope = mine;
+  let result;
+  let ok = false;
+  try {
+    result = fn();
+    ok = true;
+  } finally {
+    scopes.pop();
+    scope = scopes.length ? scopes[scopes.length - 1] : null;
+    const survivors = new Set();
+    if (ok) eachHandle(result, (h) => survivors.add(h));
+    for (const h of mine) {
+      if (h.__wbg_ptr === 0) continue;
+      if (h instanceof RemovableHandle) {
+        if (scope !== null) scope.push(h); // decided by the outermost tidy
+        else settleHandle(h);
+        continue;
+      }
+      if (kept.has(h)) gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
+      else if (survivors.has(h)) {
+        if (scope !== null) scope.push(h);
+        else gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
+      } else release(h, true);
+    }
+  }
+  if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+    throw new Error('tidy(fn): fn must not be async (it returned a Promise); its handles were released');
+  }
+  return result;
+}
+
+/** `hg.keep(t)`: exempts a handle from every enclosing `tidy`; returns `t`. */
+export function keep(t) {
+  if (!isHandle(t)) throw new TypeError(`keep(t): t must be a Tensor, Node or Module, not ${t === null ? 'null' : typeof t}`);
+  if (t.__wbg_ptr === 0) throw new Error(RELEASED[kindOf(t)]);
+  kept.add(t);
+  return t;
+}
+
+/** `hg.dispose(x)`: releases the handles in a Tensor, Node, array or plain object now. */
+export function dispose(x) {
+  eachHandle(x, (h) => release(h, false));
+}
+
+/** `t.dispose()`: releases this handle now; other handles of the tensor are unaffected. */
+Tensor.prototype.dispose = function dispose() { release(this, false); };
+Node.prototype.dispose = function dispose() { release(this, false); };
+/**
+ * `m.dispose()`: releases this module handle. A module whose forward or
+ * hooks reach it (directly, or through a scope shared with a closure that
+ * does) forms a cycle through wasm memory the garbage collector cannot see:
+ * dispose its handles (hg.tidy does so for module handles it hands out).
+ */
+Module.prototype.dispose = function dispose() { release(this, false); };
+
+// free() stays a harmless no-op (the contract: users never call free()); a
+// handle is released with dispose(), and `using` (Symbol.dispose) disposes.
+for (const cls of [Tensor, Node, Module, RemovableHandle]) {
+  cls.prototype.free = function free() {};
+  if (typeof Symbol.dispose === 'symbol') {
+    cls.prototype[Symbol.dispose] = cls.prototype.dispose ?? function dispose() {};
+  }
+}
+
+/**
+ * `hg.memory()`: `{tensors, nodes, handles, wasmBytes}` — live tensors, live
+ * graph nodes, live JS handles (Tensor and Node objects not yet released or
+ * collected) and the wasm linear memory in bytes.
+ */
+export function memory() {
+  return core.__memory();
+}
+
+// ----- conveniences -------------------------------------------------------------
 
 /** `m.call(a, b, c)`: run the module with hooks, like PyTorch's `__call__`. */
 Module.prototype.call = function call(...args) {
@@ -23,8 +265,8 @@ Module.prototype.call = function call(...args) {
 
 // `a.add(2)` / `a.add(b)`: dispatch numbers and Tensors to typed exports,
 // which skip the generic conversion of an unknown JS value (the common case
-// in scalar-heavy code); anything else takes the generic path and its
-// PyTorch-style TypeError.
+// in scalar-heavy code); anything else (a released handle too) takes the
+// generic path and its error.
 for (const op of ['add', 'sub', 'mul', 'div']) {
   const generic = Tensor.prototype[op];
   const scalar = Tensor.prototype[`__${op}Scalar`];
@@ -36,11 +278,18 @@ for (const op of ['add', 'sub', 'mul', 'div']) {
   };
 }
 
+/** Runs `f` outside any tidy scope: what it makes is the caller's, like `new hg.Module`. */
+function unscoped(f) {
+  const saved = scope;
+  scope = null;
+  try { return f(); } finally { scope = saved; }
+}
+
 /** `new hg.nn.Linear(inFeatures, outFeatures, {bias?, seed?})`. */
 class Linear {
   constructor(inFeatures, outFeatures, opts) {
     // Returning an object from a constructor makes `new` yield it: a Module.
-    return core.__linear(inFeatures, outFeatures, opts);
+    return unscoped(() => core.__linear(inFeatures, outFeatures, opts));
   }
 }
 

@@ -40,7 +40,7 @@ const EXPECT = {
     assert.match(out, /Mul3 legacy: grad_input \(tensor\(4\.\), tensor\(6\.\)\)/);
     assert.match(out, /Mul3 full: +grad_input \(tensor\(12\.\), tensor\(8\.\), tensor\(6\.\)\)/);
     assert.match(await page.locator('body').textContent(), /non-full backward hook/, 'the deprecation warning is shown');
-    assert.ok(await page.locator('.hookrow.legacy').count() >= 1, 'the node the legacy hook attached to is highlighted');
+    assert.ok(await page.locator('.has-legacy').count() >= 1, 'the node the legacy hook attached to is highlighted');
     const cmp = await page.getByRole('group', { name: 'Hook comparison' }).textContent();
     assert.match(cmp, /Mul2, legacy hook \(one multiplication: right\) \(3\., 2\.\)/); assert.match(cmp, /Legacy backward hook on Mul3\(4\., 6\.\)/); assert.match(cmp, /Full backward hook on Mul3\(12\., 8\., 6\.\)/);
   },

@@ -54,7 +54,7 @@ test('Backward plays with the running node highlighted and hook values shown', a
   await page.getByRole('button', { name: 'Backward', exact: true }).click();
   await page.waitForFunction(() => document.querySelector('.bnode.running'), null, { timeout: 5000 });
   await page.waitForFunction(() => { const [k, n] = document.getElementById('step-count').textContent.split('/').map(Number); return k === n; }, null, { timeout: 15000 });
-  assert.ok(await page.locator('.hookrow.fired').count() >= 4);
+  assert.ok(await page.locator('.badge-row.fired, .merged.hook-fired').count() >= 4);
   assert.match(await page.locator('[data-tensor]', { hasText: 'addHundred' }).textContent(), /12\. → 112\./);
   await page.close();
 });

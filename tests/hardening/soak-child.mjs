@@ -12,11 +12,19 @@ if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc'
 const quietWarn = console.warn;
 console.warn = () => {};
 
-/** Settle: gc, let FinalizationRegistry callbacks run, gc again. */
+/**
+ * Settle: gc and let FinalizationRegistry callbacks run, until the live
+ * handle count stops falling. Freeing one handle can free a hook whose
+ * closure held the next handle, so a chain needs several rounds.
+ */
 async function settle() {
-  for (let i = 0; i < 3; i++) {
+  let last = Infinity;
+  for (let i = 0; i < 12; i++) {
     global.gc();
     await new Promise((r) => setTimeout(r, 1));
+    const now = hg.memory().handles;
+    if (i >= 2 && now >= last) break;
+    last = now;
   }
 }
 
@@ -61,6 +69,51 @@ const scenarios = {
     if (i % 7 === 0) hg.trace(() => { throw new Error('error events are freed too'); });
     for (const h of handles) h.remove();
   },
+  /**
+   * The issue's loop (issue 10): a ~50-op graph with every hook kind — tensor,
+   * retain-grad, post-accumulate, node pre/post, module forward pre/forward,
+   * full backward and full backward pre — traced backward, graph(), every
+   * handle removed. The hooks are written the way learners write them: in
+   * one scope with a closure that uses the output (V8 then gives every
+   * closure of the scope a context holding `root`).
+   */
+  'issue-cycle'(i) {
+    const handles = [];
+    const x = L([[1, 2], [3, 4]]);
+    const w = L([[0.5, -0.25], [0.75, 1]]);
+    const m = new hg.Module('Block', (a, b) => {
+      let h = a.matmul(b);
+      for (let k = 0; k < 10; k++) h = h.tanh().mul(1.01).add(0.01).sub(h.mul(0.001));
+      return h;
+    });
+    handles.push(m.registerForwardPreHook(() => {}));
+    handles.push(m.registerForwardHook(() => {}));
+    handles.push(m.registerFullBackwardHook(() => {}));
+    handles.push(m.registerFullBackwardPreHook(() => {}));
+    const y = m.call(x, w);
+    const root = y.mul(y).sum();
+    handles.push(x.registerHook(() => {}));
+    handles.push(y.registerHook((g) => g));
+    y.retainGrad();
+    handles.push(root.gradFn.registerPrehook(() => {}));
+    handles.push(root.gradFn.registerHook(() => {}));
+    handles.push(w.registerPostAccumulateGradHook(() => {}));
+    const events = hg.trace(() => root.backward());
+    const g = hg.graph([root]);
+    if (!events.length || g.nodes.length < 40 || !x.grad) throw new Error(`cycle did not run (${g.nodes.length} nodes)`);
+    JSON.stringify(g);
+    for (const h of handles) h.remove();
+    void i;
+  },
+  /** The issue's minimal reproduction (was ~3 KB per iteration). */
+  'issue-minimal'() {
+    const x = hg.tensor([[1, 2], [3, 4]], { requiresGrad: true });
+    const m = new hg.Module('Block', (a) => a.tanh());
+    const h = m.registerFullBackwardHook(() => {});
+    const root = m.call(x).sum();
+    hg.trace(() => root.backward());
+    h.remove();
+  },
   /** Hooks that reach nothing they are registered on, never removed. */
   'cycle-no-remove'(i) {
     const x = L([1, 2, 3]);
@@ -97,6 +150,34 @@ const scenarios = {
     m.registerForwardHook(() => { void m; });
     m.call(y).sum().backward();
   },
+  /**
+   * The documented answer to self-capturing hooks: each cycle in hg.tidy.
+   * Releasing the handles breaks the JS -> wasm -> JS cycle; a module's
+   * that reaches the module is removed and the module disposed (`new
+   * hg.Module` is not scoped by tidy).
+   */
+  'self-capturing-hooks-in-tidy'() {
+    hg.tidy(() => {
+      const x = L([1, 2, 3]);
+      const y = x.mul(2);
+      const n = y.gradFn;
+      x.registerHook(() => { void x; });
+      n.registerHook(() => { void n; });
+      const m = new hg.Module('M', (a) => a.exp());
+      const h = m.registerForwardHook(() => { void m; });
+      m.call(y).sum().backward();
+      h.remove();
+      m.dispose(); // modules are not scoped: the forward's scope reaches m
+    });
+  },
+  /** Shared-scope hooks, each cycle in hg.tidy. */
+  'shared-scope-hooks-in-tidy'() {
+    hg.tidy(() => {
+      const x = L([1, 2, 3]);
+      x.registerHook(() => {});
+      hg.trace(() => { x.mul(2).sum().backward(); });
+    });
+  },
   /** A full backward hook reaching the module's output, removed after backward. */
   'full-backward-hook-removed'() {
     const m = makeModule();
@@ -122,6 +203,7 @@ const [name, cyclesArg] = process.argv.slice(2);
 const run = scenarios[name];
 if (!run) throw new Error(`unknown scenario ${name}; one of ${Object.keys(scenarios).join(', ')}`);
 const cycles = Number(cyclesArg || 2000);
+const SETTLE_EVERY = Number(process.env.SOAK_SETTLE_EVERY || 100);
 // Warm-up is the first half: the allocator may still take a step or two
 // there; a leak shows as steady growth over the second half.
 const warmup = Math.max(1, Math.floor(cycles / 2));
@@ -131,7 +213,7 @@ const start = memoryBytes();
 const checkpoints = [];
 for (let i = 0; i < cycles; i++) {
   run(i);
-  if ((i + 1) % 100 === 0) await settle();
+  if ((i + 1) % SETTLE_EVERY === 0) await settle();
   if (i + 1 === warmup || (i + 1) % Math.max(1, Math.floor(cycles / 8)) === 0) {
     await settle();
     checkpoints.push([i + 1, memoryBytes()]);

@@ -1,67 +1,65 @@
-// Hand-written graph()/trace() data in the engine's documented format, used
-// only as inputs for the pure modules' tests. The values are the 2021 video's
-// example worked out by hand (PyTorch 1.x retain-grad order); they are not
-// engine output.
-const T = (id, name, data, o = {}) => ({ id, name, shape: [], data, requiresGrad: true, isLeaf: true, retainsGrad: false, gradFn: null, grad: null, hooks: [], ...o });
+// graph()/trace() data for the pure modules' tests, produced by running real
+// programs through the built engine (web/pkg) the way the playground does
+// (web/src/model/run-program.js), so the tests see exactly what the engine
+// emits. The tests' expected values are hand calculations on these programs
+// (written next to each program), never read back from this output.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runProgram } from '../../web/src/model/run-program.js';
 
-export const videoGraph = {
-  tensors: [
-    T(1, 'a', 2, { grad: 30 }), T(2, 'b', 3, { grad: 20 }),
-    T(3, 'c', 6, { isLeaf: false, gradFn: 10, retainsGrad: true, grad: 10, hooks: [
-      { handle: 1, kind: 'tensor', name: 'cHook' }, { handle: 2, kind: 'tensor', name: 'printGrad' }, { handle: 3, kind: 'retain-grad', name: '' }] }),
-    T(4, 'd', 4, { grad: 112, hooks: [{ handle: 4, kind: 'tensor', name: 'addHundred' }] }),
-    T(5, 'e', 24, { isLeaf: false, gradFn: 13, retainsGrad: true, grad: 1, hooks: [
-      { handle: 5, kind: 'retain-grad', name: '' }, { handle: 6, kind: 'tensor', name: 'double' }] }),
-  ],
-  nodes: [
-    { id: 10, name: 'MulBackward0', next: [{ node: 11, inputNr: 0 }, { node: 12, inputNr: 0 }], variable: null, preHooks: [], postHooks: [] },
-    { id: 11, name: 'AccumulateGrad', next: [], variable: 1, preHooks: [], postHooks: [] },
-    { id: 12, name: 'AccumulateGrad', next: [], variable: 2, preHooks: [], postHooks: [] },
-    { id: 13, name: 'MulBackward0', next: [{ node: 10, inputNr: 0 }, { node: 14, inputNr: 0 }], variable: null, preHooks: [], postHooks: [] },
-    { id: 14, name: 'AccumulateGrad', next: [], variable: 4, preHooks: [], postHooks: [] },
-  ],
-};
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const pkg = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web/pkg');
+if (!fs.existsSync(path.join(pkg, 'hookgrad_bg.wasm'))) throw new Error(`web-unit fixtures need the built engine: ${pkg} (run npm run build:wasm)`);
+const hg = await import(pathToFileURL(path.join(pkg, 'hookgrad.js')).href);
+hg.initSync({ module: fs.readFileSync(path.join(pkg, 'hookgrad_bg.wasm')) });
 
-export const videoTrace = [
-  { type: 'op', node: 10, name: 'MulBackward0', inputs: [1, 2], output: 3 },
-  { type: 'op', node: 13, name: 'MulBackward0', inputs: [3, 4], output: 5 },
-  { type: 'hook', kind: 'retain-grad', handle: 5, tensor: 5, before: 1, after: 1 },
-  { type: 'hook', kind: 'tensor', handle: 6, tensor: 5, before: 1, after: 2 },
-  { type: 'node', node: 13, name: 'MulBackward0', gradOutputs: [2], gradInputs: [8, 12] },
-  { type: 'hook', kind: 'tensor', handle: 4, tensor: 4, before: 12, after: 112 },
-  { type: 'accumulate', tensor: 4, grad: 112 },
-  { type: 'node', node: 14, name: 'AccumulateGrad', gradOutputs: [112], gradInputs: [] },
-  { type: 'hook', kind: 'tensor', handle: 1, tensor: 3, before: 8, after: 10 },
-  { type: 'hook', kind: 'tensor', handle: 2, tensor: 3, before: 10, after: 10 },
-  { type: 'hook', kind: 'retain-grad', handle: 3, tensor: 3, before: 10, after: 10 },
-  { type: 'node', node: 10, name: 'MulBackward0', gradOutputs: [10], gradInputs: [30, 20] },
-  { type: 'accumulate', tensor: 1, grad: 30 },
-  { type: 'node', node: 11, name: 'AccumulateGrad', gradOutputs: [30], gradInputs: [] },
-  { type: 'accumulate', tensor: 2, grad: 20 },
-  { type: 'node', node: 12, name: 'AccumulateGrad', gradOutputs: [20], gradInputs: [] },
-];
+function run(program, semantics = 'pytorch-2') {
+  const r = runProgram(hg, program, { semantics });
+  return r;
+}
 
-/** A module call (Mul3-like) with a warning inside it, for module/pin tests.
- *  As in the engine, the legacy hook's row on its node has its own handle (8)
- *  and the hook event comes right before that node's event. */
-export const moduleGraph = {
-  tensors: [T(1, 'x', 2), T(2, 'y', 3), T(3, '', 6, { isLeaf: false, gradFn: 10 }), T(4, 'out', 6, { isLeaf: false, gradFn: 11 })],
-  nodes: [
-    { id: 10, name: 'MulBackward0', next: [{ node: 12, inputNr: 0 }, { node: 13, inputNr: 0 }], variable: null, preHooks: [], postHooks: [] },
-    { id: 11, name: 'MulBackward0', next: [{ node: 10, inputNr: 0 }, { node: null, inputNr: 0 }], variable: null, preHooks: [], postHooks: [{ handle: 8, kind: 'module-backward', name: "legacyHook (module 'Mul3')" }] },
-    { id: 12, name: 'AccumulateGrad', next: [], variable: 1, preHooks: [], postHooks: [] },
-    { id: 13, name: 'AccumulateGrad', next: [], variable: 2, preHooks: [], postHooks: [] },
-  ],
-};
-export const moduleTrace = [
-  { type: 'module', module: 'Mul3', moduleId: 1, phase: 'pre-hook' },
-  { type: 'module', module: 'Mul3', moduleId: 1, phase: 'forward' },
-  { type: 'op', node: 10, name: 'MulBackward0', inputs: [1, 2], output: 3 },
-  { type: 'op', node: 11, name: 'MulBackward0', inputs: [3, 1], output: 4 },
-  { type: 'module', module: 'Mul3', moduleId: 1, phase: 'hook' },
-  { type: 'warning', message: 'Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated' },
-  { type: 'module', module: 'Mul3', moduleId: 1, phase: 'end' },
-  { type: 'hook', kind: 'module-backward', handle: 7, module: 'Mul3', moduleId: 1, before: [2, 6], after: [2, 6] },
-  { type: 'node', node: 11, name: 'MulBackward0', gradOutputs: [1], gradInputs: [2, 6] },
-  { type: 'error', message: 'boom', node: 10 },
-];
+/** The 2021 hooks video, under PyTorch 1.x order (retain_grad where it was called).
+ *  By hand: c = a·b = 6, e = c·d = 24. de/de = 1 → e.grad = 1 (retained before
+ *  `double`), then 2 flows on; d.grad = c·2 = 12 → addHundred → 112; c gets
+ *  d·2 = 8 → cHook → 10 → c.grad = 10; a.grad = b·10 = 30, b.grad = a·10 = 20. */
+export const VIDEO = `const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+const c = a.mul(b); c.name = 'c';
+c.registerHook(function cHook(grad) { console.log('cHook got', grad); return grad.add(2); });
+c.registerHook(function printGrad(grad) { console.log('printGrad got', grad); });
+c.retainGrad();
+const d = hg.tensor(4, { requiresGrad: true, name: 'd' });
+d.registerHook(function addHundred(grad) { return grad.add(100); });
+const e = c.mul(d); e.name = 'e';
+e.retainGrad();
+e.registerHook(function double(grad) { return grad.mul(2); });
+console.log('before backward');
+e.backward();
+console.log('a.grad', a.grad);`;
+export const video = run(VIDEO, 'pytorch-1');
+
+/** A module computing x·y·x with a legacy backward hook (PyTorch warns at
+ *  forward time: several nodes), and a node hook on the inner mul that throws.
+ *  By hand (x = 2, y = 3): the legacy hook sees the outer mul's grad_inputs
+ *  (d/d(xy), d/dx) = (x, xy) = (2, 6); the inner MulBackward0's hook then throws. */
+export const MODULE = `const mul3 = new hg.Module('Mul3', (x, y) => x.mul(y).mul(x));
+mul3.registerBackwardHook(function legacyHook(module, gradInput, gradOutput) { console.log('legacy', gradInput); });
+const x = hg.tensor(2, { requiresGrad: true, name: 'x' });
+const y = hg.tensor(3, { requiresGrad: true, name: 'y' });
+const out = mul3.call(x, y); out.name = 'out';
+out.gradFn.nextFunctions[0][0].registerHook(function boom() { throw new Error('boom'); });
+out.backward();`;
+export const module = run(MODULE);
+
+/** A module with a full backward hook: x·y·z with x, y, z = 2, 3, 4.
+ *  By hand: grad_input = (yz, xz, xy) = (12, 8, 6), grad_output = (1,). */
+export const FULL = `const m = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
+m.registerFullBackwardHook(function fullHook(module, gradInput, gradOutput) { console.log('full', gradInput); });
+const [x, y, z] = [2, 3, 4].map((v, i) => hg.tensor(v, { requiresGrad: true, name: 'xyz'[i] }));
+const out = m.call(x, y, z); out.name = 'out';
+out.backward();`;
+export const full = run(FULL);
+
+/** Tensor id by name in a run's graph. */
+export const tid = (r, name) => r.graph.tensors.find((t) => t.name === name)?.id;

@@ -1,82 +1,115 @@
+// The model layer on real engine output (fixtures.mjs runs the programs);
+// expected values are the hand calculations written next to each program.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { analyze, frameAt, revealStep, describeStep, isBackwardEvent } from '../../web/src/model/trace-model.js';
-import { videoGraph, videoTrace, moduleGraph, moduleTrace } from './fixtures.mjs';
+import { analyze, frameAt, consoleLines, describeStep, isBackwardEvent } from '../../web/src/model/trace-model.js';
+import { video, module, full, tid } from './fixtures.mjs';
 
-test('steps: one per event, forward part ends at the first backward event', () => {
-  const m = analyze(videoGraph, videoTrace);
-  assert.equal(m.steps.length, videoTrace.length);
-  assert.equal(m.forwardEnd, 2);
-  assert.equal(m.steps[0].label, 'c created from (a, b), grad_fn MulBackward0');
-  assert.ok(isBackwardEvent(videoTrace[4]) && !isBackwardEvent(videoTrace[0]));
+const V = analyze(video.graph, video.trace);
+const at = (m, pred) => m.steps.findIndex((s) => pred(s.event));
+const hookStep = (m, name) => { const row = [...m.graph.tensors.flatMap((t) => t.hooks), ...m.graph.nodes.flatMap((n) => [...n.preHooks, ...n.postHooks])].find((h) => h.name === name); return { row, step: at(m, (e) => e.type === 'hook' && e.handle === row.handle) }; };
+
+test('steps: one per non-log event; the forward part ends at the first backward event', () => {
+  assert.equal(V.steps.length, video.trace.filter((e) => e.type !== 'log').length);
+  assert.ok(!V.steps.some((s) => s.event.type === 'log'), 'console lines are not steps');
+  assert.equal(V.forwardEnd, 2, 'two ops (c = a·b, e = c·d), then backward');
+  assert.equal(V.steps[0].label, 'c created from (a, b), grad_fn MulBackward0');
+  assert.ok(isBackwardEvent(V.steps[V.forwardEnd].event) && !isBackwardEvent(V.steps[0].event));
 });
 
-test('frame 0 has no grads written by the trace; the last frame has them all', () => {
-  const m = analyze(videoGraph, videoTrace);
-  const f0 = frameAt(m, 0);
-  for (const id of [1, 2, 3, 4, 5]) assert.equal(f0.grads.get(id), null);
-  const end = frameAt(m, m.steps.length);
-  assert.deepEqual([1, 2, 3, 4, 5].map((id) => end.grads.get(id)), [30, 20, 10, 112, 1]);
+test('frame 0 has no grads written by the trace; the last frame has the hand-computed ones', () => {
+  const ids = ['a', 'b', 'c', 'd', 'e'].map((n) => tid(video, n));
+  const f0 = frameAt(V, 0);
+  for (const id of ids) assert.equal(f0.grads.get(id), null);
+  const end = frameAt(V, V.steps.length);
+  assert.deepEqual(ids.map((id) => end.grads.get(id)), [30, 20, 10, 112, 1]);
 });
 
 test('stepping: focus, finished nodes, values on edges, hook before → after', () => {
-  const m = analyze(videoGraph, videoTrace);
-  const f = frameAt(m, 5); // after MulBackward0 of e ran
-  assert.equal(f.focus.node, 13);
-  assert.ok(f.done.has(13) && !f.done.has(10));
-  assert.deepEqual(f.edges.map((e) => [e.to, e.value]), [[10, 8], [14, 12]]);
-  assert.deepEqual(f.hookFires.get(6), { before: 1, after: 2, kind: 'tensor', step: 3, count: 1 });
-  assert.equal(f.grads.get(5), 1, 'retain-grad ran first (1.x order)');
-  const back = frameAt(m, 4);
+  const eNode = V.tensors.get(tid(video, 'e')).gradFn; const cNode = V.tensors.get(tid(video, 'c')).gradFn;
+  const k = at(V, (e) => e.type === 'node' && e.node === eNode) + 1; // after e's MulBackward0 ran
+  const f = frameAt(V, k);
+  assert.equal(f.focus.node, eNode);
+  assert.ok(f.done.has(eNode) && !f.done.has(cNode));
+  // grad_inputs of e = c·d with grad 2: (2·d, 2·c) = (8, 12), to c's node and d's AccumulateGrad.
+  assert.deepEqual(f.edges.map((e) => [e.to, e.value]), [[cNode, 8], [V.accOf.get(tid(video, 'd')), 12]]);
+  const dbl = hookStep(V, 'double');
+  assert.deepEqual(f.hookFires.get(dbl.row.handle), { before: 1, after: 2, kind: 'tensor', step: dbl.step, count: 1 });
+  assert.equal(f.grads.get(tid(video, 'e')), 1, 'retain-grad ran first (1.x order)');
+  const back = frameAt(V, k - 1);
   assert.equal(back.edges.length, 0);
-  assert.ok(!back.done.has(13), 'step back undoes');
+  assert.ok(!back.done.has(eNode), 'step back undoes');
 });
 
 test('tensor hooks focus the node they run before; clamping', () => {
-  const m = analyze(videoGraph, videoTrace);
-  assert.deepEqual(frameAt(m, 9).focus, { tensor: 3, node: 10 });
-  assert.equal(frameAt(m, 999).k, videoTrace.length);
-  assert.equal(frameAt(m, -3).k, 0);
+  const { step } = hookStep(V, 'printGrad');
+  assert.deepEqual(frameAt(V, step + 1).focus, { tensor: tid(video, 'c'), node: V.tensors.get(tid(video, 'c')).gradFn });
+  assert.equal(frameAt(V, 999).k, V.steps.length);
+  assert.equal(frameAt(V, -3).k, 0);
 });
 
 test('describeStep shows PyTorch-formatted values', () => {
-  const m = analyze(videoGraph, videoTrace);
-  assert.equal(describeStep(m, m.steps[8]), 'tensor hook on c: 8. → 10.');
-  assert.equal(describeStep(m, m.steps[4]), 'MulBackward0 ran: grad_outputs (2.,) → grad_inputs (8., 12.)');
-  assert.equal(describeStep(m, m.steps[6]), 'd.grad written: 112.');
+  assert.equal(describeStep(V, V.steps[hookStep(V, 'cHook').step]), 'tensor hook on c: 8. → 10.');
+  const eNode = V.tensors.get(tid(video, 'e')).gradFn;
+  assert.equal(describeStep(V, V.steps[at(V, (e) => e.type === 'node' && e.node === eNode)]), 'MulBackward0 ran: grad_outputs (2.,) → grad_inputs (8., 12.)');
+  assert.equal(describeStep(V, V.steps[at(V, (e) => e.type === 'accumulate' && e.tensor === tid(video, 'd'))]), 'd.grad written: 112.');
 });
 
 test('module calls collect the ops run inside them; warnings pin to the module, errors to their node', () => {
-  const m = analyze(moduleGraph, moduleTrace);
+  const m = analyze(module.graph, module.trace);
   assert.equal(m.moduleCalls.length, 1);
   const c = m.moduleCalls[0];
-  assert.equal(c.key, 'm1.1');
-  assert.deepEqual([...c.tensors], [3, 4]);
-  assert.deepEqual([...c.nodes], [10, 11]);
+  assert.equal(c.name, 'Mul3');
+  assert.equal(c.tensors.size, 2, 'x·y and (x·y)·x');
+  assert.equal(c.nodes.size, 2);
+  const inner = [...c.nodes].find((n) => m.nodes.get(n).next.every((e) => m.nodes.get(e.node)?.name === 'AccumulateGrad'));
   const f = frameAt(m, m.steps.length);
   assert.equal(f.pins.length, 2);
-  assert.equal(f.pins[0].level, 'warning'); assert.equal(f.pins[0].module, 'm1.1');
-  assert.equal(f.pins[1].level, 'error'); assert.equal(f.pins[1].node, 10);
-  assert.equal(m.steps[7].focus.node, 11, 'the legacy hook event is located at the node it runs on');
-  assert.equal(m.alias.get(7), 8, 'module handle 7 ↔ node row handle 8');
-  assert.deepEqual(frameAt(m, 8).hookFires.get(8).before, [2, 6], 'the node row shows the hook values');
+  assert.equal(f.pins[0].level, 'warning'); assert.equal(f.pins[0].module, c.key);
+  assert.equal(f.pins[1].level, 'error'); assert.equal(f.pins[1].node, inner, 'the throwing hook was on the inner mul');
+});
+
+test('a legacy module hook: its node row and its event share the handle', () => {
+  const m = analyze(module.graph, module.trace);
+  const { row, step } = hookStep(m, 'legacyHook');
+  assert.equal(row.kind, 'module-backward'); assert.equal(row.module, 'Mul3');
+  const outNode = m.tensors.get(tid(module, 'out')).gradFn;
+  assert.equal(m.steps[step].focus.node, outNode, 'located at the node it runs on: the output grad_fn');
+  assert.equal(m.steps[step].focus.module, m.moduleCalls[0].key);
+  assert.deepEqual(frameAt(m, step + 1).hookFires.get(row.handle).before, [2, 6], '(x, x·y) = (2, 6)');
+});
+
+test('a full backward hook row lights up when the hook fires', () => {
+  const m = analyze(full.graph, full.trace);
+  const { row, step } = hookStep(m, 'fullHook');
+  assert.equal(row.kind, 'module-full-backward'); assert.equal(row.module, 'Mul3');
+  assert.ok(step > 0, 'the trace names the row\'s handle');
+  assert.equal(frameAt(m, step).hookFires.get(row.handle), undefined, 'not before it fires');
+  assert.deepEqual(frameAt(m, step + 1).hookFires.get(row.handle).before, [12, 8, 6], '(yz, xz, xy)');
+  assert.equal(m.steps[step].label, 'full backward hook on Mul3');
 });
 
 test('tensors/nodes are "future" until their op event', () => {
-  const m = analyze(videoGraph, videoTrace);
-  assert.equal(frameAt(m, 0).tensorCreated(3), false);
-  assert.equal(frameAt(m, 1).tensorCreated(3), true);
-  assert.equal(frameAt(m, 0).tensorCreated(1), true, 'leaves exist from the start');
-  assert.equal(frameAt(m, 1).nodeCreated(13), false);
+  const c = tid(video, 'c'); const eNode = V.tensors.get(tid(video, 'e')).gradFn;
+  assert.equal(frameAt(V, 0).tensorCreated(c), false);
+  assert.equal(frameAt(V, 1).tensorCreated(c), true);
+  assert.equal(frameAt(V, 0).tensorCreated(tid(video, 'a')), true, 'leaves exist from the start');
+  assert.equal(frameAt(V, 1).nodeCreated(eNode), false);
 });
 
-test('console lines are revealed with the hook that printed them', () => {
-  const m = analyze(videoGraph, videoTrace);
-  // user hook events: handles 6, 4, 1, 2 at steps 3, 5, 8, 9
-  assert.equal(revealStep(m, { hook: 3, inHook: true }), 9);
-  assert.equal(revealStep(m, { hook: 0, inHook: false }), 0);
-  assert.equal(revealStep(m, { hook: 4, inHook: false }), m.steps.length, 'after the last hook: past the trailing backward events');
-  assert.equal(revealStep(m, { hook: 9, inHook: true }), m.steps.length, 'a hook with no event (it threw) shows at the end');
+test('console lines come from the trace: a hook\'s line appears with that hook\'s step', () => {
+  const lines = consoleLines(V, null);
+  assert.deepEqual(lines.map((l) => l.text), ['before backward', 'cHook got tensor(8.)', 'printGrad got tensor(10.)', 'a.grad tensor(30.)']);
+  assert.equal(lines[0].at, V.forwardEnd, 'printed after the forward ops, before backward');
+  assert.equal(lines[1].at, hookStep(V, 'cHook').step + 1);
+  assert.equal(lines[1].hook, hookStep(V, 'cHook').row.handle);
+  assert.equal(lines[2].at, hookStep(V, 'printGrad').step + 1);
+  assert.equal(lines[3].at, V.steps.length);
+  const m = analyze(module.graph, module.trace);
+  const ml = consoleLines(m, module.error);
+  assert.deepEqual(ml.map((l) => [l.level, l.source]), [['warn', 'engine'], ['log', 'program'], ['error', 'page']]);
+  assert.equal(ml[0].at, at(m, (e) => e.type === 'warning') + 1);
+  assert.equal(ml[2].at, m.steps.length);
 });
 
 test('empty data gives an empty model', () => {
@@ -87,7 +120,7 @@ test('empty data gives an empty model', () => {
 });
 
 test('the same error at the same place is pinned once', () => {
-  const trace = [...moduleTrace, { type: 'error', message: 'boom', node: 10 }];
-  const m = analyze(moduleGraph, trace);
-  assert.equal(frameAt(m, trace.length).pins.filter((p) => p.level === 'error').length, 1);
+  const trace = [...module.trace, module.trace.find((e) => e.type === 'error')];
+  const m = analyze(module.graph, trace);
+  assert.equal(frameAt(m, m.steps.length).pins.filter((p) => p.level === 'error').length, 1);
 });

@@ -1,24 +1,18 @@
-// Wires the page: state ↔ URL, editor, runner, graph view, player, inspector.
+// Wires the playground page on top of the shared controller (controller.js):
+// lessons, state ↔ URL, the program editor, inspector and console.
 import { LESSONS, DEFAULT_LESSON, findLesson } from './model/lessons.js';
 import { decodeHash, encodeState, defaultState, MAX_HASH } from './model/state.js';
-import { Runner } from './runner.js';
-import { buildSession, relayout } from './session.js';
-import { frameAt, describeStep } from './model/trace-model.js';
-import { GraphView } from './view/graph-view.js';
-import { Player } from './view/player.js';
-import { PLAY, PAUSE } from './view/icons.js';
+import { Controller } from './controller.js';
 import { renderInspector } from './view/inspector.js';
 import { renderConsole } from './view/console-view.js';
-import { renderCompare } from './view/compare-view.js';
 import { h, richText } from './view/dom.js';
 import * as PE from './model/program-edit.js';
 
 const $ = (id) => document.getElementById(id);
-// First of all, the program worker and the engine's wasm: they are on the way
-// to the first graph. CodeMirror (editor.js) is loaded on the side.
-const runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, wasmUrl: new URL('pkg/hookgrad_bg.wasm', document.baseURI).href });
+// CodeMirror (editor.js) is loaded on the side; the controller (below) starts
+// the program worker and the engine's wasm first: they are on the way to the first graph.
 const editorModule = import('./view/editor.js');
-const app = { follow: false, state: null, session: null, dirty: true, selected: {}, collapsed: new Set(), running: null, frame: null, blockEditor: null };
+const app = { state: null, formsKey: null };
 
 // ---- lessons ----
 for (const l of LESSONS) $('lesson-select').append(h('option', { value: l.id }, `${l.n}. ${l.title}`));
@@ -47,7 +41,7 @@ function showLessonText() {
 function openLesson(id, { run = true } = {}) {
   const l = findLesson(id) || findLesson(DEFAULT_LESSON);
   app.state = { ...defaultState(l.id, l.program), semantics: app.state?.semantics || 'pytorch-2' };
-  app.selected = {}; app.collapsed = new Set();
+  ctl.selected = {}; ctl.collapsed = new Set();
   editor.set(l.program); showLessonText(); syncSemantics(); saveHash();
   if (run) runProgram();
 }
@@ -69,7 +63,7 @@ editorModule.then(({ createEditor }) => {
     doc: editorText,
     onRun: () => runProgram(),
     onChange(text) {
-      editorText = text; app.state.program = text; app.dirty = true;
+      editorText = text; app.state.program = text; ctl.dirty = true;
       $('program-status').textContent = 'edited — Run to apply';
       clearTimeout(editTimer); editTimer = setTimeout(saveHash, 400);
     },
@@ -86,12 +80,12 @@ function setProgram(text) {
 // ---- semantics ----
 function syncSemantics() { for (const r of document.querySelectorAll('input[name=semantics]')) r.checked = r.value === app.state.semantics; }
 for (const r of document.querySelectorAll('input[name=semantics]')) {
-  r.onchange = () => { app.state.semantics = r.value; saveHash(); if (app.session) runProgram({ backward: true }); };
+  r.onchange = () => { app.state.semantics = r.value; saveHash(); if (ctl.session) runProgram({ backward: true }); };
 }
 
 // ---- URL ----
 function saveHash() {
-  const hash = encodeState({ ...app.state, step: app.session ? player.k : null });
+  const hash = encodeState({ ...app.state, step: ctl.session ? ctl.player.k : null });
   if (hash.length <= MAX_HASH) history.replaceState(null, '', hash);
 }
 $('copy-link').onclick = async () => {
@@ -100,90 +94,26 @@ $('copy-link').onclick = async () => {
   setTimeout(() => { $('copy-link').textContent = 'Copy link'; }, 1800);
 };
 
-// ---- running ----
-const view = new GraphView($('graph'), {
-  onSelect(sel) { app.selected = sel; renderFrame(player.k); view.focusOn(view.boxOf(sel), { minK: 0.6 }); },
-  async onToggleModule(key) {
-    if (app.collapsed.has(key)) app.collapsed.delete(key); else app.collapsed.add(key);
-    app.session = await relayout(app.session, app.collapsed); if (await drawGraph()) renderFrame(player.k);
+// ---- running: the shared controller (run → graph → player → step text) ----
+const ctl = globalThis.hookgradController = new Controller({
+  getSource: () => ({ program: app.state.program, semantics: app.state.semantics, lesson: app.state.lesson ? findLesson(app.state.lesson) : null }),
+  onFrame: renderExtras,
+  onSession(session) {
+    const r = session.result;
+    $('program-status').textContent = r.stopped ? 'stopped' : r.error ? 'error' : `ran in ${Math.round(r.ms || 0)} ms`;
   },
 });
-$('graph').addEventListener('click', () => { if (app.selected.tensor != null || app.selected.node != null) { app.selected = {}; renderFrame(player.k); } });
-$('zoom-in').onclick = () => view.zoomBy(1.25);
-$('zoom-out').onclick = () => view.zoomBy(0.8);
-$('zoom-fit').onclick = () => { app.follow = false; view.fit(); };
-
-function setBusy(b) { document.body.classList.toggle('busy', b); $('run-btn').disabled = b; $('backward-btn').disabled = b; $('run-btn').textContent = b ? 'Running…' : 'Run'; }
-
-async function runProgram({ backward = false, step = null } = {}) {
-  player.pause(); setBusy(true); app.follow = backward;
-  const myRun = Symbol('run'); app.running = myRun;
-  const result = await runner.run(app.state.program, app.state.semantics);
-  if (app.running !== myRun) return;
-  const session = await buildSession(result, { collapsed: app.collapsed });
-  app.session = session; app.dirty = false;
-  $('program-status').textContent = result.error ? 'error' : `ran in ${Math.round(result.ms || 0)} ms`;
-  if (!(await drawGraph()) || app.running !== myRun) return;
-  const { model } = session;
-  player.load(model.steps.length, step ?? model.forwardEnd);
-  setBusy(false);
-  const lesson = app.state.lesson ? findLesson(app.state.lesson) : null;
-  if (lesson?.view?.module && !backward) view.focusModule(lesson.view.module);
-  if (result.error && !model.steps.length) $('step-text').textContent = result.error.message;
-  if (backward) player.play({ from: model.forwardEnd });
-}
-
-async function drawGraph() {
-  const { model, input, layout, legacy } = app.session;
-  const empty = !model.tensors.size && !model.nodes.size;
-  $('graph-empty').hidden = !empty;
-  $('graph-empty').textContent = empty ? (app.session.result.error?.message || 'The program created no tensors.') : '';
-  $('graph-empty').classList.toggle('is-error', empty && !!app.session.result.error);
-  return view.setGraph(model, input, layout, { legacyHandles: legacy });
-}
-
-$('run-btn').onclick = () => runProgram();
-$('backward-btn').onclick = async () => {
-  app.follow = true;
-  if (!app.session || app.dirty) await runProgram({ backward: true });
-  else player.play({ from: player.k >= app.session.model.steps.length || player.k < app.session.model.forwardEnd ? app.session.model.forwardEnd : player.k });
-};
-
-// ---- player ----
-const player = new Player({
-  onFrame: (k, { animate }) => renderFrame(k, animate),
-  onState(p) {
-    $('play-btn').innerHTML = p.playing ? PAUSE : PLAY;
-    $('play-btn').setAttribute('aria-label', p.playing ? 'Pause' : 'Play');
-  },
-});
-$('play-btn').onclick = () => { app.follow = true; player.toggle(); };
-$('step-btn').onclick = () => { app.follow = true; player.step(1); };
-$('back-btn').onclick = () => { app.follow = true; player.step(-1); };
-$('scrub').oninput = (e) => { player.pause(); player.seek(Number(e.target.value)); };
-$('speed').onchange = (e) => player.setSpeed(Number(e.target.value));
+const runProgram = (opts) => ctl.run(opts);
 let hashTimer = null;
 
-function renderFrame(k, animate = false) {
-  if (!app.session) return;
-  const { model, lines } = app.session;
-  const frame = frameAt(model, k); app.frame = frame;
-  view.update(frame, { selected: app.selected, animate, follow: app.follow });
-  $('scrub').max = String(model.steps.length); $('scrub').value = String(k);
-  $('scrub').setAttribute('aria-valuetext', `step ${k} of ${model.steps.length}`);
-  $('step-count').textContent = `${k} / ${model.steps.length}`;
-  const err = app.session.result.error;
-  $('step-text').textContent = k === 0 ? 'Start: nothing has run yet.' : describeStep(model, frame.step);
-  if (k === model.forwardEnd && k < model.steps.length) $('step-text').textContent = `Forward pass recorded: ${model.tensors.size} tensors, ${model.nodes.size} backward nodes. Press Backward (or →) to run the backward pass.`;
-  if (err && k === model.steps.length) $('step-text').textContent = `Error: ${err.message}`;
-  $('step-text').classList.toggle('is-error', frame.step?.event.type === 'error' || (!!err && k === model.steps.length));
-  renderConsole($('console'), lines, k, model.steps.length);
-  const lesson = app.state.lesson ? findLesson(app.state.lesson) : null;
-  renderCompare($('compare'), { model, k, columns: lesson?.compare, warnRoot: $('compare-warning'), onSelectNode: (node) => { app.selected = { node }; renderFrame(player.k); view.focusOn(view.boxOf({ node }), { force: true }); } });
-  const formsKey = [app.session.result, app.selected.tensor, app.selected.node, app.state.program];
+/** The playground's own parts of a frame: console, inspector, URL. */
+function renderExtras(k, frame) {
+  const { session } = ctl;
+  renderConsole($('console'), session.lines, k, session.model.steps.length);
+  const formsKey = [session.result, ctl.selected.tensor, ctl.selected.node, app.state.program];
   const stale = !app.formsKey || formsKey.some((x, i) => x !== app.formsKey[i]);
   if (stale) app.formsKey = formsKey;
-  renderInspector($('inspector'), { session: app.session, frame, selected: app.selected, program: app.state.program, onProgram: setProgram, onEditBlock: editBlock, formsRoot: stale ? $('inspector-forms') : null });
+  renderInspector($('inspector'), { session, frame, selected: ctl.selected, program: app.state.program, onProgram: setProgram, onEditBlock: editBlock, formsRoot: stale ? $('inspector-forms') : null });
   clearTimeout(hashTimer); hashTimer = setTimeout(saveHash, 300);
 }
 
@@ -198,20 +128,6 @@ async function editBlock(block) {
     h('button', { class: 'btn small', type: 'button', onclick: close }, 'Cancel')));
   $('hook-editor').replaceChildren(box); ed.focus();
 }
-
-// ---- keyboard ----
-document.addEventListener('keydown', (e) => {
-  if (e.key === 'Escape' && !e.target.closest('.cm-editor, dialog') && (app.selected.tensor != null || app.selected.node != null)) {
-    app.selected = {}; renderFrame(player.k); return;
-  }
-  if (e.target.closest('.cm-editor, input, select, textarea, dialog') || e.altKey || e.ctrlKey || e.metaKey) return;
-  if (['ArrowRight', 'ArrowLeft', ' '].includes(e.key)) app.follow = true;
-  if (e.key === ' ' && !e.target.closest('button, [role=button]')) { e.preventDefault(); player.toggle(); }
-  else if (e.key === 'ArrowRight') { e.preventDefault(); player.step(1); }
-  else if (e.key === 'ArrowLeft') { e.preventDefault(); player.step(-1); }
-  else if (e.key === 'End') { e.preventDefault(); player.pause(); player.seek(player.total); }
-  else if (e.key === 'Home') { e.preventDefault(); player.pause(); player.seek(0); }
-});
 
 // ---- start ----
 function start() {

@@ -50,6 +50,9 @@ export class Runner {
     try { return await this.runIn(worker, ready, program, semantics); } finally { this.warmLater(); } // the following run gets a fresh worker
   }
 
+  /** Terminates the running program, if any (its run resolves as stopped). */
+  stop() { this.current?.stop(); }
+
   async runIn(worker, ready, program, semantics) {
     const r = await ready;
     if (!r.ok) {
@@ -59,18 +62,21 @@ export class Runner {
     }
     const id = ++this.seq;
     return new Promise((resolve) => {
+      const finish = (r) => { clearTimeout(timer); worker.terminate(); this.current = null; resolve(r); };
+      // Stop button: the reader ends the run; nothing the worker still holds comes back.
+      this.current = { stop: () => finish({ graph: { tensors: [], nodes: [] }, trace: [], console: [], stopped: true,
+        error: { message: 'Stopped: you pressed Stop while the program was running. The worker was terminated and a fresh one is ready.' } }) };
       const timer = setTimeout(() => {
-        worker.terminate();
+        worker.terminate(); this.current = null;
         resolve({ graph: { tensors: [], nodes: [] }, trace: [], console: [], timedOut: true,
           error: { message: `Stopped: the program was still running after ${this.timeoutMs / 1000} s (an endless loop in a hook?). The worker was terminated and a fresh one is ready — fix the code and run again.` } });
       }, this.timeoutMs);
       worker.onmessage = (ev) => {
         if (ev.data.type !== 'result' || ev.data.id !== id) return;
-        clearTimeout(timer); worker.terminate(); resolve(ev.data);
+        finish(ev.data);
       };
       worker.onerror = (ev) => {
-        clearTimeout(timer); worker.terminate();
-        resolve({ graph: { tensors: [], nodes: [] }, trace: [], console: [], error: { message: `The worker crashed: ${ev.message || 'unknown error'}` } });
+        finish({ graph: { tensors: [], nodes: [] }, trace: [], console: [], error: { message: `The worker crashed: ${ev.message || 'unknown error'}` } });
       };
       worker.postMessage({ type: 'run', id, program, semantics });
     });

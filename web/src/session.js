@@ -1,7 +1,8 @@
 // Turns a worker result into everything the views need: the analyzed model,
 // the layout (off the main thread for big graphs) and console reveal steps.
-import { analyze, revealStep } from './model/trace-model.js';
+import { analyze, consoleLines } from './model/trace-model.js';
 import { buildLayoutInput, computeLayout } from './model/layout.js';
+import { readsWhole, fitScale } from './model/records.js';
 
 export const WORKER_LAYOUT_UNITS = 120;
 let layoutWorker = null; let layoutSeq = 0;
@@ -27,7 +28,7 @@ export function legacyHandles(model) {
   const m = new Map();
   for (const ev of model.trace) {
     if (ev.type === 'hook' && ev.kind === 'module-backward') {
-      const call = model.moduleCalls.find((c) => c.moduleId === ev.module || c.name === ev.module);
+      const call = model.moduleCalls.find((c) => c.moduleId === ev.moduleId);
       m.set(ev.handle, call?.name ?? String(ev.module ?? 'module'));
     }
   }
@@ -37,15 +38,48 @@ export function legacyHandles(model) {
   return m;
 }
 
-export async function buildSession(result, { collapsed = new Set() } = {}) {
-  const model = analyze(result.graph, result.trace);
-  const input = buildLayoutInput(model, { collapsed });
-  const layout = await layoutAsync(input);
-  const lines = (result.console || []).map((l) => ({ ...l, at: revealStep(model, l) }));
-  return { result, model, input, layout, lines, legacy: legacyHandles(model) };
+/**
+ * Level of detail for the first view: full records if the whole graph reads
+ * in the pane (titles ≥ 11 px), else compact records (titles only), else
+ * compact with the outermost modules collapsed. Big graphs (laid out in the
+ * worker) go straight to compact. Returns { input, layout, autoCollapsed }.
+ */
+export async function chooseLayout(model, { collapsed = new Set(), pane = null } = {}) {
+  const big = model.tensors.size + model.nodes.size >= 2 * WORKER_LAYOUT_UNITS;
+  // Full records first, then the merged overview; top-down, then left-to-right
+  // (many leaves make a wide graph: LR stacks them); finally modules collapsed.
+  const hasChild = new Set(model.moduleCalls.map((c) => c.parent).filter(Boolean));
+  // Innermost module calls, largest first: collapsed one by one until the figure reads.
+  const size = (c) => c.tensors.size + c.nodes.size;
+  const inner = model.moduleCalls.filter((c) => !hasChild.has(c.key)).sort((a, b) => size(b) - size(a));
+  const sets = [new Set(collapsed)];
+  for (const c of inner) { const s = new Set(sets[sets.length - 1]); s.add(c.key); sets.push(s); }
+  const top = new Set(collapsed); for (const c of model.moduleCalls) if (!c.parent) top.add(c.key);
+  if (hasChild.size) sets.push(top);
+  const tries = big ? [['compact', sets[0], 'TB']]
+    : [['full', sets[0], 'TB'], ['full', sets[0], 'LR'], ...sets.flatMap((set) => [['compact', set, 'TB'], ['compact', set, 'LR']])];
+  let last = null; let best = null;
+  for (const [lod, set, dir] of tries) {
+    const input = buildLayoutInput(model, { collapsed: set, lod, dir });
+    const layout = await layoutAsync(input);
+    last = { input, layout, collapsed: set };
+    if (!pane) break;
+    if (readsWhole(layout, pane)) return last;
+    // Nothing reads whole: keep the one with the largest titles.
+    if (!best || fitScale(layout, pane) > fitScale(best.layout, pane)) best = last;
+  }
+  return best || last;
 }
 
+export async function buildSession(result, { collapsed = new Set(), pane = null } = {}) {
+  const model = analyze(result.graph, result.trace);
+  const { input, layout, collapsed: used } = await chooseLayout(model, { collapsed, pane });
+  const lines = consoleLines(model, result.error);
+  return { result, model, input, layout, lines, legacy: legacyHandles(model), collapsed: used, lod: input.lod };
+}
+
+/** Same level of detail, new set of collapsed modules (the reader toggled one). */
 export async function relayout(session, collapsed) {
-  const input = buildLayoutInput(session.model, { collapsed });
-  return { ...session, input, layout: await layoutAsync(input) };
+  const input = buildLayoutInput(session.model, { collapsed, lod: session.lod || 'full', dir: session.input.dir });
+  return { ...session, input, layout: await layoutAsync(input), collapsed };
 }

@@ -11,7 +11,6 @@
 
 use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
 
 use crate::context::{self, GradModeGuard, Semantics};
 use crate::error::{Error, Result};
@@ -21,7 +20,7 @@ use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to};
 use crate::tensor::{Array, Tensor};
-use crate::trace::{self, Event, HookTarget, HookValue};
+use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
 /// Node ids are small sequential integers: a multiplicative hash is enough
 /// and much cheaper than SipHash (6% of backward time before).
@@ -139,6 +138,9 @@ struct GraphTask {
     captures: HashMap<NodeId, Vec<(usize, usize)>>,
     captured: Vec<Option<Tensor>>,
     filtered: bool,
+    /// Nodes that ran and have post hooks: their hook state is released when
+    /// the backward ends without `keep_graph` (see `NodePostHook::release`).
+    ran_with_post_hooks: Vec<NodeRef>,
 }
 
 impl GraphTask {
@@ -218,6 +220,7 @@ fn run_backward(
         captures: HashMap::default(),
         captured: vec![None; input_edges.len()],
         filtered: !input_edges.is_empty(),
+        ran_with_post_hooks: Vec::new(),
     };
     if task.filtered {
         init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
@@ -235,7 +238,18 @@ fn run_backward(
         Default::default()
     });
     // A failing node records its `error` event (with the node) in `execute`.
-    execute(&mut task, roots, dependencies)?;
+    let result = execute(&mut task, roots, dependencies);
+    // Like saved tensors (released per node as it runs), the hook state of
+    // nodes that ran goes at the end of a backward without retain_graph,
+    // failed or not: the graph cannot be replayed with it anyway.
+    if !task.keep_graph {
+        for node in std::mem::take(&mut task.ran_with_post_hooks) {
+            for (_, hook) in node.post_hooks.snapshot() {
+                hook.release();
+            }
+        }
+    }
+    result?;
 
     if accumulate_grad {
         return Ok(Vec::new());
@@ -526,7 +540,7 @@ fn call_tensor_pre_hooks(
                             None => current.clone(),
                         };
                         trace::record(|| Event::Hook {
-                            kind: "tensor",
+                            kind: HookKind::Tensor,
                             handle,
                             target: HookTarget::Tensor(*owner),
                             before: HookValue::One(current.to_array().ok()),
@@ -538,7 +552,7 @@ fn call_tensor_pre_hooks(
                         if let Some(t) = weak.upgrade().map(Tensor) {
                             retain(&t, &current)?;
                             trace::record(|| Event::Hook {
-                                kind: "retain-grad",
+                                kind: HookKind::RetainGrad,
                                 handle,
                                 target: HookTarget::Tensor(*owner),
                                 before: HookValue::One(current.to_array().ok()),
@@ -651,6 +665,9 @@ fn call_node(
 
     // Post-hooks get (grad_inputs, grad_outputs); on AccumulateGrad ([], [grad]).
     let hook_outputs_ref: &[Option<Tensor>] = &inputs;
+    if !task.keep_graph && node.post_hooks.get().is_some_and(|l| !l.is_empty()) {
+        task.ran_with_post_hooks.push(node.clone());
+    }
     for (handle, hook) in node.post_hooks.snapshot() {
         let own = hook.records_itself();
         let result = hook.call(&outputs, hook_outputs_ref).map_err(|e| {
@@ -755,14 +772,20 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     }
     match variable.grad_raw() {
         None => {
-            // PyTorch steals the incoming buffer when nothing else holds it
-            // and its layout obeys the contract (the variable's strides);
-            // else `.grad` is a copy laid out like the variable
-            // (accumulate_grad.h, `utils::clone_obey_contract`).
+            // PyTorch (`accumulate_grad.h`): when no one else holds the
+            // incoming gradient and it obeys the layout contract (the leaf's
+            // strides, `utils::obeys_layout_contract`), `.grad` becomes
+            // `new_grad.detach()` — an alias sharing its storage, so a
+            // post-accumulate-grad hook's in-place change shows in the node's
+            // post hooks. Else a copy laid out like the leaf
+            // (`clone_obey_contract`). Expected owners here: `call_node`'s
+            // input list and this `grad`. JS handles made inside a hook are
+            // not counted (JS cannot tell whether the hook kept them).
             let (shape, var_strides) = variable.layout();
             let obeys = crate::layout::obeys_layout_contract(&shape, &grad.strides(), &var_strides);
-            let stored = if obeys && Rc::strong_count(&grad.0) <= 2 {
-                grad.clone()
+            let steal = grad.owner_count() <= 2 && grad.view_info().is_none() && obeys;
+            let stored = if steal {
+                grad.detach()
             } else {
                 let copy = Tensor::from_array(grad.to_array()?);
                 if crate::layout::is_non_overlapping_and_dense(&shape, &var_strides) {
@@ -813,7 +836,7 @@ fn after_accumulate(variable: &Tensor) -> Result<()> {
             ));
         }
         trace::record(|| Event::Hook {
-            kind: "post-accumulate",
+            kind: HookKind::PostAccumulate,
             handle,
             target: HookTarget::Tensor(variable.id()),
             before: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),

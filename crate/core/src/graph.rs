@@ -4,46 +4,11 @@
 use std::collections::HashSet;
 
 use crate::hooks::TensorHookEntry;
-use crate::ids::{HandleId, NodeId, TensorId};
+use crate::ids::{NodeId, TensorId};
 use crate::node::NodeRef;
-use crate::tensor::{Array, Tensor};
-
-#[derive(Clone, Debug)]
-pub struct HookInfo {
-    pub handle: HandleId,
-    pub kind: &'static str,
-    pub name: String,
-}
-
-#[derive(Clone, Debug)]
-pub struct TensorInfo {
-    pub id: TensorId,
-    pub name: Option<String>,
-    pub shape: Vec<usize>,
-    pub data: Array,
-    pub requires_grad: bool,
-    pub is_leaf: bool,
-    pub retains_grad: bool,
-    pub grad_fn: Option<NodeId>,
-    pub grad: Option<Array>,
-    pub hooks: Vec<HookInfo>,
-}
-
-#[derive(Clone, Debug)]
-pub struct NodeInfo {
-    pub id: NodeId,
-    pub name: &'static str,
-    pub next: Vec<(Option<NodeId>, usize)>,
-    pub variable: Option<TensorId>,
-    pub pre_hooks: Vec<HookInfo>,
-    pub post_hooks: Vec<HookInfo>,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct GraphInfo {
-    pub tensors: Vec<TensorInfo>,
-    pub nodes: Vec<NodeInfo>,
-}
+use crate::protocol::HookKind;
+pub use crate::protocol::{GraphInfo, HookInfo, NextEdge, NodeInfo, TensorInfo};
+use crate::tensor::Tensor;
 
 fn tensor_info(t: &Tensor) -> TensorInfo {
     let mut hooks: Vec<HookInfo> = t
@@ -51,30 +16,27 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
         .into_iter()
         .map(|(handle, e)| match &*e {
             TensorHookEntry::User(h) => HookInfo {
-                handle,
-                kind: "tensor",
-                name: h.name(),
+                source: h.source(),
+                ..HookInfo::new(handle, HookKind::Tensor, h.name())
             },
-            TensorHookEntry::RetainGrad(_) => HookInfo {
-                handle,
-                kind: "retain-grad",
-                name: "retain_grad".into(),
-            },
+            TensorHookEntry::RetainGrad(_) => {
+                HookInfo::new(handle, HookKind::RetainGrad, "retain_grad".into())
+            }
         })
         .collect();
     hooks.extend(
         t.post_accumulate_hook_entries()
             .into_iter()
             .map(|(handle, h)| HookInfo {
-                handle,
-                kind: "post-accumulate",
-                name: h.name(),
+                source: h.source(),
+                ..HookInfo::new(handle, HookKind::PostAccumulate, h.name())
             }),
     );
     TensorInfo {
         id: t.id(),
         name: t.name(),
         shape: t.shape(),
+        stride: t.strides(),
         data: t.to_array().unwrap_or_default(),
         requires_grad: t.requires_grad(),
         is_leaf: t.is_leaf(),
@@ -92,26 +54,26 @@ fn node_info(n: &NodeRef) -> NodeInfo {
         next: n
             .next_functions()
             .into_iter()
-            .map(|(node, nr)| (node.map(|x| x.id), nr))
+            .map(|(node, nr)| NextEdge {
+                node: node.map(|x| x.id),
+                input_nr: nr,
+            })
             .collect(),
         variable: n.variable().map(|v| v.id()),
         pre_hooks: n
             .pre_hook_entries()
             .into_iter()
             .map(|(handle, h)| HookInfo {
-                handle,
-                kind: h.kind(),
-                name: h.name(),
+                source: h.source(),
+                ..HookInfo::new(handle, h.kind(), h.name())
             })
             .collect(),
         post_hooks: n
             .post_hook_entries()
             .into_iter()
-            .map(|(handle, h)| HookInfo {
-                handle: h.user_handle().unwrap_or(handle),
-                kind: h.kind(),
-                name: h.name(),
-            })
+            // A module's backward-hook wrapper lists the user's hooks it
+            // runs, under the handles the user holds (= the trace's).
+            .flat_map(|(handle, h)| h.rows(handle))
             .collect(),
     }
 }

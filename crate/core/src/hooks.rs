@@ -13,6 +13,7 @@ use std::rc::{Rc, Weak};
 
 use crate::error::Result;
 use crate::ids::HandleId;
+use crate::protocol::{HookInfo, HookKind, SourceLoc};
 use crate::tensor::{Tensor, TensorImpl};
 
 /// `fn(grad) -> Tensor?` — `t.register_hook`.
@@ -22,6 +23,10 @@ pub trait TensorHook {
     fn name(&self) -> String {
         String::new()
     }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
+    }
 }
 
 /// `fn(grad_outputs) -> grads?` — `node.register_prehook`.
@@ -30,9 +35,13 @@ pub trait NodePreHook {
     fn name(&self) -> String {
         String::new()
     }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
+    }
     /// The trace/graph kind; module machinery registers its own kinds.
-    fn kind(&self) -> &'static str {
-        "node-pre"
+    fn kind(&self) -> HookKind {
+        HookKind::NodePre
     }
 }
 
@@ -46,20 +55,32 @@ pub trait NodePostHook {
     fn name(&self) -> String {
         String::new()
     }
-    fn kind(&self) -> &'static str {
-        "node-post"
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
+    }
+    fn kind(&self) -> HookKind {
+        HookKind::NodePost
     }
     /// Module machinery records its own per-user-hook trace events and error
     /// messages; the engine then adds none for the wrapper.
     fn records_itself(&self) -> bool {
         false
     }
-    /// The handle the user holds for this hook, when it differs from the
-    /// node-level one (a module's legacy hook), so `graph()` and `trace()`
-    /// name the same handle.
-    fn user_handle(&self) -> Option<HandleId> {
-        None
+    /// Its rows in `graph()`, given its node-level handle. A module's hook
+    /// wrapper lists the user's hooks it runs instead, under the handles the
+    /// user holds, so `graph()` and `trace()` name the same handle.
+    fn rows(&self, handle: HandleId) -> Vec<HookInfo> {
+        vec![HookInfo {
+            source: self.source(),
+            ..HookInfo::new(handle, self.kind(), self.name())
+        }]
     }
+    /// Called at the end of a backward without `retain_graph` on the post
+    /// hooks of every node that ran: drops state that only that backward
+    /// needed (a module call's captured hooks), so a finished graph keeps no
+    /// JS closure alive.
+    fn release(&self) {}
 }
 
 /// `fn(tensor)` after `.grad` was written — `register_post_accumulate_grad_hook`.
@@ -68,6 +89,10 @@ pub trait PostAccumulateGradHook {
     fn call(&self, tensor: &Tensor) -> Result<bool>;
     fn name(&self) -> String {
         String::new()
+    }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<SourceLoc> {
+        None
     }
 }
 
@@ -232,6 +257,12 @@ impl RemovableHandle {
         let rc: Rc<dyn RemoveHook> = list.clone();
         let weak = Rc::downgrade(&rc);
         RemovableHandle::new(id, vec![weak])
+    }
+
+    /// Whether any list this handle removes from still exists (a handle
+    /// whose owners are all gone can only be a no-op).
+    pub fn is_live(&self) -> bool {
+        self.targets.iter().any(|t| t.strong_count() > 0)
     }
 
     pub fn remove(&self) {

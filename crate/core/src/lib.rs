@@ -15,12 +15,13 @@ pub mod graph;
 pub mod graph_task;
 pub mod hooks;
 pub mod ids;
-pub mod json;
 pub mod layout;
+pub mod live;
 pub mod module;
 pub mod multi_grad;
 pub mod node;
 pub mod ops;
+pub mod protocol;
 pub mod ready_queue;
 pub mod repr;
 pub mod shape;
@@ -31,6 +32,8 @@ pub mod view;
 
 #[cfg(test)]
 mod double_backward_tests;
+#[cfg(test)]
+mod lifetime_tests;
 #[cfg(test)]
 mod scenario_tests;
 #[cfg(test)]

@@ -137,7 +137,7 @@ fn run(s: &Shared, grads: &[Option<Tensor>]) -> Result<()> {
             .map(|g| g.as_ref().and_then(|t| t.to_array().ok()))
             .collect::<Vec<_>>();
         Event::Hook {
-            kind: "multi-grad",
+            kind: crate::protocol::HookKind::MultiGrad,
             handle: s.handle,
             target: HookTarget::Tensors(s.tensors.clone()),
             before: HookValue::Many(values.clone()),

@@ -121,7 +121,7 @@ impl SavedTensor {
             return;
         };
         crate::trace::record(|| crate::trace::Event::Hook {
-            kind: "pack",
+            kind: crate::protocol::HookKind::Pack,
             handle: p.handle(),
             target: crate::trace::HookTarget::Saved(info.tensor, node),
             before: crate::trace::HookValue::One(info.before.clone()),
@@ -217,7 +217,7 @@ impl SavedTensor {
                     )));
                 }
                 crate::trace::record(|| crate::trace::Event::Hook {
-                    kind: "unpack",
+                    kind: crate::protocol::HookKind::Unpack,
                     handle: p.handle(),
                     target: crate::trace::HookTarget::Saved(info.tensor, saved_for.id),
                     before: crate::trace::HookValue::One(
@@ -321,6 +321,7 @@ impl Node {
         backward: BackwardFn,
     ) -> NodeRef {
         let has_saved = !saved.is_empty();
+        crate::live::node_created();
         let node = Rc::new(Node {
             id: NodeId::next(),
             sequence_nr: next_sequence_nr(),
@@ -351,6 +352,7 @@ impl Node {
 
     pub fn new_accumulate_grad(variable: Tensor) -> NodeRef {
         let shape = variable.shape();
+        crate::live::node_created();
         Rc::new(Node {
             id: NodeId::next(),
             // PyTorch: AccumulateGrad gets UINT64_MAX so it runs as soon as ready.
@@ -549,6 +551,7 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
 /// trap. Unlink the chain iteratively instead.
 impl Drop for Node {
     fn drop(&mut self) {
+        crate::live::node_dropped();
         let mut stack: Vec<NodeRef> = std::mem::take(&mut self.next)
             .into_iter()
             .flatten()

@@ -61,6 +61,16 @@ pub struct TensorImpl {
     pub(crate) id: TensorId,
     pub(crate) storage: Rc<Storage>,
     pub(crate) meta: RefCell<Meta>,
+    /// Strong references that are not owners for AccumulateGrad's steal:
+    /// JS handles created while a JS hook ran (its argument, results of ops
+    /// inside it), whose liveness JS cannot tell (see `engine::accumulate`).
+    pub(crate) hook_refs: Cell<u32>,
+}
+
+impl Drop for TensorImpl {
+    fn drop(&mut self) {
+        crate::live::tensor_dropped();
+    }
 }
 
 pub struct Meta {
@@ -147,8 +157,10 @@ impl Tensor {
         output_nr: usize,
         requires_grad: bool,
     ) -> Tensor {
+        crate::live::tensor_created();
         Tensor(Rc::new(TensorImpl {
             id: TensorId::next(),
+            hook_refs: Cell::new(0),
             storage,
             meta: RefCell::new(Meta {
                 name: None,
@@ -176,6 +188,27 @@ impl Tensor {
 
     pub fn ptr_eq(&self, other: &Tensor) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// A binding's handle that holds this tensor without counting as an
+    /// owner for AccumulateGrad's steal (a handle created inside a JS hook).
+    /// Pair every call with `remove_hook_ref` when that handle goes.
+    pub fn add_hook_ref(&self) {
+        self.0
+            .hook_refs
+            .set(self.0.hook_refs.get().saturating_add(1));
+    }
+
+    pub fn remove_hook_ref(&self) {
+        self.0
+            .hook_refs
+            .set(self.0.hook_refs.get().saturating_sub(1));
+    }
+
+    /// References to this tensor that own it: PyTorch's `use_count` as
+    /// AccumulateGrad reads it, without handles JS cannot vouch for.
+    pub(crate) fn owner_count(&self) -> usize {
+        Rc::strong_count(&self.0).saturating_sub(self.0.hook_refs.get() as usize)
     }
 
     pub(crate) fn meta(&self) -> Result<Ref<'_, Meta>> {

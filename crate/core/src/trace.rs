@@ -2,78 +2,76 @@
 //! caused, with copies of every value, so the playground can replay the run
 //! without touching the engine. Events are emitted where things happen (ops
 //! in `ops::record`, backward steps in `engine::call_node`), so the trace
-//! order *is* the execution order.
+//! order *is* the execution order. The event types live in `protocol`.
+//!
+//! The program's console output is recorded here too (`log` events), so the
+//! playground replays one timeline. A line printed inside a user hook is
+//! held until that hook's own event is recorded (hooks are recorded after
+//! they return, with their result) and then follows it, naming its handle.
 
 use std::cell::RefCell;
+use std::rc::{Rc, Weak};
 
-use crate::ids::{HandleId, ModuleId, NodeId, TensorId};
-use crate::tensor::Array;
+pub use crate::protocol::{Event, HookKind, HookTarget, HookValue, LogLevel, ModulePhase};
 
-#[derive(Clone, Debug)]
-pub enum HookValue {
-    One(Option<Array>),
-    Many(Vec<Option<Array>>),
+use crate::ids::{HandleId, NodeId};
+use crate::tensor::{Tensor, TensorImpl};
+
+#[derive(Default)]
+struct Recorder {
+    events: Vec<Event>,
+    /// Every tensor an op of the run consumed or produced (weakly), so a
+    /// caller can ask for the graph of the run (`trace_with_tensors`).
+    tensors: Vec<Weak<TensorImpl>>,
 }
 
-#[derive(Clone, Debug)]
-pub enum HookTarget {
-    Tensor(TensorId),
-    Node(NodeId),
-    /// A module's hook; `node` is the backward node it ran on, if any.
-    Module(ModuleId, String, Option<NodeId>),
-    /// A saved-tensor hook (pack / unpack): the saved tensor and the node
-    /// that saved it.
-    Saved(TensorId, NodeId),
-    /// A multi-grad hook: the tensors it watches.
-    Tensors(Vec<TensorId>),
-}
-
-#[derive(Clone, Debug)]
-pub enum Event {
-    Op {
-        node: NodeId,
-        name: &'static str,
-        inputs: Vec<TensorId>,
-        output: TensorId,
-    },
-    Module {
-        module: String,
-        module_id: ModuleId,
-        phase: &'static str,
-    },
-    Node {
-        node: NodeId,
-        name: &'static str,
-        grad_outputs: Vec<Option<Array>>,
-        grad_inputs: Vec<Option<Array>>,
-    },
-    Hook {
-        kind: &'static str,
-        handle: HandleId,
-        target: HookTarget,
-        before: HookValue,
-        after: HookValue,
-    },
-    Accumulate {
-        tensor: TensorId,
-        grad: Array,
-    },
-    Warning {
-        message: String,
-    },
-    Error {
-        message: String,
-        node: Option<NodeId>,
-    },
+#[derive(Default)]
+struct State {
+    /// One recorder per active `trace()` call (they nest).
+    recorders: Vec<Recorder>,
+    /// Log lines of each user hook call in progress (innermost last).
+    hook_logs: Vec<Vec<(LogLevel, String)>>,
+    /// Lines of a hook call that returned, waiting for its hook event.
+    awaiting: Vec<(LogLevel, String)>,
 }
 
 thread_local! {
-    /// One buffer per active `trace()` call (they nest).
-    static RECORDERS: RefCell<Vec<Vec<Event>>> = const { RefCell::new(Vec::new()) };
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
+    STATE.with(|s| s.try_borrow_mut().ok().map(|mut s| f(&mut s)))
 }
 
 pub fn is_recording() -> bool {
-    RECORDERS.with(|r| r.try_borrow().map(|r| !r.is_empty()).unwrap_or(false))
+    STATE.with(|s| {
+        s.try_borrow()
+            .map(|s| !s.recorders.is_empty())
+            .unwrap_or(false)
+    })
+}
+
+fn push(s: &mut State, event: Event) {
+    let hook = match &event {
+        Event::Hook { handle, .. } => Some(*handle),
+        _ => None,
+    };
+    let Some(top) = s.recorders.last_mut() else {
+        return;
+    };
+    // Lines of a hook that returned follow its event; if another event comes
+    // first (the hook failed), they go before it, unattributed.
+    let awaiting = std::mem::take(&mut s.awaiting);
+    let logs = awaiting
+        .into_iter()
+        .map(|(level, text)| Event::Log { level, text, hook });
+    if hook.is_some() {
+        top.events.push(event);
+        top.events.extend(logs);
+    } else {
+        top.events.extend(logs);
+        top.events.push(event);
+    }
 }
 
 /// Records an event if a trace is active; `make` runs only then, so values
@@ -83,33 +81,197 @@ pub fn record(make: impl FnOnce() -> Event) {
         return;
     }
     let event = make();
-    RECORDERS.with(|r| {
-        if let Ok(mut r) = r.try_borrow_mut() {
-            if let Some(top) = r.last_mut() {
-                top.push(event);
-            }
+    with_state(|s| push(s, event));
+}
+
+/// Records that `output` was built from `inputs` by `node` (an `op` event),
+/// and remembers the tensors for `trace_with_tensors`.
+pub fn record_op(node: NodeId, name: &'static str, inputs: &[&Tensor], output: &Tensor) {
+    if !is_recording() {
+        return;
+    }
+    let event = Event::Op {
+        node,
+        name,
+        inputs: inputs.iter().map(|t| t.id()).collect(),
+        output: output.id(),
+    };
+    with_state(|s| {
+        push(s, event);
+        if let Some(top) = s.recorders.last_mut() {
+            top.tensors
+                .extend(inputs.iter().map(|t| Rc::downgrade(&t.0)));
+            top.tensors.push(Rc::downgrade(&output.0));
         }
     });
+}
+
+/// Remembers a tensor the run created without an op (a leaf from
+/// `hg.tensor()`), so `trace_with_tensors` lists it even if no op uses it.
+pub fn note_tensor(t: &Tensor) {
+    if !is_recording() {
+        return;
+    }
+    with_state(|s| {
+        if let Some(top) = s.recorders.last_mut() {
+            top.tensors.push(Rc::downgrade(&t.0));
+        }
+    });
+}
+
+/// A console line of the program: a `log` event in the active trace (none
+/// if no trace is active). Inside a user hook it waits for the hook's event.
+pub fn record_log(level: LogLevel, text: String) {
+    if !is_recording() {
+        return;
+    }
+    with_state(|s| match s.hook_logs.last_mut() {
+        Some(lines) => lines.push((level, text)),
+        None => push(
+            s,
+            Event::Log {
+                level,
+                text,
+                hook: None,
+            },
+        ),
+    });
+}
+
+/// Marks a call into a user hook (the binding wraps each JS hook call), so
+/// its console lines can be attributed to its event. Ends when dropped.
+pub struct HookCall {
+    active: bool,
+}
+
+impl HookCall {
+    pub fn begin() -> HookCall {
+        let active = is_recording() && with_state(|s| s.hook_logs.push(Vec::new())).is_some();
+        HookCall { active }
+    }
+}
+
+impl Drop for HookCall {
+    fn drop(&mut self) {
+        if self.active {
+            with_state(|s| {
+                let lines = s.hook_logs.pop().unwrap_or_default();
+                s.awaiting.extend(lines);
+            });
+        }
+    }
 }
 
 /// Runs `f` while recording; returns its result and the events. Events of a
 /// nested trace are also kept by the enclosing one.
 pub fn trace<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>) {
-    RECORDERS.with(|r| {
-        if let Ok(mut r) = r.try_borrow_mut() {
-            r.push(Vec::new());
-        }
-    });
-    let result = f();
-    let events = RECORDERS.with(|r| match r.try_borrow_mut() {
-        Ok(mut r) => {
-            let events = r.pop().unwrap_or_default();
-            if let Some(parent) = r.last_mut() {
-                parent.extend(events.iter().cloned());
-            }
-            events
-        }
-        Err(_) => Vec::new(),
-    });
+    let (result, events, _) = trace_with_tensors(f);
     (result, events)
+}
+
+/// `trace`, plus every tensor an op of the run consumed or produced that is
+/// still alive (the roots for `graph()` of the whole run).
+pub fn trace_with_tensors<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>, Vec<Tensor>) {
+    with_state(|s| s.recorders.push(Recorder::default()));
+    let result = f();
+    let rec = with_state(|s| {
+        // Lines whose hook never got an event (it failed) still belong here.
+        let pending: Vec<_> = s
+            .hook_logs
+            .drain(..)
+            .flatten()
+            .chain(std::mem::take(&mut s.awaiting))
+            .collect();
+        let mut rec = s.recorders.pop().unwrap_or_default();
+        rec.events
+            .extend(pending.into_iter().map(|(level, text)| Event::Log {
+                level,
+                text,
+                hook: None::<HandleId>,
+            }));
+        if let Some(parent) = s.recorders.last_mut() {
+            parent.events.extend(rec.events.iter().cloned());
+            parent.tensors.extend(rec.tensors.iter().cloned());
+        }
+        rec
+    })
+    .unwrap_or_default();
+    let tensors = rec
+        .tensors
+        .iter()
+        .filter_map(|w| w.upgrade().map(Tensor))
+        .collect();
+    (result, rec.events, tensors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(events: &[Event]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                Event::Log { text, hook, .. } => format!("log {text} {hook:?}"),
+                Event::Hook { handle, .. } => format!("hook {}", handle.0),
+                Event::Warning { message } => format!("warning {message}"),
+                _ => "other".into(),
+            })
+            .collect()
+    }
+
+    fn hook_event(h: u32) -> Event {
+        Event::Hook {
+            kind: HookKind::Tensor,
+            handle: HandleId(h),
+            target: HookTarget::Tensor(crate::ids::TensorId(1)),
+            before: HookValue::One(None),
+            after: HookValue::One(None),
+        }
+    }
+
+    #[test]
+    fn a_hook_s_lines_follow_its_event_and_name_it() {
+        let ((), events) = trace(|| {
+            record_log(LogLevel::Log, "before".into());
+            {
+                let _call = HookCall::begin();
+                record_log(LogLevel::Log, "in hook".into());
+                {
+                    // A nested hook call (a hook that runs a backward).
+                    let _inner = HookCall::begin();
+                    record_log(LogLevel::Warn, "inner".into());
+                }
+                record(|| hook_event(2));
+            }
+            record(|| hook_event(1));
+            {
+                // A hook that failed: no event of its own.
+                let _call = HookCall::begin();
+                record_log(LogLevel::Error, "failing".into());
+            }
+            record(|| Event::Warning {
+                message: "w".into(),
+            });
+        });
+        assert_eq!(
+            texts(&events),
+            [
+                "log before None",
+                "hook 2",
+                "log inner Some(HandleId(2))",
+                "hook 1",
+                "log in hook Some(HandleId(1))",
+                "log failing None",
+                "warning w",
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_outside_a_trace_go_nowhere() {
+        record_log(LogLevel::Log, "lost".into());
+        let ((), events) = trace(|| {});
+        assert!(events.is_empty());
+    }
 }

@@ -91,25 +91,35 @@ pub fn type_name(v: &JsValue) -> String {
 
 /// The core tensor behind a JS `Tensor`, or None for anything else.
 pub fn as_tensor(v: &JsValue) -> Option<Tensor> {
+    tensor_arg(v).ok().flatten()
+}
+
+/// Like `as_tensor`, but a released handle (`dispose()`, `hg.tidy`) is the
+/// facade's "this tensor handle was released" error, not "not a Tensor".
+pub fn tensor_arg(v: &JsValue) -> JsResult<Option<Tensor>> {
     if !v.is_object() {
-        return None;
+        return Ok(None);
     }
-    let f = STASH_KEY.with(|k| Reflect::get(v, k)).ok()?;
-    let f = f.dyn_ref::<js_sys::Function>()?;
+    let Ok(f) = STASH_KEY.with(|k| Reflect::get(v, k)) else {
+        return Ok(None);
+    };
+    let Some(f) = f.dyn_ref::<js_sys::Function>() else {
+        return Ok(None);
+    };
     STASH.with(|s| s.replace(None));
-    f.call0(v).ok()?;
-    STASH.with(|s| s.replace(None))
+    f.call0(v)?;
+    Ok(STASH.with(|s| s.replace(None)))
 }
 
 pub fn expect_tensor(v: &JsValue, what: &str) -> JsResult<Tensor> {
-    as_tensor(v).ok_or_else(|| type_error(format!("{what} must be Tensor, not {}", type_name(v))))
+    tensor_arg(v)?.ok_or_else(|| type_error(format!("{what} must be Tensor, not {}", type_name(v))))
 }
 
 pub fn operand(v: &JsValue, op: &str) -> JsResult<Operand> {
     if let Some(n) = v.as_f64() {
         return Ok(Operand::Scalar(n as f32));
     }
-    if let Some(t) = as_tensor(v) {
+    if let Some(t) = tensor_arg(v)? {
         return Ok(Operand::Tensor(t));
     }
     Err(type_error(format!(
@@ -334,12 +344,15 @@ pub fn js_to_opt_tensors(
             if x.is_null() || x.is_undefined() {
                 Ok(None)
             } else {
-                as_tensor(&x).map(Some).ok_or_else(|| {
-                    Error::type_error(format!(
-                        "hook '{hook}' returned an array holding {}, expected Tensor or null",
-                        type_name(&x)
-                    ))
-                })
+                tensor_arg(&x)
+                    .map_err(|e| Error::runtime(js_message(&e)))?
+                    .map(Some)
+                    .ok_or_else(|| {
+                        Error::type_error(format!(
+                            "hook '{hook}' returned an array holding {}, expected Tensor or null",
+                            type_name(&x)
+                        ))
+                    })
             }
         })
         .collect::<hookgrad_core::error::Result<Vec<_>>>()

@@ -7,9 +7,10 @@ use js_sys::{Array as JsArray, Function};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{
-    as_tensor, js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_to_js,
+    js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_arg, tensor_to_js,
     type_name, value_to_js, values_to_js,
 };
+use crate::live::JsHookGuard;
 use crate::module::Module as JsModule;
 use hookgrad_core::error::{Error, Result};
 use hookgrad_core::hooks::{NodePostHook, NodePreHook, PostAccumulateGradHook, TensorHook};
@@ -17,17 +18,27 @@ use hookgrad_core::module::{
     ForwardHook, ForwardPreHook, Module, ModuleBackwardHook, ModuleBackwardPreHook, ModuleForward,
     Value,
 };
+use hookgrad_core::protocol::SourceLoc;
 use hookgrad_core::tensor::Tensor;
 
 pub struct JsHook {
     f: Function,
     pub(crate) name: String,
+    source: Option<SourceLoc>,
 }
 
 impl JsHook {
     pub fn new(f: Function) -> Self {
         let name = String::from(f.name());
-        JsHook { f, name }
+        // Where the user registered it, for graph()'s hook rows. Only while a
+        // trace records (the playground): a stack capture costs microseconds
+        // per registration, which a loop registering hooks should not pay.
+        let source = if hookgrad_core::trace::is_recording() {
+            registering_frame()
+        } else {
+            None
+        };
+        JsHook { f, name, source }
     }
 
     fn shown_name(&self) -> &str {
@@ -50,9 +61,41 @@ impl JsHook {
         r.map_err(|e| Error::runtime(js_message(&e)))
     }
 
+    /// A call of the user's hook (not a module's forward): console lines it
+    /// prints are attributed to its trace event.
+    fn call_hook(&self, args: &[JsValue]) -> Result<JsValue> {
+        let _call = hookgrad_core::trace::HookCall::begin();
+        self.apply(args)
+    }
+
     fn grads(&self, v: &JsValue) -> Result<Option<Vec<Option<Tensor>>>> {
         js_to_opt_tensors(v, self.shown_name())
     }
+}
+
+/// The first stack frame outside hookgrad's own JS and wasm: the user's
+/// `register*()` call. V8 (`at f (file:1:2)`, `… <anonymous>:1:2)` for
+/// `new Function` code) and Firefox (`f@file:1:2`) both end a frame with
+/// `:line:column`; wasm frames end with a hex offset and are skipped.
+fn registering_frame() -> Option<SourceLoc> {
+    let err = js_sys::Error::new("");
+    let stack = js_sys::Reflect::get(&err, &"stack".into())
+        .ok()?
+        .as_string()?;
+    stack.lines().find_map(|line| {
+        let line = line.trim().trim_end_matches(')');
+        let mut parts = line.rsplitn(3, ':');
+        let column = parts.next()?.parse().ok()?;
+        let line_nr = parts.next()?.parse().ok()?;
+        let file = parts.next().unwrap_or("");
+        let ours = file.ends_with("hookgrad_core.js")
+            || file.ends_with("hookgrad.js")
+            || file.contains("wasm://");
+        (!ours).then_some(SourceLoc {
+            line: line_nr,
+            column,
+        })
+    })
 }
 
 fn module_js(m: &Module) -> JsValue {
@@ -83,30 +126,41 @@ fn returned_value(r: &JsValue) -> Option<Value> {
 
 impl TensorHook for JsHook {
     fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
-        let r = self.apply(&[tensor_to_js(grad.clone())])?;
+        let _in_hook = JsHookGuard::enter();
+        let r = self.call_hook(&[tensor_to_js(grad.clone())])?;
         if r.is_undefined() || r.is_null() {
             return Ok(None);
         }
-        as_tensor(&r).map(Some).ok_or_else(|| {
-            Error::type_error(format!(
-                "expected Tensor or None (got {}) from hook '{}'",
-                type_name(&r),
-                self.shown_name()
-            ))
-        })
+        tensor_arg(&r)
+            .map_err(|e| Error::runtime(js_message(&e)))?
+            .map(Some)
+            .ok_or_else(|| {
+                Error::type_error(format!(
+                    "expected Tensor or None (got {}) from hook '{}'",
+                    type_name(&r),
+                    self.shown_name()
+                ))
+            })
     }
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
     }
 }
 
 impl NodePreHook for JsHook {
     fn call(&self, grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[opt_tensors_to_js(grad_outputs)])?;
+        let _in_hook = JsHookGuard::enter();
+        let r = self.call_hook(&[opt_tensors_to_js(grad_outputs)])?;
         self.grads(&r)
     }
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
     }
 }
 
@@ -116,7 +170,8 @@ impl NodePostHook for JsHook {
         grad_inputs: &[Option<Tensor>],
         grad_outputs: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[
+        let _in_hook = JsHookGuard::enter();
+        let r = self.call_hook(&[
             opt_tensors_to_js(grad_inputs),
             opt_tensors_to_js(grad_outputs),
         ])?;
@@ -125,15 +180,22 @@ impl NodePostHook for JsHook {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
+    }
 }
 
 impl PostAccumulateGradHook for JsHook {
     fn call(&self, tensor: &Tensor) -> Result<bool> {
-        let r = self.apply(&[tensor_to_js(tensor.clone())])?;
+        let _in_hook = JsHookGuard::enter();
+        let r = self.call_hook(&[tensor_to_js(tensor.clone())])?;
         Ok(!(r.is_undefined() || r.is_null()))
     }
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
     }
 }
 
@@ -144,7 +206,8 @@ impl ForwardPreHook for JsHook {
         args: &[Value],
         kwargs: Option<&Value>,
     ) -> Result<Option<Value>> {
-        let r = self.apply(&forward_hook_args(module, args, kwargs, None))?;
+        let _in_hook = JsHookGuard::enter();
+        let r = self.call_hook(&forward_hook_args(module, args, kwargs, None))?;
         Ok(returned_value(&r))
     }
     fn name(&self) -> String {
@@ -160,7 +223,8 @@ impl ForwardHook for JsHook {
         kwargs: Option<&Value>,
         output: &Value,
     ) -> Result<Option<Value>> {
-        let r = self.apply(&forward_hook_args(module, args, kwargs, Some(output)))?;
+        let _in_hook = JsHookGuard::enter();
+        let r = self.call_hook(&forward_hook_args(module, args, kwargs, Some(output)))?;
         Ok(returned_value(&r))
     }
     fn name(&self) -> String {
@@ -175,7 +239,8 @@ impl ModuleBackwardHook for JsHook {
         grad_input: &[Option<Tensor>],
         grad_output: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[
+        let _in_hook = JsHookGuard::enter();
+        let r = self.call_hook(&[
             module_js(module),
             opt_tensors_to_js(grad_input),
             opt_tensors_to_js(grad_output),
@@ -185,6 +250,9 @@ impl ModuleBackwardHook for JsHook {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
+    }
 }
 
 impl ModuleBackwardPreHook for JsHook {
@@ -193,11 +261,15 @@ impl ModuleBackwardPreHook for JsHook {
         module: &Module,
         grad_output: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let r = self.apply(&[module_js(module), opt_tensors_to_js(grad_output)])?;
+        let _in_hook = JsHookGuard::enter();
+        let r = self.call_hook(&[module_js(module), opt_tensors_to_js(grad_output)])?;
         self.grads(&r)
     }
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn source(&self) -> Option<SourceLoc> {
+        self.source
     }
 }
 
@@ -227,6 +299,11 @@ impl Handle {
     }
     pub fn remove(&self) {
         self.inner.remove();
+    }
+    /// Used by `hg.tidy`: a handle whose hook lists are all gone is freed.
+    #[wasm_bindgen(js_name = __live)]
+    pub fn live(&self) -> bool {
+        self.inner.is_live()
     }
 }
 
@@ -270,15 +347,17 @@ impl hookgrad_core::hooks::PackedTensor for JsPacked {
             .unpack
             .call1(&JsValue::UNDEFINED, &self.value)
             .map_err(|e| Error::runtime(js_message(&e)))?;
-        as_tensor(&r).ok_or_else(|| {
-            Error::type_error(format!(
-                "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {}",
-                type_name(&r)
-            ))
-        })
+        tensor_arg(&r)
+            .map_err(|e| Error::runtime(js_message(&e)))?
+            .ok_or_else(|| {
+                Error::type_error(format!(
+                    "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {}",
+                    type_name(&r)
+                ))
+            })
     }
     fn packed_tensor(&self) -> Option<Tensor> {
-        as_tensor(&self.value)
+        tensor_arg(&self.value).ok().flatten()
     }
     fn handle(&self) -> hookgrad_core::ids::HandleId {
         self.handle

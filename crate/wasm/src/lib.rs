@@ -9,6 +9,7 @@ pub mod functional;
 pub mod graph_hooks;
 pub mod hooks;
 pub mod inspect;
+pub mod live;
 pub mod module;
 pub mod node;
 pub mod tensor;
@@ -23,6 +24,7 @@ use hooks::{Handle, JsHook};
 use tensor::Tensor;
 
 use hookgrad_core::context::{self, Semantics};
+use hookgrad_core::protocol::{Event, LogLevel};
 use hookgrad_core::tensor::{Tensor as CoreTensor, TensorOptions};
 
 #[wasm_bindgen(start)]
@@ -60,15 +62,19 @@ fn tensor_options(opts: &JsValue, what: &str) -> JsResult<TensorOptions> {
 pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<Tensor> {
     let o = tensor_options(&opts, "tensor()")?;
     let (shape, values) = parse_data(&data, opt_get(&opts, "shape"))?;
-    CoreTensor::from_vec(&shape, values, &o)
-        .js()
-        .map(Tensor::wrap)
+    CoreTensor::from_vec(&shape, values, &o).js().map(leaf)
+}
+
+/// A new leaf for JS, noted by an active trace (`traceRun`'s graph shows it).
+fn leaf(t: CoreTensor) -> Tensor {
+    hookgrad_core::trace::note_tensor(&t);
+    Tensor::wrap(t)
 }
 
 fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<Tensor> {
     let o = tensor_options(&opts, what)?;
     let s = parse_shape(&shape)?;
-    CoreTensor::full(&s, value, &o).js().map(Tensor::wrap)
+    CoreTensor::full(&s, value, &o).js().map(leaf)
 }
 
 #[wasm_bindgen]
@@ -93,7 +99,7 @@ pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
         },
         None => 0,
     };
-    Ok(Tensor::wrap(CoreTensor::from_array_opts(
+    Ok(leaf(CoreTensor::from_array_opts(
         hookgrad_core::ops::random::randn(&s, seed),
         &o,
     )))
@@ -129,7 +135,7 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
                 .map(|g| {
                     if g.is_null() || g.is_undefined() {
                         Ok(None)
-                    } else if let Some(t) = as_tensor(g) {
+                    } else if let Some(t) = tensor_arg(g)? {
                         Ok(Some(t))
                     } else {
                         let (shape, values) = parse_data(g, None)?;
@@ -174,23 +180,70 @@ pub fn graph(roots: JsValue) -> JsResult<JsValue> {
     inspect::graph_to_js(&hookgrad_core::graph::graph(&roots))
 }
 
-/// `hg.trace(fn)`: the ordered events `fn()` caused. If `fn` throws, the
-/// events up to the failure are returned, ending with an `error` event.
-#[wasm_bindgen]
-pub fn trace(f: JsValue) -> JsResult<JsValue> {
-    let f = function(&f, "trace(fn): fn")?;
-    let (result, mut events) = hookgrad_core::trace::trace(|| f.call0(&JsValue::UNDEFINED));
+/// Runs `f` under a trace; an exception ends the events with an `error`.
+fn traced(f: &JsValue, what: &str) -> JsResult<(Vec<Event>, Vec<CoreTensor>)> {
+    let f = function(f, what)?;
+    let (result, mut events, tensors) =
+        hookgrad_core::trace::trace_with_tensors(|| f.call0(&JsValue::UNDEFINED));
     if let Err(e) = &result {
         let message = js_message(e);
-        let already = events.iter().rev().any(|ev| matches!(ev, hookgrad_core::trace::Event::Error { message: m, .. } if message.contains(m.as_str()) || m.contains(&message)));
+        let already = events.iter().rev().any(|ev| matches!(ev, Event::Error { message: m, .. } if message.contains(m.as_str()) || m.contains(&message)));
         if !already {
-            events.push(hookgrad_core::trace::Event::Error {
+            events.push(Event::Error {
                 message,
                 node: None,
             });
         }
     }
+    Ok((events, tensors))
+}
+
+/// `hg.trace(fn)`: the ordered events `fn()` caused. If `fn` throws, the
+/// events up to the failure are returned, ending with an `error` event.
+#[wasm_bindgen]
+pub fn trace(f: JsValue) -> JsResult<JsValue> {
+    let (events, _) = traced(&f, "trace(fn): fn")?;
     inspect::events_to_js(&events)
+}
+
+/// `hg.traceRun(fn)`: `{trace, graph}` — `trace(fn)` plus `graph()` of every
+/// tensor an op of the run consumed or produced (those still alive), so a
+/// caller need not collect the run's tensors itself (the playground).
+#[wasm_bindgen(js_name = traceRun)]
+pub fn trace_run(f: JsValue) -> JsResult<JsValue> {
+    let (events, tensors) = traced(&f, "traceRun(fn): fn")?;
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"trace".into(), &inspect::events_to_js(&events)?)?;
+    let graph = hookgrad_core::graph::graph(&tensors);
+    js_sys::Reflect::set(&out, &"graph".into(), &inspect::graph_to_js(&graph)?)?;
+    Ok(out.into())
+}
+
+/// `hg.recordLog(level, text)`: appends a `log` event (`level`: 'log',
+/// 'info', 'debug', 'warn' or 'error') to the active trace, if any. A line
+/// logged inside a hook follows that hook's event and names its handle.
+#[wasm_bindgen(js_name = recordLog)]
+pub fn record_log(level: JsValue, text: JsValue) -> JsResult<()> {
+    let level = level
+        .as_string()
+        .and_then(|l| LogLevel::parse(&l))
+        .ok_or_else(|| {
+            let got = match level.as_string() {
+                Some(l) => format!("'{l}'"),
+                None => type_name(&level),
+            };
+            type_error(format!(
+                "recordLog(): level must be 'log', 'info', 'debug', 'warn' or 'error', not {got}"
+            ))
+        })?;
+    let text = text.as_string().ok_or_else(|| {
+        type_error(format!(
+            "recordLog(): text must be a string, not {}",
+            type_name(&text)
+        ))
+    })?;
+    hookgrad_core::trace::record_log(level, text);
+    Ok(())
 }
 
 #[wasm_bindgen(js_name = setSemantics)]

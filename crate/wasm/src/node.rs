@@ -17,7 +17,14 @@ pub struct Node {
 
 impl Node {
     pub fn wrap(inner: NodeRef) -> Node {
+        crate::live::handle_created();
         Node { inner }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        crate::live::handle_dropped();
     }
 }
 

@@ -14,14 +14,33 @@ use hookgrad_core::engine;
 use hookgrad_core::ops::{self, reduce, Operand};
 use hookgrad_core::tensor::Tensor as CoreTensor;
 
+/// One JS handle of a core tensor. Handles are independent: each holds its
+/// own reference, so releasing one (`dispose()`, the end of an `hg.tidy`, or
+/// the garbage collector) never affects another handle of the same tensor.
 #[wasm_bindgen]
 pub struct Tensor {
     pub(crate) inner: CoreTensor,
+    /// Made while a JS hook ran: not an owner for AccumulateGrad's steal.
+    hook_ref: bool,
 }
 
 impl Tensor {
     pub fn wrap(inner: CoreTensor) -> Tensor {
-        Tensor { inner }
+        crate::live::handle_created();
+        let hook_ref = crate::live::in_js_hook();
+        if hook_ref {
+            inner.add_hook_ref();
+        }
+        Tensor { inner, hook_ref }
+    }
+}
+
+impl Drop for Tensor {
+    fn drop(&mut self) {
+        crate::live::handle_dropped();
+        if self.hook_ref {
+            self.inner.remove_hook_ref();
+        }
     }
 }
 
@@ -366,7 +385,7 @@ impl Tensor {
         check_opts(&opts, "backward()")?;
         let grad = if gradient.is_undefined() || gradient.is_null() {
             None
-        } else if let Some(t) = as_tensor(&gradient) {
+        } else if let Some(t) = tensor_arg(&gradient)? {
             Some(t)
         } else if gradient.as_f64().is_none() && !js_sys::Array::is_array(&gradient) {
             // PyTorch's words, plus a hint for the common slip of passing the

@@ -7,52 +7,44 @@
 // draws next_functions edges between the node boxes on top of that.
 import * as dagre from '@dagrejs/dagre';
 
-export const ROW = 16;
-export const HEAD = 24;
-export const PAD = 6;
-export const TENSOR_W = 212;
-export const GAP = 26;
+import { tensorRecord, nodeRecord, mergedRecord, GAP } from './records.js';
 
-/** Fixed rows of a tensor box (the hook list follows them). */
-export const TENSOR_FIELDS = ['data', 'grad', 'requires_grad', 'is_leaf', 'grad_fn', 'retains_grad'];
+export { GAP };
+/** Box sizes of the records (records.js); `lod` is 'full' or 'compact'. */
+export const tensorBoxSize = (t, lod = 'full') => tensorRecord(t, lod);
+export const nodeBoxSize = (n, lod = 'full') => nodeRecord(n, lod);
 
-export function tensorBoxSize(t) {
-  const hooks = (t.hooks || []).length;
-  return { w: TENSOR_W, h: HEAD + PAD * 2 + ROW * (TENSOR_FIELDS.length + 1 + hooks * 2) };
-}
-
-/** Text of a node's hook row (the engine names module hooks "fn (module 'M')"). */
+/** Text of a node's hook row; a module's hook rows carry the module's name. */
 export function nodeHookLabel(h) {
-  const m = /^(.*) \(module '(.*)'\)$/.exec(h.name || '');
-  const name = m ? `${m[1] || '<lambda>'} of ${m[2]}` : h.name || '<lambda>';
-  return h.kind === 'module-backward' ? `⚠ legacy hook: ${name}` : h.kind === 'module-full-backward' ? `full backward hook: ${name}` : name;
-}
-
-/** Node boxes: title, variable, then pre_hooks / hooks; each hook row has a second line for its values. */
-export function nodeBoxSize(n, tensorHooks = 0) {
-  const hooks = [...(n.preHooks || []), ...(n.postHooks || [])];
-  const rows = (n.variable != null ? 1 : 0) + 2 + hooks.length * 2 + (tensorHooks ? 1 : 0);
-  const longest = Math.max(0, ...hooks.map((h) => nodeHookLabel(h).length));
-  return { w: Math.max(hooks.length ? 200 : tensorHooks ? 165 : 150, Math.round((n.name || '').length * 7.4 + 28), Math.round(longest * 6.9 + 26)), h: HEAD + PAD * 2 + ROW * rows };
+  const fn = h.name || '<lambda>';
+  const name = h.module != null ? `${fn} of ${h.module}` : fn;
+  return h.kind === 'module-backward' ? `⚠ legacy hook: ${name}`
+    : h.kind === 'module-full-backward' ? `full backward hook: ${name}`
+      : h.kind === 'module-full-backward-pre' ? `full backward pre-hook: ${name}` : name;
 }
 
 /**
  * Builds the layout input. `collapsed` is a set of module-call keys drawn as
  * a single box. Returns { units, edges, clusters }.
  */
-export function buildLayoutInput(model, { collapsed = new Set() } = {}) {
+export function buildLayoutInput(model, { collapsed = new Set(), lod = 'full', dir = 'TB' } = {}) {
   const units = new Map(); const unitOfNode = new Map(); const unitOfTensor = new Map();
   for (const t of model.tensors.values()) {
     const pairId = t.gradFn != null && model.tensorOfNode.get(t.gradFn) === t.id ? t.gradFn : model.accOf.get(t.id) ?? null;
     const pair = pairId != null ? model.nodes.get(pairId) : null;
-    const tb = tensorBoxSize(t); const nb = pair ? nodeBoxSize(pair, (t.hooks || []).length) : { w: 0, h: 0 };
     const id = `t${t.id}`;
-    units.set(id, { id, tensor: t.id, node: pair ? pair.id : null, tw: tb.w, th: tb.h, nw: nb.w, nh: nb.h, w: tb.w + (pair ? GAP + nb.w : 0), h: Math.max(tb.h, nb.h), parent: null });
+    if (lod === 'compact') {
+      const m = mergedRecord(t, pair);
+      units.set(id, { id, tensor: t.id, node: pair ? pair.id : null, tw: m.w, th: m.h, nw: 0, nh: 0, w: m.w, h: m.h, parent: null });
+    } else {
+      const tb = tensorBoxSize(t, lod); const nb = pair ? nodeBoxSize(pair, lod) : { w: 0, h: 0 };
+      units.set(id, { id, tensor: t.id, node: pair ? pair.id : null, tw: tb.w, th: tb.h, nw: nb.w, nh: nb.h, w: tb.w + (pair ? GAP + nb.w : 0), h: Math.max(tb.h, nb.h), parent: null });
+    }
     unitOfTensor.set(t.id, id); if (pair) unitOfNode.set(pair.id, id);
   }
   for (const n of model.nodes.values()) {
     if (unitOfNode.has(n.id)) continue;
-    const nb = nodeBoxSize(n); const id = `n${n.id}`;
+    const nb = lod === 'compact' ? mergedRecord(null, n) : nodeBoxSize(n, lod); const id = `n${n.id}`;
     units.set(id, { id, tensor: null, node: n.id, tw: 0, th: 0, nw: nb.w, nh: nb.h, w: nb.w, h: nb.h, parent: null });
     unitOfNode.set(n.id, id);
   }
@@ -75,7 +67,7 @@ export function buildLayoutInput(model, { collapsed = new Set() } = {}) {
     const root = u.parent ? collapsedRoot(u.parent) : null;
     if (root) {
       const pid = `c${root}`;
-      if (!units.has(pid)) units.set(pid, { id: pid, placeholder: root, tensor: null, node: null, w: 170, h: 54, parent: calls.get(root).parent && !collapsedRoot(calls.get(root).parent) ? calls.get(root).parent : null, members: 0 });
+      if (!units.has(pid)) units.set(pid, { id: pid, placeholder: root, tensor: null, node: null, w: Math.max(150, Math.round((calls.get(root).name || '').length * 8.6 + 40)), h: 50, parent: calls.get(root).parent && !collapsedRoot(calls.get(root).parent) ? calls.get(root).parent : null, members: 0 });
       units.get(pid).members++;
       remap.set(u.id, pid);
     }
@@ -91,13 +83,14 @@ export function buildLayoutInput(model, { collapsed = new Set() } = {}) {
   for (const n of model.nodes.values()) for (const e of n.next || []) if (e.node != null) addEdge(unitOfNode.get(e.node), unitOfNode.get(n.id), 'next');
   for (const ev of model.trace) if (ev.type === 'op') for (const i of ev.inputs || []) addEdge(unitOfTensor.get(i), unitOfTensor.get(ev.output), 'op');
   const visibleClusters = clusters.filter((c) => !collapsedRoot(c.id));
-  return { units: [...units.values()], edges, clusters: visibleClusters, unitOfNode: Object.fromEntries([...unitOfNode].map(([k, v]) => [k, R(v)])), unitOfTensor: Object.fromEntries([...unitOfTensor].map(([k, v]) => [k, R(v)])) };
+  return { lod, dir, units: [...units.values()], edges, clusters: visibleClusters, unitOfNode: Object.fromEntries([...unitOfNode].map(([k, v]) => [k, R(v)])), unitOfTensor: Object.fromEntries([...unitOfTensor].map(([k, v]) => [k, R(v)])) };
 }
 
 /** Runs dagre on a layout input (plain data in, plain data out). */
 export function computeLayout(input) {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: false });
-  g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 54, marginx: 24, marginy: 24 });
+  const compact = input.lod === 'compact';
+  g.setGraph({ rankdir: input.dir === 'LR' ? 'LR' : 'TB', nodesep: compact ? 16 : 22, ranksep: compact ? 28 : 34, marginx: 10, marginy: 10 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const c of input.clusters) g.setNode(c.id, { label: c.label, paddingTop: 26 });
   for (const c of input.clusters) if (c.parent && input.clusters.some((p) => p.id === c.parent)) g.setParent(c.id, c.parent);
@@ -111,6 +104,16 @@ export function computeLayout(input) {
   for (const u of input.units) { const n = g.node(u.id); pos[u.id] = { x: n.x - u.w / 2, y: n.y - u.h / 2, w: u.w, h: u.h }; }
   const clusters = {};
   for (const c of input.clusters) if (g.hasNode(c.id)) { const n = g.node(c.id); clusters[c.id] = { x: n.x - n.width / 2, y: n.y - n.height / 2 - 10, w: n.width, h: n.height + 10 }; }
-  const gg = g.graph();
-  return { pos, clusters, width: gg.width || 0, height: gg.height || 0 };
+  return normalize(pos, clusters);
+}
+
+/** Shifts everything so the drawing starts at (M, M); width/height cover every box and cluster. */
+function normalize(pos, clusters, M = 8) {
+  const boxes = [...Object.values(pos), ...Object.values(clusters)];
+  if (!boxes.length) return { pos, clusters, width: 0, height: 0 };
+  let x0 = Infinity; let y0 = Infinity; let x1 = -Infinity; let y1 = -Infinity;
+  for (const b of boxes) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); }
+  const dx = M - x0; const dy = M - y0;
+  for (const b of boxes) { b.x += dx; b.y += dy; }
+  return { pos, clusters, width: x1 - x0 + 2 * M, height: y1 - y0 + 2 * M };
 }

@@ -1,7 +1,12 @@
 // Pure model: recorded graph() + trace() data → replayable steps and frames.
 // No DOM, no engine: `frameAt(model, k)` is what the page shows after the
-// first k trace events, so stepping back and scrubbing are free.
+// first k trace events, so stepping back and scrubbing are free. The types
+// are the engine's (crate/js/protocol.d.ts, copied to web/pkg).
 import { formatList, formatValue } from './format.js';
+
+/** @typedef {import('../../pkg/protocol').GraphInfo} GraphInfo */
+/** @typedef {import('../../pkg/protocol').TraceEvent} TraceEvent */
+/** @typedef {{ level: 'log' | 'warn' | 'error', text: string, source: 'program' | 'engine' | 'page', hook: number | null, at: number }} ConsoleLine */
 
 const BACKWARD_HOOK_KINDS = new Set([
   'tensor', 'retain-grad', 'node-pre', 'node-post', 'post-accumulate',
@@ -16,8 +21,6 @@ export function isBackwardEvent(ev) {
 /** Hook events that correspond to a user function call (retain-grad is built in). */
 export const isUserHookEvent = (ev) => ev.type === 'hook' && ev.kind !== 'retain-grad';
 
-const MODULE_BACKWARD_KINDS = new Set(['module-backward', 'module-full-backward', 'module-full-backward-pre']);
-
 export const HOOK_KIND_LABEL = {
   tensor: 'tensor hook', 'retain-grad': 'retain_grad', 'node-pre': 'node pre-hook', 'node-post': 'node hook',
   'post-accumulate': 'post-accumulate-grad hook', 'module-pre': 'forward pre-hook', 'module-forward': 'forward hook',
@@ -25,15 +28,33 @@ export const HOOK_KIND_LABEL = {
   'module-full-backward-pre': 'full backward pre-hook',
 };
 
-/** Builds the static model: lookups, module calls, step list with labels. */
-export function analyze(graph, trace = []) {
+/**
+ * Builds the static model: lookups, module calls, step list with labels, and
+ * the console lines. `log` events are not steps: each becomes a console line
+ * shown from the step of the event before it (a hook's line follows the
+ * hook's event, so it appears when the hook fires).
+ * @param {GraphInfo} graph
+ * @param {TraceEvent[]} fullTrace
+ */
+export function analyze(graph, fullTrace = []) {
+  /** @type {ConsoleLine[]} */
+  const lines = [];
+  const trace = [];
+  for (const ev of fullTrace) {
+    if (ev.type === 'log') lines.push({ level: ev.level, text: ev.text, source: 'program', hook: ev.hook ?? null, at: trace.length });
+    else {
+      trace.push(ev);
+      if (ev.type === 'warning') lines.push({ level: 'warn', text: ev.message, source: 'engine', hook: null, at: trace.length });
+    }
+  }
   const tensors = new Map((graph?.tensors || []).map((t) => [t.id, t]));
   const nodes = new Map((graph?.nodes || []).map((n) => [n.id, n]));
   const accOf = new Map(); // leaf tensor id → its AccumulateGrad node id
   const tensorOfNode = new Map(); // node id → tensor drawn next to it
   for (const n of nodes.values()) if (n.variable != null) { accOf.set(n.variable, n.id); tensorOfNode.set(n.id, n.variable); }
   for (const t of tensors.values()) if (t.gradFn != null && !tensorOfNode.has(t.gradFn)) tensorOfNode.set(t.gradFn, t.id);
-  // Where each hook handle is listed in the graph (tensor hooks, node pre/post hooks).
+  // Where each hook handle is listed in the graph (tensor hooks, node pre/post
+  // hooks; a module's backward hooks under the handle the user holds).
   const handleOwner = new Map();
   for (const t of tensors.values()) for (const h of t.hooks || []) handleOwner.set(h.handle, { tensor: t.id, kind: h.kind, name: h.name });
   for (const n of nodes.values()) {
@@ -45,7 +66,7 @@ export function analyze(graph, trace = []) {
   const tName = (id) => { const t = tensors.get(id); return t?.name || `t${id}`; };
   const nName = (id) => nodes.get(id)?.name || `node ${id}`;
 
-  const moduleCalls = []; const stack = []; const lastCallOf = new Map(); const alias = new Map();
+  const moduleCalls = []; const stack = []; const lastCallOf = new Map();
   const createdAt = { tensor: new Map(), node: new Map() };
   const steps = [];
   let focus = {}; let firstBackward = -1;
@@ -67,7 +88,7 @@ export function analyze(graph, trace = []) {
           if (ev.phase !== 'end') {
             const n = moduleCalls.filter((c) => c.moduleId === ev.moduleId).length + 1;
             const call = { key: `m${ev.moduleId}.${n}`, moduleId: ev.moduleId, name: ev.module, callNr: n, parent: top?.key ?? null, tensors: new Set(), nodes: new Set(), start: i, end: trace.length };
-            moduleCalls.push(call); stack.push(call); lastCallOf.set(ev.moduleId, call.key); lastCallOf.set(ev.module, call.key);
+            moduleCalls.push(call); stack.push(call); lastCallOf.set(ev.moduleId, call.key);
           }
         }
         const cur = stack[stack.length - 1];
@@ -88,20 +109,9 @@ export function analyze(graph, trace = []) {
           const o = handleOwner.get(ev.handle);
           if (o?.tensor != null) f = { tensor: o.tensor, node: nodeOfTensor(o.tensor) };
           else if (o?.node != null) f = { node: o.node, tensor: tensorOfNode.get(o.node) ?? null };
-          else if (MODULE_BACKWARD_KINDS.has(ev.kind)) {
-            // The engine lists a module's backward hook on the node it really runs
-            // on, under that node's own handle; the node's event follows the hook's.
-            const next = trace.slice(i + 1).find((e) => e.type === 'node');
-            const n = next ? nodes.get(next.node) : null;
-            if (n) {
-              f = { node: n.id, tensor: tensorOfNode.get(n.id) ?? null };
-              const row = [...(n.preHooks || []), ...(n.postHooks || [])].find((r) => r.kind === ev.kind);
-              if (row) alias.set(ev.handle, row.handle);
-            }
-          }
         }
-        if (ev.module != null || ev.moduleId != null) f.module = lastCallOf.get(ev.moduleId ?? ev.module) ?? lastCallOf.get(ev.module) ?? top?.key;
-        const on = ev.tensor != null ? tName(ev.tensor) : ev.node != null ? nName(ev.node) : ev.module != null ? moduleName(ev.module, moduleCalls) : '';
+        if (ev.moduleId != null) f.module = lastCallOf.get(ev.moduleId) ?? top?.key;
+        const on = ev.tensor != null ? tName(ev.tensor) : ev.module != null ? ev.module : ev.node != null ? nName(ev.node) : '';
         label = `${kind} on ${on}`;
         break;
       }
@@ -126,12 +136,7 @@ export function analyze(graph, trace = []) {
   const written = new Set(trace.filter((e) => e.type === 'accumulate' || (e.type === 'hook' && e.kind === 'retain-grad')).map((e) => e.tensor));
   const initialGrad = new Map([...tensors.values()].map((t) => [t.id, written.has(t.id) ? null : t.grad ?? null]));
   const userHookSteps = steps.filter((s) => isUserHookEvent(s.event)).map((s) => s.index);
-  return { graph, trace, tensors, nodes, accOf, tensorOfNode, handleOwner, alias, moduleCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd: firstBackward < 0 ? trace.length : firstBackward, tName, nName };
-}
-
-function moduleName(m, calls) {
-  if (typeof m === 'string') return m;
-  return calls.find((c) => c.moduleId === m)?.name ?? `module ${m}`;
+  return { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd: firstBackward < 0 ? trace.length : firstBackward, tName, nName };
 }
 
 /**
@@ -152,7 +157,6 @@ export function frameAt(model, k) {
       if (ev.kind === 'retain-grad' && ev.tensor != null) grads.set(ev.tensor, ev.after ?? ev.before ?? null);
       const fire = { before: ev.before, after: ev.after, kind: ev.kind, step: i, count: (hookFires.get(ev.handle)?.count || 0) + 1 };
       hookFires.set(ev.handle, fire);
-      if (model.alias?.has(ev.handle)) hookFires.set(model.alias.get(ev.handle), fire);
     } else if (ev.type === 'node') {
       done.add(ev.node); nodeIO.set(ev.node, { gradOutputs: ev.gradOutputs, gradInputs: ev.gradInputs });
       if (last) {
@@ -175,24 +179,15 @@ export function frameAt(model, k) {
 }
 
 /**
- * Step after which a console line is shown. Lines carry `hook` (number of user
- * hook calls started before the line) and `inHook` (logged inside that call).
+ * The console pane's lines: the program's output and the engine's warnings
+ * from the trace, each with `at` (shown once at least `at` steps are shown),
+ * and the uncaught error last.
+ * @returns {ConsoleLine[]}
  */
-export function revealStep(model, line) {
-  const hs = model.userHookSteps; const n = line.hook || 0;
-  if (line.inHook) {
-    if (n <= hs.length) return hs[n - 1] + 1;
-    const err = model.steps.findIndex((s, i) => s.event.type === 'error' && i > (hs[hs.length - 1] ?? -1));
-    return err >= 0 ? err + 1 : model.steps.length;
-  }
-  if (n === 0) {
-    // before any hook: after the forward events that precede the first hook/backward
-    if (line.afterRun) return model.steps.length;
-    return 0;
-  }
-  let i = (hs[n - 1] ?? model.steps.length - 1) + 1;
-  while (i < model.steps.length && model.steps[i].backward && !isUserHookEvent(model.steps[i].event)) i++;
-  return i;
+export function consoleLines(model, error = null) {
+  const lines = [...model.lines];
+  if (error) lines.push({ level: 'error', text: error.message, source: 'page', hook: null, at: model.steps.length });
+  return lines;
 }
 
 /** Human sentence for a step, with values (used by the step panel and tests). */

@@ -7,7 +7,9 @@ import { EditorState } from '@codemirror/state';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 
 // A small setup (no autocomplete/search/lint) keeps the bundle light.
-const setup = [lineNumbers(), highlightActiveLineGutter(), history(), drawSelection(), indentOnInput(), bracketMatching(), highlightActiveLine(), keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab])];
+// Tab is not bound: it moves focus out of the editor (a keyboard trap otherwise);
+// Ctrl+] / Ctrl+[ indent (defaultKeymap), and `tabIndents` opts into Tab indenting.
+const setup = [lineNumbers(), highlightActiveLineGutter(), history(), drawSelection(), indentOnInput(), bracketMatching(), highlightActiveLine(), keymap.of([...defaultKeymap, ...historyKeymap])];
 import { tags as t } from '@lezer/highlight';
 
 // Colours from CSS variables, so light and dark mode both read well.
@@ -33,7 +35,7 @@ const theme = EditorView.theme({
 });
 
 /** Creates an editor; `onChange(text)` fires on user edits. */
-export function createEditor(parent, { doc = '', onChange = () => {}, onRun = null, label = 'Program editor', readOnly = false } = {}) {
+export function createEditor(parent, { doc = '', onChange = () => {}, onRun = null, label = 'Program editor', readOnly = false, tabIndents = false } = {}) {
   let silent = false;
   const view = new EditorView({
     parent,
@@ -41,7 +43,7 @@ export function createEditor(parent, { doc = '', onChange = () => {}, onRun = nu
       doc,
       extensions: [
         onRun ? keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }]) : [],
-        setup, javascript(), theme, syntaxHighlighting(highlight), EditorView.lineWrapping,
+        tabIndents ? keymap.of([indentWithTab]) : [], setup, javascript(), theme, syntaxHighlighting(highlight), EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label }),
         EditorState.readOnly.of(readOnly),
         EditorView.updateListener.of((u) => { if (u.docChanged && !silent) onChange(u.state.doc.toString()); }),

@@ -20,8 +20,9 @@ use crate::error::{Error, Result};
 use crate::hooks::{NodePostHook, RemovableHandle};
 use crate::ids::{HandleId, NodeId};
 use crate::node::{Node, NodeRef};
+use crate::protocol::{HookInfo, SourceLoc};
 use crate::tensor::Tensor;
-use crate::trace::{self, Event, HookTarget, HookValue};
+use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
 fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
     v.iter()
@@ -30,7 +31,7 @@ fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
 }
 
 fn record_module_hook(
-    kind: &'static str,
+    kind: HookKind,
     handle: HandleId,
     module: &Module,
     node: NodeId,
@@ -44,6 +45,55 @@ fn record_module_hook(
         before: HookValue::Many(before),
         after: HookValue::Many(after),
     });
+}
+
+/// A graph row for a user's module hook, under the handle the user holds.
+fn module_row(
+    module: &Module,
+    kind: HookKind,
+    handle: HandleId,
+    name: String,
+    source: Option<SourceLoc>,
+) -> HookInfo {
+    HookInfo {
+        module: Some(module.name()),
+        module_id: Some(module.id()),
+        source,
+        ..HookInfo::new(handle, kind, name)
+    }
+}
+
+fn user_rows<H: ?Sized + HookName>(
+    module: &Module,
+    kind: HookKind,
+    hooks: &[(HandleId, Rc<H>)],
+) -> Vec<HookInfo> {
+    hooks
+        .iter()
+        .map(|(handle, h)| module_row(module, kind, *handle, h.hook_name(), h.hook_source()))
+        .collect()
+}
+
+/// The user hook's function name, for either kind of module backward hook.
+trait HookName {
+    fn hook_name(&self) -> String;
+    fn hook_source(&self) -> Option<SourceLoc>;
+}
+impl HookName for dyn ModuleBackwardHook {
+    fn hook_name(&self) -> String {
+        self.name()
+    }
+    fn hook_source(&self) -> Option<SourceLoc> {
+        self.source()
+    }
+}
+impl HookName for dyn ModuleBackwardPreHook {
+    fn hook_name(&self) -> String {
+        self.name()
+    }
+    fn hook_source(&self) -> Option<SourceLoc> {
+        self.source()
+    }
 }
 
 /// `BackwardHookFunction.apply(*tensors)`: identity outputs sharing storage,
@@ -97,19 +147,16 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
         .collect();
     for (t, out) in tensors.iter().zip(&outputs) {
         if out.grad_fn().is_some() {
-            trace::record(|| Event::Op {
-                node: node.id,
-                name: node.name,
-                inputs: vec![t.id()],
-                output: out.id(),
-            });
+            trace::record_op(node.id, node.name, &[t], out);
         }
     }
     (outputs, node)
 }
 
 struct State {
-    module: Module,
+    /// `None` once released: after a backward without retain_graph the
+    /// module, its forward and the copied hooks are dropped (see `release`).
+    module: Option<Module>,
     user_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardHook>)>,
     user_pre_hooks: Vec<(HandleId, Rc<dyn ModuleBackwardPreHook>)>,
     grad_outputs: Option<Vec<Option<Tensor>>>,
@@ -117,7 +164,14 @@ struct State {
     input_tensors_index: Option<Vec<usize>>,
     n_outputs: usize,
     output_tensors_index: Option<Vec<usize>>,
+    /// The hook rows as plain data, kept when the hooks themselves are
+    /// released, so `graph()` after a backward still shows which hooks sat
+    /// here (PyTorch keeps them on the node; we keep only their description).
+    released_rows: Option<ReleasedRows>,
 }
+
+/// `(pre-hook rows, full-hook rows)` of a released module call.
+type ReleasedRows = (Vec<HookInfo>, Vec<HookInfo>);
 
 /// One per module call that has full backward (pre-)hooks.
 pub struct BackwardHook {
@@ -142,6 +196,36 @@ fn busy() -> Error {
     Error::runtime("internal: module backward hook state is busy")
 }
 
+/// Drops what a finished backward no longer needs: the module (and through
+/// it its forward), the hooks copied at call time and any captured
+/// grad_output. PyTorch leaves this to its cycle collector; JS has none that
+/// sees through wasm memory, and a JS hook reaching the graph's output would
+/// otherwise keep the whole graph alive. The identity nodes stay (so the
+/// graph's shape and PyTorch's "second time" error are unchanged); a second
+/// backward through them — possible in PyTorch only when no node on the way
+/// saved a tensor — passes gradients through without calling the hooks again.
+fn release_state(state: &RefCell<State>) {
+    // Taken out first, dropped after the borrow ends: dropping a JS hook may
+    // run arbitrary drop code, never under a borrow.
+    let dropped = match state.try_borrow_mut() {
+        Ok(mut s) => {
+            if let Some(module) = &s.module {
+                let pre = user_rows(module, HookKind::ModuleFullBackwardPre, &s.user_pre_hooks);
+                let full = user_rows(module, HookKind::ModuleFullBackward, &s.user_hooks);
+                s.released_rows = Some((pre, full));
+            }
+            Some((
+                s.module.take(),
+                std::mem::take(&mut s.user_hooks),
+                std::mem::take(&mut s.user_pre_hooks),
+                s.grad_outputs.take(),
+            ))
+        }
+        Err(_) => None,
+    };
+    drop(dropped);
+}
+
 impl BackwardHook {
     pub fn new(
         module: Module,
@@ -150,7 +234,7 @@ impl BackwardHook {
     ) -> Self {
         BackwardHook {
             state: Rc::new(RefCell::new(State {
-                module,
+                module: Some(module),
                 user_hooks,
                 user_pre_hooks,
                 grad_outputs: None,
@@ -158,6 +242,7 @@ impl BackwardHook {
                 input_tensors_index: None,
                 n_outputs: 0,
                 output_tensors_index: None,
+                released_rows: None,
             })),
         }
     }
@@ -240,8 +325,11 @@ impl NodePostHook for OutputHook {
     ) -> Result<Option<Vec<Option<Tensor>>>> {
         let (module, pre_hooks, hooks, out_idx, n_outputs, in_idx, n_inputs) = {
             let s = self.state.try_borrow().map_err(|_| busy())?;
+            let Some(module) = s.module.clone() else {
+                return Ok(None); // released: identity
+            };
             (
-                s.module.clone(),
+                module,
                 s.user_pre_hooks.clone(),
                 s.user_hooks.clone(),
                 s.output_tensors_index.clone().unwrap_or_default(),
@@ -271,7 +359,7 @@ impl NodePostHook for OutputHook {
                 grad_outputs = new;
             }
             record_module_hook(
-                "module-full-backward-pre",
+                HookKind::ModuleFullBackwardPre,
                 handle,
                 &module,
                 self.node,
@@ -309,7 +397,7 @@ impl NodePostHook for OutputHook {
                     }
                 }
                 record_module_hook(
-                    "module-full-backward",
+                    HookKind::ModuleFullBackward,
                     handle,
                     &module,
                     self.node,
@@ -329,14 +417,36 @@ impl NodePostHook for OutputHook {
                 .collect(),
         ))
     }
-    fn kind(&self) -> &'static str {
-        "module-full-backward-pre"
+    fn kind(&self) -> HookKind {
+        HookKind::ModuleFullBackwardPre
     }
     fn records_itself(&self) -> bool {
         true
     }
+    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
+        let Ok(s) = self.state.try_borrow() else {
+            return Vec::new();
+        };
+        // Released at the end of a backward: the node no longer holds hooks.
+        let Some(module) = &s.module else {
+            return Vec::new();
+        };
+        let mut rows = user_rows(module, HookKind::ModuleFullBackwardPre, &s.user_pre_hooks);
+        // With no input needing grad, the full hooks run here too.
+        if s.input_tensors_index.is_none() {
+            rows.extend(user_rows(
+                module,
+                HookKind::ModuleFullBackward,
+                &s.user_hooks,
+            ));
+        }
+        rows
+    }
     fn name(&self) -> String {
         "BackwardHook.setup_output_hook".into()
+    }
+    fn release(&self) {
+        release_state(&self.state);
     }
 }
 
@@ -354,8 +464,11 @@ impl NodePostHook for InputHook {
     ) -> Result<Option<Vec<Option<Tensor>>>> {
         let (module, hooks, grad_outputs, in_idx, n_inputs) = {
             let s = self.state.try_borrow().map_err(|_| busy())?;
+            let Some(module) = s.module.clone() else {
+                return Ok(None); // released: identity
+            };
             (
-                s.module.clone(),
+                module,
                 s.user_hooks.clone(),
                 s.grad_outputs.clone(),
                 s.input_tensors_index.clone().unwrap_or_default(),
@@ -387,7 +500,7 @@ impl NodePostHook for InputHook {
                 res = out;
             }
             record_module_hook(
-                "module-full-backward",
+                HookKind::ModuleFullBackward,
                 handle,
                 &module,
                 self.node,
@@ -406,14 +519,28 @@ impl NodePostHook for InputHook {
                 .collect(),
         ))
     }
-    fn kind(&self) -> &'static str {
-        "module-full-backward"
+    fn kind(&self) -> HookKind {
+        HookKind::ModuleFullBackward
     }
     fn records_itself(&self) -> bool {
         true
     }
+    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
+        let Ok(s) = self.state.try_borrow() else {
+            return Vec::new();
+        };
+        match (&s.module, &s.released_rows) {
+            (Some(module), _) => user_rows(module, HookKind::ModuleFullBackward, &s.user_hooks),
+            // Released at the end of a backward: what the hooks were, as data.
+            (None, Some((_, full))) => full.clone(),
+            (None, None) => Vec::new(),
+        }
+    }
     fn name(&self) -> String {
         "BackwardHook._set_user_hook".into()
+    }
+    fn release(&self) {
+        release_state(&self.state);
     }
 }
 
@@ -447,7 +574,7 @@ impl NodePostHook for LegacyHook {
             .map(snap)
             .unwrap_or_else(|| snap(grad_inputs));
         record_module_hook(
-            "module-backward",
+            HookKind::ModuleBackward,
             self.handle,
             &self.module,
             self.node,
@@ -456,11 +583,17 @@ impl NodePostHook for LegacyHook {
         );
         Ok(result)
     }
-    fn kind(&self) -> &'static str {
-        "module-backward"
+    fn kind(&self) -> HookKind {
+        HookKind::ModuleBackward
     }
-    fn user_handle(&self) -> Option<HandleId> {
-        Some(self.handle)
+    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
+        vec![module_row(
+            &self.module,
+            HookKind::ModuleBackward,
+            self.handle,
+            self.hook.name(),
+            self.hook.source(),
+        )]
     }
     fn records_itself(&self) -> bool {
         true

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::hooks::{HookList, RemovableHandle};
 use crate::ids::{HandleId, ModuleId};
 use crate::tensor::Tensor;
-use crate::trace::{self, Event, HookTarget, HookValue};
+use crate::trace::{self, Event, HookKind, HookTarget, HookValue, ModulePhase};
 pub use value::Value;
 
 /// The module's forward (a JS function, or Rust for `nn.Linear`).
@@ -61,6 +61,10 @@ pub trait ModuleBackwardHook {
     fn name(&self) -> String {
         String::new()
     }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<crate::protocol::SourceLoc> {
+        None
+    }
 }
 
 /// `fn(module, grad_output) → grad_output?`.
@@ -72,6 +76,10 @@ pub trait ModuleBackwardPreHook {
     ) -> Result<Option<Vec<Option<Tensor>>>>;
     fn name(&self) -> String {
         String::new()
+    }
+    /// Where the user registered it (shown in `graph()`), when known.
+    fn source(&self) -> Option<crate::protocol::SourceLoc> {
+        None
     }
 }
 
@@ -376,7 +384,7 @@ impl Module {
 
     // ----- the call ------------------------------------------------------------
 
-    fn phase(&self, phase: &'static str) {
+    fn phase(&self, phase: ModulePhase) {
         trace::record(|| Event::Module {
             module: self.name(),
             module_id: self.id(),
@@ -384,13 +392,7 @@ impl Module {
         });
     }
 
-    fn hook_event(
-        &self,
-        kind: &'static str,
-        handle: HandleId,
-        before: HookValue,
-        after: HookValue,
-    ) {
+    fn hook_event(&self, kind: HookKind, handle: HandleId, before: HookValue, after: HookValue) {
         trace::record(|| Event::Hook {
             kind,
             handle,
@@ -412,7 +414,7 @@ impl Module {
     pub fn call(&self, args: Vec<Value>, kwargs: Option<Value>) -> Result<Value> {
         let mut args = args;
         let mut kwargs = kwargs;
-        self.phase("pre-hook");
+        self.phase(ModulePhase::PreHook);
         let pre: Vec<(HandleId, Rc<PreHookEntry>)> = GLOBAL
             .with(|g| g.forward_pre.snapshot())
             .into_iter()
@@ -450,7 +452,7 @@ impl Module {
                     args = r.into_args();
                 }
             }
-            self.hook_event("module-pre", handle, before, tensors_snapshot(&args));
+            self.hook_event(HookKind::ModulePre, handle, before, tensors_snapshot(&args));
         }
 
         let full_hooks: Vec<_> = GLOBAL
@@ -476,13 +478,13 @@ impl Module {
             None
         };
 
-        self.phase("forward");
+        self.phase(ModulePhase::Forward);
         let mut result = self
             .0
             .forward
             .forward(self, &args, kwargs.as_ref())
             .map_err(|e| self.wrap_err("forward", e))?;
-        self.phase("hook");
+        self.phase(ModulePhase::Hook);
 
         let fwd: Vec<(HandleId, Rc<ForwardHookEntry>)> = GLOBAL
             .with(|g| g.forward.snapshot())
@@ -504,7 +506,7 @@ impl Module {
                 result = r;
             }
             self.hook_event(
-                "module-forward",
+                HookKind::ModuleForward,
                 handle,
                 before,
                 HookValue::Many(value::snapshot_values(&result.tuple_items())),
@@ -523,7 +525,7 @@ impl Module {
         if !legacy_hooks.is_empty() {
             backward_hook::attach_legacy_hooks(self, &legacy_hooks, &args, &result);
         }
-        self.phase("end");
+        self.phase(ModulePhase::End);
         Ok(result)
     }
 

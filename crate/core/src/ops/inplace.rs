@@ -13,7 +13,7 @@ use crate::hooks::{LazyHooks, TensorHookEntry};
 use crate::node::{BackwardFn, Node, SavedTensor};
 use crate::shape::fmt_shape;
 use crate::tensor::{Array, Tensor};
-use crate::trace::{self, Event};
+use crate::trace;
 
 pub const LEAF_INPLACE_ERROR: &str =
     "a leaf Variable that requires grad is being used in an in-place operation.";
@@ -99,14 +99,8 @@ fn inplace(
         rebase_history(&owner, node.clone())?;
         node.add_output(&owner);
         crate::view::regenerate_view_grad_fns(&owner, rebase_history)?;
-        trace::record(|| Event::Op {
-            node: node.id,
-            name: node.name,
-            inputs: std::iter::once(t.id())
-                .chain(other_t.map(|o| o.id()))
-                .collect(),
-            output: t.id(),
-        });
+        let inputs: Vec<&Tensor> = std::iter::once(t).chain(other_t).collect();
+        trace::record_op(node.id, node.name, &inputs, t);
     }
     Ok(t.clone())
 }

@@ -6,7 +6,7 @@ use crate::context;
 use crate::error::Result;
 use crate::node::{BackwardFn, Node, SavedTensor};
 use crate::tensor::{Array, Storage, Tensor};
-use crate::trace::{self, Event};
+use crate::trace;
 
 pub mod arith;
 pub mod inplace;
@@ -85,12 +85,8 @@ pub(crate) fn record(
     let node = Node::new_op(name, next, vec![output.shape().to_vec()], saved, backward);
     let out = Tensor::with_storage(Storage::new(output), Some(node.clone()), 0, false);
     node.add_output(&out);
-    trace::record(|| Event::Op {
-        node: node.id,
-        name: node.name,
-        inputs: inputs.iter().flatten().map(|t| t.id()).collect(),
-        output: out.id(),
-    });
+    let ins: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
+    trace::record_op(node.id, node.name, &ins, &out);
     Ok(out)
 }
 

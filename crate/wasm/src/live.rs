@@ -1,0 +1,69 @@
+//! Handle bookkeeping for `hg.memory()` and AccumulateGrad's steal: how many
+//! JS handles (Tensor and Node wrappers) are alive, and whether a JS hook is
+//! running (handles made then are not counted as owners of their tensor).
+
+use std::cell::Cell;
+
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+thread_local! {
+    static HANDLES: Cell<usize> = const { Cell::new(0) };
+    static HOOK_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+pub fn handle_created() {
+    HANDLES.with(|h| h.set(h.get() + 1));
+}
+
+pub fn handle_dropped() {
+    HANDLES.with(|h| h.set(h.get().saturating_sub(1)));
+}
+
+pub fn in_js_hook() -> bool {
+    HOOK_DEPTH.with(|d| d.get() > 0)
+}
+
+/// Marks a JS hook call (nested calls nest); dropped when the call returns.
+pub struct JsHookGuard;
+
+impl JsHookGuard {
+    pub fn enter() -> JsHookGuard {
+        HOOK_DEPTH.with(|d| d.set(d.get() + 1));
+        JsHookGuard
+    }
+}
+
+impl Drop for JsHookGuard {
+    fn drop(&mut self) {
+        HOOK_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+/// `hg.memory()` (the facade's): `{tensors, nodes, handles, wasmBytes}`.
+/// Not exported as `memory`: that is the wasm instance's memory export.
+#[wasm_bindgen(js_name = __memory)]
+pub fn memory_counts() -> Result<JsValue, JsValue> {
+    let internal = || {
+        crate::convert::js_error(hookgrad_core::Error::runtime(
+            "internal: memory(): the wasm memory is not a WebAssembly.Memory",
+        ))
+    };
+    let bytes = wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map_err(|_| internal())?
+        .buffer()
+        .dyn_into::<js_sys::ArrayBuffer>()
+        .map_err(|_| internal())?
+        .byte_length();
+    let o = Object::new();
+    for (k, v) in [
+        ("tensors", hookgrad_core::live::tensors() as f64),
+        ("nodes", hookgrad_core::live::nodes() as f64),
+        ("handles", HANDLES.with(|h| h.get()) as f64),
+        ("wasmBytes", f64::from(bytes)),
+    ] {
+        Reflect::set(&o, &k.into(), &JsValue::from_f64(v))?;
+    }
+    Ok(o.into())
+}

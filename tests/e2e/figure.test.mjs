@@ -1,0 +1,61 @@
+// The figure reads at a glance: at the first view of every lesson (1280×800)
+// and in a 700×480 embed, every node lies inside the graph pane and node
+// titles render at least as large as the page's 11-px body text.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { setup, waitForRun, SHOTS } from './helpers.mjs';
+import { LESSONS } from '../../web/src/model/lessons.js';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env?.close(); });
+
+/** Rendered title size (font px × the figure's scale) and boxes outside the pane. */
+export async function measureFigure(page) {
+  return page.evaluate(() => {
+    const pane = document.querySelector('.graph-box').getBoundingClientRect();
+    const titles = [...document.querySelectorAll('#graph .tensor .title, #graph .bnode .title, #graph .placeholder .cluster-label')];
+    const sizes = titles.map((t) => {
+      const r = t.getBoundingClientRect(); const bb = t.getBBox();
+      const scale = bb.height > 0 ? r.height / bb.height : 0;
+      return parseFloat(getComputedStyle(t).fontSize) * scale;
+    });
+    const outside = [...document.querySelectorAll('#graph .tensor, #graph .bnode, #graph .placeholder')].filter((g) => {
+      const r = g.getBoundingClientRect();
+      return r.left < pane.left - 1 || r.top < pane.top - 1 || r.right > pane.right + 1 || r.bottom > pane.bottom + 1;
+    }).map((g) => g.getAttribute('aria-label'));
+    return { n: titles.length, minTitle: Math.min(...sizes), outside };
+  });
+}
+
+async function settle(page) { await page.waitForTimeout(450); } // the view's transform transition
+
+for (const lesson of LESSONS) {
+  test(`lesson ${lesson.n} (${lesson.id}): whole figure in view, titles ≥ 11 px at first view`, async () => {
+    const page = await env.page(`#lesson=${lesson.id}`);
+    await waitForRun(page); await settle(page);
+    const m = await measureFigure(page);
+    await page.screenshot({ path: path.join(SHOTS, `lesson-${String(lesson.n).padStart(2, '0')}-${lesson.id}.png`) });
+    assert.ok(m.n > 0, 'the figure has nodes');
+    assert.deepEqual(m.outside, [], 'every node inside the graph pane');
+    assert.ok(m.minTitle >= 11, `smallest title ${m.minTitle.toFixed(1)} px`);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+}
+
+test('700×480 embed of every lesson: whole figure in view, titles ≥ 11 px', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 700, height: 480 } });
+  for (const lesson of LESSONS) {
+    await page.goto(`${env.url}embed.html#lesson=${lesson.id}`);
+    await page.waitForFunction(() => document.getElementById('step-count').textContent !== '0 / 0' && !document.body.classList.contains('busy'), null, { timeout: 15000 });
+    await settle(page);
+    const m = await measureFigure(page);
+    if (lesson.id === 'legacy-hook') await page.screenshot({ path: path.join(SHOTS, 'embed-700x480-legacy-hook.png') });
+    assert.ok(m.n > 0, `lesson ${lesson.n}: the figure has nodes`);
+    assert.deepEqual(m.outside, [], `lesson ${lesson.n}: every node inside the pane`);
+    assert.ok(m.minTitle >= 11, `lesson ${lesson.n}: smallest title ${m.minTitle.toFixed(1)} px`);
+  }
+  await page.close();
+});

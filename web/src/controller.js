@@ -1,0 +1,152 @@
+// One playground controller for playground.html and embed.html: run → session
+// → graph view → player → step text, the player's buttons and keys, Stop.
+// The pages only wire what they have on top (editor, URL, inspector, console).
+import { Runner } from './runner.js';
+import { buildSession, relayout } from './session.js';
+import { frameAt } from './model/trace-model.js';
+import { stepSentence, hasBackward } from './model/step-text.js';
+import { GraphView } from './view/graph-view.js';
+import { Player } from './view/player.js';
+import { PLAY, PAUSE } from './view/icons.js';
+import { renderCompare } from './view/compare-view.js';
+import { downloadSvg, downloadPng } from './view/export.js';
+
+/**
+ * opts:
+ *  getSource() → { program, semantics, lesson }   what to run (lesson: a lessons.js entry or null)
+ *  onFrame(k, frame, ctl)      after the shared parts of a frame are drawn
+ *  onSession(session, ctl)     after a run's graph is drawn
+ *  onBusy(busy)                a run starts / ends
+ *  cooperative                 graph gestures for embeds (see GraphView)
+ *  keyboard                    Space / ← / → / Home / End / Escape on the document
+ */
+export class Controller {
+  constructor({ getSource, onFrame = () => {}, onSession = () => {}, onBusy = () => {}, cooperative = false, keyboard = true, root = document } = {}) {
+    const $ = (id) => root.getElementById(id);
+    this.$ = $; this.getSource = getSource; this.onFrame = onFrame; this.onSession = onSession; this.onBusy = onBusy;
+    this.session = null; this.dirty = true; this.selected = {}; this.collapsed = new Set(); this.follow = false; this.running = null; this.frame = null;
+    this.runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, wasmUrl: new URL('pkg/hookgrad_bg.wasm', document.baseURI).href });
+    this.view = new GraphView($('graph'), {
+      cooperative,
+      onSelect: (sel) => { this.selected = sel; this.render(); this.view.reveal(this.view.boxOf(sel)); },
+      onToggleModule: async (key) => {
+        // From now on the reader's choice of collapsed modules is kept across runs.
+        const set = new Set(this.session.collapsed);
+        if (set.has(key)) set.delete(key); else set.add(key);
+        this.collapsed = set;
+        this.session = await relayout(this.session, set);
+        if (await this.draw()) this.render();
+      },
+    });
+    this.player = new Player({
+      onFrame: (k, { animate }) => this.render(k, animate),
+      onState: (p) => {
+        const b = $('play-btn'); if (!b) return;
+        b.innerHTML = p.playing ? PAUSE : PLAY; b.setAttribute('aria-label', p.playing ? 'Pause' : 'Play');
+      },
+    });
+    this.wire(keyboard);
+  }
+
+  wire(keyboard) {
+    const { $ } = this; const on = (id, fn) => { const e = $(id); if (e) e.onclick = fn; };
+    on('run-btn', () => (this.busy ? this.stop() : this.run()));
+    on('backward-btn', () => this.backward());
+    on('play-btn', () => { this.follow = true; this.player.toggle(); });
+    on('step-btn', () => { this.follow = true; this.player.step(1); });
+    on('back-btn', () => { this.follow = true; this.player.step(-1); });
+    on('zoom-in', () => this.view.zoomBy(1.25));
+    on('zoom-out', () => this.view.zoomBy(0.8));
+    on('zoom-fit', () => { this.view.fit(); });
+    on('export-svg', () => downloadSvg($('graph'), this.view));
+    on('export-png', () => downloadPng($('graph'), this.view));
+    if ($('scrub')) $('scrub').oninput = (e) => { this.player.pause(); this.player.seek(Number(e.target.value)); };
+    if ($('speed')) $('speed').onchange = (e) => this.player.setSpeed(Number(e.target.value));
+    $('graph').addEventListener('click', () => { if (this.selected.tensor != null || this.selected.node != null) { this.selected = {}; this.render(); } });
+    if (keyboard) document.addEventListener('keydown', (e) => this.onKey(e));
+  }
+
+  onKey(e) {
+    const { player } = this;
+    if (e.key === 'Escape' && !e.target.closest('.cm-editor, dialog') && (this.selected.tensor != null || this.selected.node != null)) {
+      this.selected = {}; this.render(); return;
+    }
+    if (e.target.closest('.cm-editor, input, select, textarea, dialog') || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (['ArrowRight', 'ArrowLeft', ' '].includes(e.key)) this.follow = true;
+    if (e.key === ' ' && !e.target.closest('button, [role=button], a')) { e.preventDefault(); player.toggle(); }
+    else if (e.key === 'ArrowRight') { e.preventDefault(); player.step(1); }
+    else if (e.key === 'ArrowLeft') { e.preventDefault(); player.step(-1); }
+    else if (e.key === 'End') { e.preventDefault(); player.pause(); player.seek(player.total); }
+    else if (e.key === 'Home') { e.preventDefault(); player.pause(); player.seek(0); }
+  }
+
+  setBusy(b) {
+    this.busy = b;
+    document.body.classList.toggle('busy', b);
+    const run = this.$('run-btn'); const bw = this.$('backward-btn');
+    if (bw) bw.disabled = b;
+    if (run) { run.textContent = b ? 'Stop' : 'Run'; run.classList.toggle('stop', b); run.setAttribute('aria-label', b ? 'Stop the running program' : 'Run'); }
+    this.onBusy(b);
+  }
+
+  /** Stops a running program (the worker is terminated; what it printed so far is kept). */
+  stop() { this.runner.stop(); }
+
+  async run({ backward = false, step = null } = {}) {
+    this.player.pause(); this.setBusy(true); this.follow = backward;
+    const myRun = Symbol('run'); this.running = myRun;
+    const src = this.getSource();
+    const result = await this.runner.run(src.program, src.semantics);
+    if (this.running !== myRun) return false;
+    const session = await buildSession(result, { collapsed: this.collapsed, pane: this.view.size() });
+    if (this.running !== myRun) return false;
+    this.session = session; this.dirty = false;
+    if (!(await this.draw()) || this.running !== myRun) return false;
+    const { model } = session;
+    this.player.load(model.steps.length, step ?? model.forwardEnd);
+    this.setBusy(false);
+    this.onSession(session, this);
+    if (backward && hasBackward(model)) this.player.play({ from: model.forwardEnd });
+    return true;
+  }
+
+  backward() {
+    this.follow = true;
+    const s = this.session;
+    if (!s || this.dirty) return this.run({ backward: true });
+    if (!hasBackward(s.model)) { this.player.seek(s.model.steps.length); return null; }
+    const k = this.player.k;
+    return this.player.play({ from: k >= s.model.steps.length || k < s.model.forwardEnd ? s.model.forwardEnd : k });
+  }
+
+  async draw() {
+    const { model, input, layout, legacy, result } = this.session;
+    const empty = !model.tensors.size && !model.nodes.size;
+    const box = this.$('graph-empty');
+    if (box) {
+      box.hidden = !empty;
+      box.textContent = empty ? (result.error?.message || 'The program created no tensors.') : '';
+      box.classList.toggle('is-error', empty && !!result.error);
+    }
+    return this.view.setGraph(model, input, layout, { legacyHandles: legacy, focusModule: this.getSource().lesson?.view?.module });
+  }
+
+  /** Draws frame k (default: the player's). */
+  render(k = this.player.k, animate = false) {
+    if (!this.session) return;
+    const { $ } = this; const { model, result } = this.session;
+    const frame = frameAt(model, k); this.frame = frame;
+    this.view.update(frame, { selected: this.selected, animate, follow: this.follow });
+    const total = model.steps.length;
+    if ($('scrub')) { $('scrub').max = String(total); $('scrub').value = String(k); $('scrub').setAttribute('aria-valuetext', `step ${k} of ${total}`); }
+    if ($('step-count')) $('step-count').textContent = `${k} / ${total}`;
+    const s = stepSentence(model, k, frame, result.error);
+    const st = $('step-text'); st.textContent = s.text; st.classList.toggle('is-error', s.error);
+    const lesson = this.getSource().lesson;
+    if ($('compare')) {
+      renderCompare($('compare'), { model, k, columns: lesson?.compare, warnRoot: $('compare-warning') || $('compare'),
+        onSelectNode: (node) => { this.selected = { node }; this.render(); this.view.reveal(this.view.boxOf({ node }), { force: true }); } });
+    }
+    this.onFrame(k, frame, this);
+  }
+}

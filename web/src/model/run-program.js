@@ -1,0 +1,70 @@
+// Runs a user program against the engine and returns what the page replays:
+// `hg.traceRun` gives one timeline (ops, backward steps, hooks, warnings and
+// the program's console lines as `log` events) plus the graph of every tensor
+// the run touched. Nothing is patched: the program gets the engine's own
+// exports and a console object of its own that formats each line
+// (console-format.js) and hands it to the engine (`hg.recordLog`), which
+// places it in the trace (a line printed by a hook follows that hook's event).
+// Used by the program worker, and in Node by the tests and fixture generator.
+import { formatArg } from './console-format.js';
+
+export const MAX_LINES = 400;
+/** Lines the program's text is shifted by in `new Function` (header + "use strict"). */
+export const PROGRAM_LINE_OFFSET = 3;
+
+/** The program's `console`: log/info/debug/warn/error → `log` events. */
+export function programConsole(hg, { max = MAX_LINES } = {}) {
+  const is = {
+    isTensor: (x) => !!x && typeof x === 'object' && (typeof hg.Tensor === 'function' ? x instanceof hg.Tensor : typeof x.item === 'function'),
+    isNode: (x) => !!x && typeof x === 'object' && 'nextFunctions' in x && typeof x.registerPrehook === 'function',
+  };
+  let n = 0;
+  const line = (level) => (...args) => {
+    if (n > max) return;
+    n++;
+    let text = n > max ? `(console output cut after ${max} lines)` : args.map((a) => formatArg(a, is)).join(' ');
+    if (text.length > 4000) text = `${text.slice(0, 4000)}…`;
+    hg.recordLog(n > max ? 'warn' : level, text);
+  };
+  return Object.freeze({ log: line('log'), info: line('info'), debug: line('debug'), warn: line('warn'), error: line('error') });
+}
+
+/** The `hg` a program sees: the engine's exports without the page's own
+ * entry points; the page's PyTorch 2 / 1.x switch owns the semantics. */
+export function programApi(hg) {
+  const api = { ...hg };
+  for (const k of ['trace', 'traceRun', 'graph', 'recordLog', 'initSync', 'default']) delete api[k];
+  api.setSemantics = () => hg.recordLog('warn', 'hg.setSemantics() is ignored here: use the PyTorch 2 / PyTorch 1.x switch at the top of the page.');
+  return Object.freeze(api);
+}
+
+/** `{message, line}` of an uncaught exception (line in the user's program). */
+export function errorInfo(e) {
+  const message = e instanceof Error ? `${e.name === 'Error' ? '' : `${e.name}: `}${e.message}` : `Uncaught ${formatArg(e, { isTensor: () => false, isNode: () => false })}`;
+  const m = e && typeof e.stack === 'string' ? /<anonymous>:(\d+):(\d+)/.exec(e.stack) : null;
+  return { message, line: m ? Number(m[1]) - PROGRAM_LINE_OFFSET : null };
+}
+
+/** Runs `program` (source text); returns `{graph, trace, error}`. */
+export function runProgram(hg, program, { semantics = 'pytorch-2', api = programApi(hg) } = {}) {
+  let error = null; let trace = []; let graph = { tensors: [], nodes: [] };
+  try {
+    hg.setSemantics(semantics === 'pytorch-1' ? 'pytorch-1' : 'pytorch-2');
+    const fn = new Function('hg', 'console', `"use strict";\n${program}\n`);
+    const cons = programConsole(hg);
+    // The exception is rethrown so the trace ends with its `error` event.
+    ({ trace, graph } = hg.traceRun(() => {
+      try { fn(api, cons); } catch (e) { error = errorInfo(e); throw e; }
+    }));
+  } catch (e) {
+    error = error || errorInfo(e);
+  }
+  // Hook rows name where the program registered them: lines of the program's
+  // own text (V8 counts the Function's header lines too).
+  for (const x of [...graph.tensors, ...graph.nodes]) {
+    for (const h of [...(x.hooks || []), ...(x.preHooks || []), ...(x.postHooks || [])]) {
+      if (h.source) h.source = { line: h.source.line - PROGRAM_LINE_OFFSET, column: h.source.column };
+    }
+  }
+  return { graph, trace, error };
+}
