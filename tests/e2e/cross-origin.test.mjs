@@ -211,13 +211,22 @@ test('wheel over a figure scrolls the post; once the reader focuses the figure, 
 });
 
 for (const width of [400, 700]) {
-  test(`nothing is clipped at ${width} px wide (iframe 700×480 and element, first and last step)`, async () => {
+  test(`nothing is clipped at ${width} px wide (iframe 700×480 and element, at every step)`, async () => {
     const page = await openBlog(width, 900);
     for (const sel of ['#plain', '#el1']) {
       await page.locator(sel).scrollIntoViewIfNeeded();
       const f = await embedFrame(page, sel);
       await page.waitForTimeout(300);
       assert.deepEqual(await clipped(f), [], `${sel} at the first step`);
+      // Every step (a warning's sentence is the longest text), then the end by keyboard.
+      const total = Number((await f.locator('#step-count').textContent()).split('/')[1]);
+      for (let k = 0; k <= total; k++) {
+        await f.evaluate((k) => { const s = document.getElementById('scrub'); s.value = String(k); s.dispatchEvent(new Event('input')); }, k);
+        // The element follows its content's height one message later: allow it a moment.
+        let out = await clipped(f);
+        for (let i = 0; i < 20 && out.length; i++) { await page.waitForTimeout(50); out = await clipped(f); }
+        assert.deepEqual(out, [], `${sel} at step ${k} of ${total}`);
+      }
       await f.getByRole('slider', { name: 'Scrub through the trace' }).focus();
       await f.page().keyboard.press('End');
       await page.waitForTimeout(500);
