@@ -4,6 +4,8 @@
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+// The long-form tutorial pages (web/tutorials/<name>.html).
+const TUTORIALS = ['hooks-in-depth', 'adjoint', 'capture', 'legacy-linear'];
 
 export default {
   root: here,
@@ -15,7 +17,8 @@ export default {
     emptyOutDir: true,
     target: 'es2022',
     rollupOptions: {
-      input: { home: `${here}index.html`, playground: `${here}playground.html`, embed: `${here}embed.html` },
+      input: { home: `${here}index.html`, playground: `${here}playground.html`, embed: `${here}embed.html`,
+        ...Object.fromEntries(TUTORIALS.map((t) => [`tutorial-${t}`, `${here}tutorials/${t}.html`])) },
       // No "JavaScript callbacks ran for N s" report after every build.
       checks: { bundlerTimings: false, pluginTimings: false },
     },

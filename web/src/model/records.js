@@ -104,7 +104,7 @@ export function nodeRecord(n, lod = 'full') {
  */
 export function mergedRecord(t, n) {
   const hooks = (t?.hooks || []).length + (n ? (n.preHooks || []).length + (n.postHooks || []).length : 0);
-  const tw = t ? titleW(t.name || `t${t.id}`) : 0; const nw = n ? (n.name || '').length * 8.6 : 0;
+  const tw = t ? titleW(t.name || `t${t.id}`) : 0; const nw = n ? (n.name || '').length * 9.4 : 0;
   return { w: Math.round(Math.min(MAX_W + 40, Math.max(60, tw + (hooks ? 34 : 0), nw) + 22)), h: t && n ? 46 : 28, hooks };
 }
 

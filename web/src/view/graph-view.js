@@ -27,7 +27,7 @@ export class GraphView {
     svg.innerHTML = '';
     const defs = el('defs', {}, svg);
     for (const [id, cls] of [['arrow-next', 'arrow-next'], ['arrow-op', 'arrow-op'], ['arrow-hot', 'arrow-hot']]) {
-      const m = el('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' }, defs);
+      const m = el('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 10, markerHeight: 10, markerUnits: 'userSpaceOnUse', orient: 'auto-start-reverse' }, defs);
       el('path', { d: 'M0,0 L10,5 L0,10 z', class: cls }, m);
     }
     this.root = el('g', { class: 'viewport' }, svg);
