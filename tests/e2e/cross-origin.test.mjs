@@ -248,7 +248,7 @@ for (const width of [400, 700]) {
   });
 }
 
-test('the whole site works from the sub-path /hookgrad/: front page, playground, embed, element script, package', async () => {
+test('the whole site works from the sub-path /hookgrad/: front page, playground, tutorials, element script, package', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors = []; const bad = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -258,6 +258,12 @@ test('the whole site works from the sub-path /hookgrad/: front page, playground,
   await page.goto(site.url);
   await page.goto(`${site.url}playground.html#lesson=tensor-hooks`);
   await page.waitForFunction(() => document.getElementById('step-count')?.textContent !== '0 / 0' && document.querySelectorAll('[data-node]').length > 2, null, { timeout: 20000 });
+  // The tutorial pages (when built): each loads from the sub-path without a 404 or an error.
+  const tutorials = fs.existsSync(path.join(DIST, 'tutorials')) ? fs.readdirSync(path.join(DIST, 'tutorials')).filter((f) => f.endsWith('.html')) : [];
+  for (const t of tutorials) {
+    await page.goto(`${site.url}tutorials/${t}`);
+    await page.waitForLoadState('networkidle');
+  }
   for (const f of ['hookgrad-element.js', 'pkg/hookgrad.js', 'pkg/hookgrad_bg.wasm', 'pkg/package.json', 'pkg/hookgrad.d.ts']) {
     const r = await page.request.get(`${site.url}${f}`);
     assert.equal(r.status(), 200, f);
