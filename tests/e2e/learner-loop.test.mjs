@@ -4,7 +4,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setup, waitForRun, toEnd, consoleText, ROOT } from './helpers.mjs';
+import { setup, waitForRun, toEnd, consoleText, ROOT, SHOTS } from './helpers.mjs';
 import { encodeState } from '../../web/src/model/state.js';
 
 const scenario = (program) => encodeState({ program, semantics: 'pytorch-2', lesson: null });
@@ -235,6 +235,7 @@ test('390×844: no sideways scroll, every button and input at least 40 px tall',
       }).map((e) => `${e.id || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 20)} (${Math.round(e.getBoundingClientRect().height)} px)`);
       return { scrollWidth: document.scrollingElement.scrollWidth, innerWidth, small };
     });
+    await page.screenshot({ path: path.join(SHOTS, `phone-${lesson}.png`) });
     assert.ok(r.scrollWidth <= r.innerWidth, `${lesson}: scrollWidth ${r.scrollWidth} ≤ ${r.innerWidth}`);
     assert.deepEqual(r.small, [], `${lesson}: tap targets under 40 px`);
     assert.deepEqual(page.errors, []);

@@ -141,7 +141,7 @@ export class Controller {
     if ($('scrub')) { $('scrub').max = String(total); $('scrub').value = String(k); $('scrub').setAttribute('aria-valuetext', `step ${k} of ${total}`); }
     if ($('step-count')) $('step-count').textContent = `${k} / ${total}`;
     const s = stepSentence(model, k, frame, result.error);
-    renderStepText($('step-text'), s, s.summary ? summaryParts(s.summary) : null);
+    renderStepText($('step-text'), s, s.summary ? summaryParts(s.summary, 26) : null);
     const lesson = this.getSource().lesson;
     if ($('compare')) {
       renderCompare($('compare'), { model, k, columns: lesson?.compare, warnRoot: $('compare-warning') || $('compare'),
