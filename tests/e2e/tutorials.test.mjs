@@ -6,7 +6,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setup, ROOT, SHOTS } from './helpers.mjs';
+import { setup, ROOT, SHOTS, waitForRun, toEnd, deselect, gradOf } from './helpers.mjs';
 
 const FIX = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'pytorch.json'), 'utf8')).scenarios;
 const PAGES = ['hooks-in-depth', 'adjoint', 'capture', 'legacy-linear'];
@@ -212,6 +212,20 @@ test('hooks in depth: editing a cell re-runs it and redraws its figure; figures 
   await page.close();
 });
 
+test('a cell\'s "Open in playground" link carries its program and semantics', async () => {
+  const page = await openTutorial('hooks-in-depth');
+  const href = await page.locator('#cell-v1 a.cell-open').getAttribute('href');
+  await page.close();
+  const pg = await open(href.slice(env.url.length));
+  await waitForRun(pg);
+  assert.equal(await pg.locator('input[value="pytorch-1"]').isChecked(), true, 'PyTorch 1.x semantics selected');
+  await toEnd(pg);
+  await deselect(pg);
+  assertClose(numbers(await gradOf(pg, 'e')), FIX.tutorial_hooks_video.pytorch1.grads.e, 'playground e.grad under 1.x');
+  assert.deepEqual(pg.errors, []);
+  await pg.close();
+});
+
 // ------------------------------------------------------------------- adjoint
 
 async function checkAdjoint(page, fx, label) {
@@ -265,6 +279,9 @@ test('capture: the Routine keeps the layer\'s output and input gradient; the leg
   assertClose(await printed(page, 'cell-routine', 'activation'), fx.full.activations[0], 'activation');
   assertClose(await printed(page, 'cell-routine', 'gradient'), fx.full.gradients[0], 'gradient (grad_input[0])');
   assertClose(await printed(page, 'cell-routine', 'after two calls:'), [fx.full.activations.length, fx.full.gradients.length], 'list lengths');
+
+  // The unbound method: the hook's TypeError, named after the module, ends the run.
+  assert.match(await page.locator('#cell-unbound .cell-error').textContent(), /forward hook of module 'Linear' raised an error: .*undefined/);
 
   const legacy = fx.legacy;
   const shapes = (await lines(page, 'cell-legacy')).find((l) => l.startsWith('legacy gradInput has'));

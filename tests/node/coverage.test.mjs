@@ -1,5 +1,6 @@
 // Every scenario of tests/fixtures/pytorch.json is checked by some test file:
-// a scenario counts as covered when a test file names it in S('<name>').
+// a scenario counts as covered when a Node test file names it in S('<name>'),
+// or a browser test (tests/e2e: the tutorial pages) reads it as FIX.<name>.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,11 +11,16 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = JSON.parse(fs.readFileSync(path.join(here, '../fixtures/pytorch.json'), 'utf8'));
 
 test('every fixture scenario is used by a test', () => {
-  const sources = fs.readdirSync(here)
-    .filter((f) => f.endsWith('.mjs') && f !== 'coverage.test.mjs')
-    .map((f) => fs.readFileSync(path.join(here, f), 'utf8'))
+  const read = (dir, skip) => fs.readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs') && f !== skip)
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
     .join('\n');
-  const used = new Set([...sources.matchAll(/\bS\('([A-Za-z0-9_]+)'\)/g)].map((m) => m[1]));
+  const sources = read(here, 'coverage.test.mjs');
+  const browser = read(path.join(here, '../e2e'));
+  const used = new Set([
+    ...[...sources.matchAll(/\bS\('([A-Za-z0-9_]+)'\)/g)].map((m) => m[1]),
+    ...[...browser.matchAll(/\bFIX\.([A-Za-z0-9_]+)/g)].map((m) => m[1]),
+  ]);
   const missing = Object.keys(fixtures.scenarios).filter((n) => !used.has(n));
   assert.deepEqual(missing, [], 'scenarios without a test');
   const unknown = [...used].filter((n) => !(n in fixtures.scenarios));

@@ -114,6 +114,7 @@ test('a program run: console lines, the uncaught error, and the graph of every t
 const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
 const c = a.mul(a); c.name = 'c';
 c.registerHook(function cHook(g) { console.log('cHook got', g); });
+hg.zeros([2], { name: 'lone' });
 console.log('c =', c);
 c.backward();
 null.x;`);
@@ -121,8 +122,8 @@ null.x;`);
   assert.deepEqual(logs.map((l) => [l.text, l.hook != null]), [['c = tensor(4., grad_fn=<MulBackward0>)', false], ['cHook got tensor(1.)', true]]);
   assert.equal(r.trace.at(-1).type, 'error');
   assert.match(r.error.message, /^TypeError: Cannot read properties of null/);
-  assert.equal(r.error.line, 7);
-  assert.deepEqual(r.graph.tensors.map((t) => t.name).sort(), ['a', 'c']);
+  assert.equal(r.error.line, 8);
+  assert.deepEqual(r.graph.tensors.map((t) => t.name).sort(), ['a', 'c', 'lone'], 'a leaf no op used is listed too');
   assert.equal(r.graph.tensors.find((t) => t.name === 'a').grad, 4, 'dc/da = 2a = 4');
 });
 

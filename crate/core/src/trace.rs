@@ -106,6 +106,19 @@ pub fn record_op(node: NodeId, name: &'static str, inputs: &[&Tensor], output: &
     });
 }
 
+/// Remembers a tensor the run created without an op (a leaf from
+/// `hg.tensor()`), so `trace_with_tensors` lists it even if no op uses it.
+pub fn note_tensor(t: &Tensor) {
+    if !is_recording() {
+        return;
+    }
+    with_state(|s| {
+        if let Some(top) = s.recorders.last_mut() {
+            top.tensors.push(Rc::downgrade(&t.0));
+        }
+    });
+}
+
 /// A console line of the program: a `log` event in the active trace (none
 /// if no trace is active). Inside a user hook it waits for the hook's event.
 pub fn record_log(level: LogLevel, text: String) {

@@ -60,15 +60,19 @@ fn tensor_options(opts: &JsValue, what: &str) -> JsResult<TensorOptions> {
 pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<Tensor> {
     let o = tensor_options(&opts, "tensor()")?;
     let (shape, values) = parse_data(&data, opt_get(&opts, "shape"))?;
-    CoreTensor::from_vec(&shape, values, &o)
-        .js()
-        .map(Tensor::wrap)
+    CoreTensor::from_vec(&shape, values, &o).js().map(leaf)
+}
+
+/// A new leaf for JS, noted by an active trace (`traceRun`'s graph shows it).
+fn leaf(t: CoreTensor) -> Tensor {
+    hookgrad_core::trace::note_tensor(&t);
+    Tensor::wrap(t)
 }
 
 fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<Tensor> {
     let o = tensor_options(&opts, what)?;
     let s = parse_shape(&shape)?;
-    CoreTensor::full(&s, value, &o).js().map(Tensor::wrap)
+    CoreTensor::full(&s, value, &o).js().map(leaf)
 }
 
 #[wasm_bindgen]
@@ -93,7 +97,7 @@ pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
         },
         None => 0,
     };
-    Ok(Tensor::wrap(CoreTensor::from_array_opts(
+    Ok(leaf(CoreTensor::from_array_opts(
         hookgrad_core::ops::random::randn(&s, seed),
         &o,
     )))

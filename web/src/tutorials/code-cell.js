@@ -15,6 +15,8 @@
 // of the run's trace (tensors printed with their own toString(), PyTorch's
 // repr), so the output pane shows what PyTorch would print, in order.
 
+import { encodeState } from '../model/state.js';
+
 /** `hg.setSemantics('pytorch-1')` on a line of its own: the worker ignores the
  * call (its page owns the switch), so the cell reads it and runs with it. */
 const SEMANTICS_LINE = /^[ \t]*hg\.setSemantics\(\s*(['"])(pytorch-[12])\1\s*\);?[ \t]*(\/\/.*)?$/gm;
@@ -32,8 +34,8 @@ export class CodeCell {
    * @param runner a Runner (shared by every cell of the page)
    * @param onRun called with (cell, result) after each run
    */
-  constructor(el, runner, { onRun = () => {} } = {}) {
-    this.el = el; this.runner = runner; this.onRun = onRun;
+  constructor(el, runner, { onRun = () => {}, playground = null } = {}) {
+    this.el = el; this.runner = runner; this.onRun = onRun; this.playground = playground;
     const pre = el.querySelector('pre.cell-src');
     this.original = pre.textContent.replace(/^\n/, '').replace(/\s+$/, '\n');
     this.semanticsDefault = el.dataset.semantics || 'pytorch-2';
@@ -62,6 +64,14 @@ export class CodeCell {
     this.status = document.createElement('span');
     this.status.className = 'cell-status';
     bar.append(this.runBtn, this.resetBtn, this.status);
+    if (this.playground) {
+      // The same program in the full playground (editor, inspector, compare panes).
+      this.open = document.createElement('a');
+      this.open.className = 'cell-open';
+      this.open.target = '_blank'; this.open.rel = 'noopener';
+      this.open.textContent = 'Open in playground ↗';
+      bar.append(this.open);
+    }
     code.append(this.area, bar);
 
     this.out = document.createElement('div');
@@ -73,6 +83,7 @@ export class CodeCell {
     pre.replaceWith(code);
     this.el.append(this.out, pre); // the print copy stays in the cell, hidden on screen
     this.el.classList.add('ready');
+    this.syncPrint();
 
     this.runBtn.onclick = () => this.run();
     this.resetBtn.onclick = () => { this.area.value = this.original; this.fit(); this.syncPrint(); this.run(); };
@@ -109,7 +120,14 @@ export class CodeCell {
     this.area.style.height = h > 1 ? `${h + 2}px` : estimate;
   }
 
-  syncPrint() { const pre = this.el.querySelector('pre.cell-print'); if (pre) pre.textContent = this.area.value; }
+  syncPrint() {
+    const pre = this.el.querySelector('pre.cell-print');
+    if (pre) pre.textContent = this.area.value;
+    if (this.open) {
+      const { semantics, program } = readSemantics(this.area.value, this.semanticsDefault);
+      this.open.href = new URL(`playground.html${encodeState({ program, semantics })}`, this.playground).href;
+    }
+  }
 
   get code() { return this.area.value; }
 

@@ -20,6 +20,7 @@ for (const el of document.querySelectorAll('figure.hg-figure')) figures.set(el.i
 
 for (const el of document.querySelectorAll('.cell')) {
   const cell = new CodeCell(el, runner, {
+    playground: SITE,
     onRun(c, result) {
       // A cell that runs without an error redraws the figures drawn from it.
       if (!result.error) {
