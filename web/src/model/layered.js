@@ -46,14 +46,21 @@ export function rankUnits(n, succ, pred) {
  * How many columns of consecutive ranks give the largest scale in a pane of
  * the given aspect (width / height). Returns the rank at which each column starts.
  */
-export function foldRanks(layerW, layerH, aspect) {
+export function foldRanks(layerW, layerH, aspect, breaks = []) {
   const R = layerW.length; let best = { scale: -1, starts: [0] };
   const total = layerH.reduce((a, h) => a + h + RANKSEP, 0);
   for (let C = 1; C <= Math.min(R, 80); C++) {
-    // Cut where the running height passes i/C of the total.
-    const starts = [0]; let acc = 0;
+    // Cut where the running height passes i/C of the total; moved to the
+    // nearest module boundary (a rank where the outermost module changes)
+    // when one is within a third of a column, so a module is not split.
+    const starts = [0]; let acc = 0; const per = R / C;
     for (let r = 0; r < R; r++) {
-      if (starts.length < C && acc >= (total * starts.length) / C && r > starts[starts.length - 1]) starts.push(r);
+      if (starts.length < C && acc >= (total * starts.length) / C && r > starts[starts.length - 1]) {
+        let cut = r; let d = Infinity;
+        for (const b of breaks) if (b > starts[starts.length - 1] && Math.abs(b - r) <= per / 3 && Math.abs(b - r) < d) { d = Math.abs(b - r); cut = b; }
+        starts.push(cut);
+        if (cut > r) { for (let q = r; q < cut; q++) acc += layerH[q] + RANKSEP; r = cut; }
+      }
       acc += layerH[r] + RANKSEP;
     }
     let w = 0; let h = 0;
@@ -147,8 +154,13 @@ export function layeredLayout(input, { aspect = 1.3 } = {}) {
     for (const v of L) { lo = Math.min(lo, x[v] - units[v].w / 2); hi = Math.max(hi, x[v] + units[v].w / 2); h = Math.max(h, units[v].h); }
     layerMin.push(L.length ? lo : 0); layerW.push(L.length ? hi - lo : 0); layerH.push(h);
   }
-  const starts = foldRanks(layerW, layerH, aspect);
-  const pos = {}; let colX = 0;
+  // Ranks where the outermost module changes: the preferred places to fold.
+  const byId = new Map(input.clusters.map((c) => [c.id, c]));
+  const top = (u) => { let k = u.parent; while (k && byId.get(k)?.parent && byId.has(byId.get(k).parent)) k = byId.get(k).parent; return k && byId.has(k) ? k : ''; };
+  const sig = layers.map((L) => [...new Set(L.map((v) => top(units[v])))].sort().join('|'));
+  const breaks = []; for (let r = 1; r < R; r++) if (sig[r] !== sig[r - 1]) breaks.push(r);
+  const starts = foldRanks(layerW, layerH, aspect, breaks);
+  const pos = {}; const column = {}; let colX = 0;
   for (let c = 0; c < starts.length; c++) {
     const end = c + 1 < starts.length ? starts[c + 1] : R;
     let lo = Infinity; let hi = -Infinity;
@@ -156,37 +168,41 @@ export function layeredLayout(input, { aspect = 1.3 } = {}) {
     if (!Number.isFinite(lo)) { lo = 0; hi = 0; }
     let y = 0;
     for (let r = starts[c]; r < end; r++) {
-      for (const v of layers[r]) { const u = units[v]; pos[u.id] = { x: colX + x[v] - u.w / 2 - lo, y: y + (layerH[r] - u.h) / 2, w: u.w, h: u.h }; }
+      for (const v of layers[r]) { const u = units[v]; pos[u.id] = { x: colX + x[v] - u.w / 2 - lo, y: y + (layerH[r] - u.h) / 2, w: u.w, h: u.h }; column[u.id] = c; }
       y += layerH[r] + RANKSEP;
     }
     colX += hi - lo + COLGAP;
   }
-  return finish(input, pos);
+  return finish(input, pos, column);
 }
 
 /** Module boxes around their members (innermost first), then everything shifted to start at (M, M). */
-function finish(input, pos) {
+function finish(input, pos, column = {}) {
   const byId = new Map(input.clusters.map((c) => [c.id, c]));
+  // One frame per module and column: a module folded over two columns gets two frames.
   const boxes = new Map();
-  const grow = (id, b) => {
+  const grow = (id, b, col) => {
     for (let k = id; k && byId.has(k); k = byId.get(k).parent) {
-      const cur = boxes.get(k);
-      if (!cur) boxes.set(k, { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h });
+      if (!boxes.has(k)) boxes.set(k, new Map());
+      const cur = boxes.get(k).get(col);
+      if (!cur) boxes.get(k).set(col, { x0: b.x, y0: b.y, x1: b.x + b.w, y1: b.y + b.h });
       else { cur.x0 = Math.min(cur.x0, b.x); cur.y0 = Math.min(cur.y0, b.y); cur.x1 = Math.max(cur.x1, b.x + b.w); cur.y1 = Math.max(cur.y1, b.y + b.h); }
     }
   };
-  for (const u of input.units) if (u.parent && pos[u.id]) grow(u.parent, pos[u.id]);
+  for (const u of input.units) if (u.parent && pos[u.id]) grow(u.parent, pos[u.id], column[u.id] ?? 0);
   const depth = (id) => { let d = 0; for (let k = byId.get(id)?.parent; k; k = byId.get(k)?.parent) d++; return d; };
-  const clusters = {};
-  for (const [id, b] of boxes) {
+  const clusters = {}; const clusterParts = {};
+  for (const [id, cols] of boxes) {
     // Nested modules get a little less padding than their parents, so the frames do not coincide.
     const pad = Math.max(4, 12 - 3 * depth(id));
-    clusters[id] = { x: b.x0 - pad, y: b.y0 - pad - 26, w: b.x1 - b.x0 + 2 * pad, h: b.y1 - b.y0 + 2 * pad + 26 };
+    const frames = [...cols.keys()].sort((a, b) => a - b).map((c) => { const b = cols.get(c); return { x: b.x0 - pad, y: b.y0 - pad - 26, w: b.x1 - b.x0 + 2 * pad, h: b.y1 - b.y0 + 2 * pad + 26 }; });
+    clusters[id] = frames[0];
+    if (frames.length > 1) clusterParts[id] = frames.slice(1);
   }
-  const all = [...Object.values(pos), ...Object.values(clusters)];
-  if (!all.length) return { pos, clusters, width: 0, height: 0, dir: 'TB' };
+  const all = [...Object.values(pos), ...Object.values(clusters), ...Object.values(clusterParts).flat()];
+  if (!all.length) return { pos, clusters, clusterParts, width: 0, height: 0, dir: 'TB' };
   let x0 = Infinity; let y0 = Infinity; let x1 = -Infinity; let y1 = -Infinity;
   for (const b of all) { x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y); x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h); }
   for (const b of all) { b.x += M - x0; b.y += M - y0; }
-  return { pos, clusters, width: x1 - x0 + 2 * M, height: y1 - y0 + 2 * M, dir: 'TB' };
+  return { pos, clusters, clusterParts, width: x1 - x0 + 2 * M, height: y1 - y0 + 2 * M, dir: 'TB' };
 }

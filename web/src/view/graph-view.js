@@ -82,7 +82,7 @@ export class GraphView {
     const big = (this.big = input.units.length > BIG_UNITS);
     // Mid-sized graphs are drawn in slices so the page keeps responding.
     const sliced = input.units.length > 60; let n = 0;
-    this.cullItems = []; this.cullOn = sliced; this.shownView = null; this.lastApplied = null; this.match = null; this.overviewShown = false;
+    this.cullItems = []; this.cullOn = sliced; this.shownView = null; this.lastApplied = null; this.match = null; this.overviewShown = false; this.toggleScale = 1;
     const breathe = async () => { if (sliced && ++n % 25 === 0) await new Promise((r) => setTimeout(r, 0)); return token !== this.drawToken; };
     this.root.innerHTML = '';
     this.root.classList.toggle('big', big);
@@ -103,6 +103,8 @@ export class GraphView {
       const b = layout.clusters[c.id]; if (!b) continue;
       const g = el('g', { class: 'cluster', 'data-module': c.id }, gClusters);
       el('rect', { x: b.x, y: b.y, width: b.w, height: b.h, rx: 12, class: 'cluster-box' }, g);
+      // layered.js: the rest of a module folded over several columns.
+      for (const q of layout.clusterParts?.[c.id] || []) el('rect', { x: q.x, y: q.y, width: q.w, height: q.h, rx: 12, class: 'cluster-box' }, g);
       const t = el('g', { class: 'cluster-toggle', role: 'button', tabindex: 0, 'aria-label': `Collapse module ${c.label}`, 'aria-expanded': 'true' }, gClusterLabels);
       el('rect', { x: b.x + 6, y: b.y + 5, width: Math.min(b.w - 12, c.label.length * 7.5 + 34), height: 20, rx: 6, class: 'cluster-label-bg' }, t);
       el('text', { x: b.x + 14, y: b.y + 19, class: 'cluster-label' }, t, `▾ ${c.label}`);
@@ -126,6 +128,7 @@ export class GraphView {
       }
       this.unitSpecs.push(spec);
     }
+    if (big) { await new Promise((r) => setTimeout(r, 0)); if (token !== this.drawToken) return false; }
     this.edgeSpecs = edgeSpecs(model, input, this.boxes, lod);
     for (const e of this.edgeSpecs) this.edgeMid.set(e.key, curveMid(e.c[0], e.c[1], e.c[6], e.c[7]));
     if (big) {
@@ -133,13 +136,15 @@ export class GraphView {
       await new Promise((r) => setTimeout(r, 0));
       if (token !== this.drawToken) return false;
       this.overview ||= this.box ? new OverviewCanvas(this.box) : null;
-      this.overview?.setGraph(overviewItems(this), this.edgeSpecs);
+      const frames = input.clusters.filter((c) => layout.clusters[c.id]).map((c) => ({ box: layout.clusters[c.id], title: `▾ ${c.label}`, frame: true, module: c.id, prio: 120 }));
+      this.overview?.setGraph(overviewItems(this), this.edgeSpecs, frames);
     } else {
       this.overview?.clear();
       for (const spec of this.unitSpecs) { if (await breathe()) return false; this.drawUnit(spec); }
       for (const e of this.edgeSpecs) this.drawEdge(e);
     }
     this.minimap?.setGraph(layout);
+    this.svg.dataset.layoutWidth = String(Math.round(layout.width)); // the figure's width in graph units (tests: minimap scale)
     // First view: the whole figure when it reads (see session.chooseLayout) or
     // when it is big (the overview reads at any size); else a readable part
     // from the top (the minimap shows the rest).
@@ -179,7 +184,7 @@ export class GraphView {
 
   drawPlaceholder(parent, u, p) {
     const c = this.input.clusters.find((x) => x.id === u.placeholder) || this.model.moduleCalls.find((x) => x.key === u.placeholder);
-    const label = c?.label || c?.name || 'module';
+    const label = c?.label || (c?.callNr > 1 ? `${c.name} (call ${c.callNr})` : c?.name) || 'module';
     // A collapsed module that holds a node with a legacy backward hook says so.
     const legacyInside = [...this.model.nodes.values()].some((n) => this.input.unitOfNode[n.id] === u.id && [...(n.preHooks || []), ...(n.postHooks || [])].some((h) => h.kind === 'module-backward'));
     const g = el('g', { class: `placeholder${legacyInside ? ' has-legacy' : ''}`, 'data-unit': u.id, role: 'button', tabindex: 0, 'aria-label': `Expand module ${label}`, 'aria-expanded': 'false' }, parent);
@@ -308,7 +313,15 @@ export class GraphView {
       this.flowLabels.set(key, { ...l, g: this.edgeLabel(l.mid, l.txt, l.cls) });
     }
     this.drawPins(frame.pins);
+    // (Drawn right away: this runs in an animation frame; the canvas is rasterized once per frame anyway.)
     if (!redraw) this.drawOverview();
+  }
+
+  /** Big graphs: the canvas is redrawn once per animation frame, however many changes asked for it. */
+  scheduleOverview() {
+    if (!this.big || this.ovRaf) return;
+    if (typeof requestAnimationFrame !== 'function') { this.drawOverview(); return; }
+    this.ovRaf = requestAnimationFrame(() => { this.ovRaf = 0; this.drawOverview(); });
   }
 
   /** A value label centred on an edge's midpoint. */
@@ -355,6 +368,7 @@ export class GraphView {
     if (!this.layout) return;
     this.minimap?.update(this.view, this.size());
     if (!this.big) return;
+    this.scaleToggles();
     if (this.lazyRaf) return;
     if (typeof requestAnimationFrame !== 'function') { this.lazyStep(); return; }
     this.lazyRaf = requestAnimationFrame(() => { this.lazyRaf = 0; this.lazyStep(); });
@@ -396,6 +410,17 @@ export class GraphView {
     }
     this.drawOverview();
     if (more) this.viewChanged();
+  }
+
+  /** Big graphs: module labels keep a readable size when zoomed out (they are few; the SVG keeps them focusable). */
+  scaleToggles() {
+    const s = Math.max(1, Math.round((0.9 / this.view.k) * 20) / 20);
+    if (s === this.toggleScale) return;
+    this.toggleScale = s;
+    for (const { toggle, box } of this.clusterEls.values()) {
+      const x = box.x + 6; const y = box.y + 5;
+      toggle.setAttribute('transform', s === 1 ? '' : `translate(${x},${y}) scale(${s}) translate(${-x},${-y})`);
+    }
   }
 
   /** Big graphs: redraws the canvas for the current view and frame. */
@@ -465,12 +490,12 @@ export class GraphView {
     this.userMoved = true; this.fitted = null;
     this.applyView(!this.reducedMotion());
     this.markMatch();
-    this.drawOverview();
+    this.scheduleOverview();
     const placeholder = !own && unit ? this.input.units.find((u) => u.id === unit) : null;
     return placeholder ? `(inside collapsed module ${this.model.moduleCalls.find((c) => c.key === placeholder.placeholder)?.name || ''})` : '';
   }
 
-  clearMatch() { this.match = null; this.markMatch(); this.drawOverview(); }
+  clearMatch() { this.match = null; this.markMatch(); this.scheduleOverview(); }
 
   /** The SVG record of the match (if drawn) gets the .search-hit class. */
   markMatch() {
@@ -652,14 +677,15 @@ function overviewItems(view) {
     const { u } = spec;
     if (u.placeholder) {
       const c = input.clusters.find((x) => x.id === u.placeholder) || model.moduleCalls.find((x) => x.key === u.placeholder);
-      return { spec, box: spec.box, title: `▸ ${c?.label || c?.name || 'module'}`, fill: 'm', module: u.placeholder, prio: 100 };
+      return { spec, box: spec.box, title: `▸ ${c?.label || (c?.callNr > 1 ? `${c.name} (call ${c.callNr})` : c?.name) || 'module'}`, fill: 'm', module: u.placeholder, prio: 100 };
     }
     const t = u.tensor != null ? model.tensors.get(u.tensor) : null; const n = u.node != null ? model.nodes.get(u.node) : null;
     const hooks = [...(t?.hooks || []), ...(n?.preHooks || []), ...(n?.postHooks || [])];
     const legacy = hooks.some((h) => h.kind === 'module-backward' || view.legacyHandles.has(h.handle));
     const root = !consumers.get(u.id);
     const prio = (root ? 90 : 0) + (hooks.length ? 60 : 0) + (t?.name ? 20 : 0) + (n?.name === 'AccumulateGrad' ? 10 : 0);
-    return { spec, box: spec.box, title: t ? t.name || n?.name || `t${t.id}` : n?.name || '', fill: n ? (n.name === 'AccumulateGrad' ? 'a' : 'n') : 't', tensor: t?.id ?? null, node: n?.id ?? null, legacy, prio };
+    // Unnamed tensors are labelled with their node's name, sparingly (see placeLabels' maxGeneric).
+    return { spec, box: spec.box, title: t ? t.name || n?.name || `t${t.id}` : n?.name || '', generic: !t?.name && !hooks.length && !root, fill: n ? (n.name === 'AccumulateGrad' ? 'a' : 'n') : 't', tensor: t?.id ?? null, node: n?.id ?? null, legacy, prio };
   });
 }
 

@@ -52,7 +52,8 @@ export class Minimap {
     g.setTransform(dpr * geo.s, 0, 0, dpr * geo.s, 0, 0);
     g.fillStyle = v('--cluster', '#f2f0ff');
     for (const b of Object.values(layout.clusters || {})) g.fillRect(b.x, b.y, b.w, b.h);
-    g.fillStyle = v('--n-stroke', '#e2a260');
+    // Boxes in the muted text colour, half transparent: the viewport rectangle stands out.
+    g.fillStyle = v('--muted', '#697186'); g.globalAlpha = 0.45;
     // At least half a minimap pixel per box, so a long chain stays visible.
     const minW = 0.5 / geo.s;
     for (const b of Object.values(layout.pos)) g.fillRect(b.x, b.y, Math.max(minW, b.w), Math.max(minW, b.h));

@@ -32,22 +32,24 @@ function palette(elem) {
  * (a grid of 64-px cells makes each test O(1)). Pure; returns the placed
  * { item, x, y, w } (x, y: label centre on screen).
  */
-export function placeLabels(items, view, size, { charW = 7, max = MAX_LABELS, gap = 14, skip = () => false } = {}) {
-  const { x: vx, y: vy, k } = view; const cell = 64; const grid = new Map(); const out = [];
+export function placeLabels(items, view, size, { charW = 7, max = MAX_LABELS, maxGeneric = 24, gap = 14, skip = () => false } = {}) {
+  const { x: vx, y: vy, k } = view; const cell = 64; const grid = new Map(); const out = []; let generic = 0;
   const cells = (x0, y0, x1, y1, fn) => {
     for (let cx = Math.floor(x0 / cell); cx <= Math.floor(x1 / cell); cx++) for (let cy = Math.floor(y0 / cell); cy <= Math.floor(y1 / cell); cy++) if (fn(`${cx},${cy}`)) return true;
     return false;
   };
   for (const it of items) {
     if (out.length >= max) break;
-    if (!it.title || skip(it)) continue;
-    const b = it.box; const cx = (b.x + b.w / 2) * k + vx; const cy = (b.y + b.h / 2) * k + vy;
+    if (!it.title || skip(it) || (it.generic && generic >= maxGeneric)) continue;
+    const b = it.box; const w = it.title.length * charW + 8;
+    // A module's label sits at its frame's top-left corner; a box's on its centre.
+    const cx = it.frame ? b.x * k + vx + w / 2 + 4 : (b.x + b.w / 2) * k + vx; const cy = it.frame ? b.y * k + vy + LABEL_H / 2 + 2 : (b.y + b.h / 2) * k + vy;
     if (cx < -40 || cy < -10 || cx > size.width + 40 || cy > size.height + 10) continue;
-    const w = it.title.length * charW + 8; const r = { x0: cx - w / 2, y0: cy - LABEL_H / 2, x1: cx + w / 2, y1: cy + LABEL_H / 2 };
+    const r = { x0: cx - w / 2, y0: cy - LABEL_H / 2, x1: cx + w / 2, y1: cy + LABEL_H / 2 };
     const hit = cells(r.x0 - gap, r.y0 - gap, r.x1 + gap, r.y1 + gap, (key) => (grid.get(key) || []).some((o) => o.x0 < r.x1 + gap && o.x1 > r.x0 - gap && o.y0 < r.y1 + gap / 2 && o.y1 > r.y0 - gap / 2));
     if (hit) continue;
     cells(r.x0, r.y0, r.x1, r.y1, (key) => { if (!grid.has(key)) grid.set(key, []); grid.get(key).push(r); return false; });
-    out.push({ item: it, x: cx, y: cy, w });
+    out.push({ item: it, x: cx, y: cy, w }); if (it.generic) generic++;
   }
   return out;
 }
@@ -67,9 +69,10 @@ export class OverviewCanvas {
    * items: { box, title, fill: 't'|'n'|'a'|'m', tensor, node, module, prio, legacy };
    * edges: { key, c: [x1, y1, cx1, cy1, cx2, cy2, x2, y2], box, next }.
    */
-  setGraph(items, edges) {
+  setGraph(items, edges, frames = []) {
     this.items = items; this.edges = edges;
-    this.byPrio = [...items].sort((a, b) => b.prio - a.prio);
+    // Module frames are labelled first (their SVG labels are under the canvas).
+    this.byPrio = [...frames, ...items].sort((a, b) => b.prio - a.prio);
     this.colors = palette(this.box);
     this.canvas.hidden = false;
   }
@@ -94,10 +97,15 @@ export class OverviewCanvas {
     ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * vx, dpr * vy);
     const f = st.frame; const hot = new Set((f?.edges || []).map((e) => `${e.from}>${e.to}#${e.index}`));
     // Edges: one path per colour.
+    // Zoomed out, edges are straight (a curve costs several times as much to rasterize).
+    const straight = k < 0.35;
     const stroke = (list, color, px) => {
       if (!list.length) return;
       ctx.beginPath();
-      for (const e of list) { const c = e.c; ctx.moveTo(c[0], c[1]); ctx.bezierCurveTo(c[2], c[3], c[4], c[5], c[6], c[7]); }
+      for (const e of list) {
+        const c = e.c; ctx.moveTo(c[0], c[1]);
+        if (straight) ctx.lineTo(c[6], c[7]); else ctx.bezierCurveTo(c[2], c[3], c[4], c[5], c[6], c[7]);
+      }
       ctx.strokeStyle = color; ctx.lineWidth = px / k; ctx.stroke();
     };
     const ops = []; const nexts = []; const hots = [];
@@ -114,9 +122,13 @@ export class OverviewCanvas {
       (future ? faded : groups[it.fill] || groups.n).push(it);
     }
     const r = Math.min(9, 4 / k);
+    const tiny = k * 60 < 12; // a typical box is under 12 px high on screen
     const boxes = (list, [fill, line], alpha = 1) => {
       if (!list.length) return;
-      ctx.globalAlpha = alpha; ctx.beginPath();
+      ctx.globalAlpha = alpha;
+      // Tiny boxes: filled with the (darker) outline colour, no outline: visible, and cheap.
+      if (tiny) { ctx.fillStyle = line; for (const it of list) { const b = it.box; ctx.fillRect(b.x, b.y, b.w, b.h); } ctx.globalAlpha = 1; return; }
+      ctx.beginPath();
       for (const it of list) { const b = it.box; if (k * b.w < 24) ctx.rect(b.x, b.y, b.w, b.h); else ctx.roundRect(b.x, b.y, b.w, b.h, r); }
       ctx.fillStyle = fill; ctx.fill(); ctx.strokeStyle = line; ctx.lineWidth = 1.2 / k; ctx.stroke(); ctx.globalAlpha = 1;
     };
@@ -143,7 +155,7 @@ export class OverviewCanvas {
     // The search match: a ring that stays visible at any zoom.
     if (st.hit) { ring(st.hit, C.accent, 3, 4); ring(st.hit, C.accent, 1.5, 10); }
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    if (detail) return 0;
+    if (detail) { canvas.dataset.labels = '0'; return 0; }
     // Labels in screen space: the match first, then by priority, where there is room.
     const order = st.hit ? [st.hit, ...this.byPrio.filter((x) => x !== st.hit)] : this.byPrio;
     const placed = placeLabels(order, view, size);
@@ -153,6 +165,7 @@ export class OverviewCanvas {
     ctx.fill(); ctx.globalAlpha = 1;
     for (const p of placed) { ctx.fillStyle = p.item === st.hit ? C.accent : C.fg; ctx.fillText(p.item.title, p.x, p.y + 0.5); }
     this.labels = placed.length;
+    canvas.dataset.labels = String(placed.length); // for tests: how many names the overview shows
     return placed.length;
   }
 

@@ -66,7 +66,7 @@ export class GraphSearch {
     }
     this.input?.setAttribute('aria-invalid', 'false');
     const where = this.view.showMatch(m);
-    this.say(`${this.i + 1} / ${this.matches.length} · ${m.kind} ${m.label}${where ? ` ${where}` : ''}`);
+    this.say(`${this.i + 1} / ${this.matches.length} · ${m.kind} ${m.label}${m.module && m.collapsed ? ' (collapsed)' : ''}${where ? ` ${where}` : ''}`);
     if (this.toggle) {
       this.toggle.hidden = !m.module;
       if (m.module) this.toggle.textContent = m.collapsed ? 'Expand' : 'Collapse';
