@@ -157,7 +157,10 @@ export class OverviewCanvas {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     if (detail) { canvas.dataset.labels = '0'; return 0; }
     // Labels in screen space: the match first, then by priority, where there is room.
-    const order = st.hit ? [st.hit, ...this.byPrio.filter((x) => x !== st.hit)] : this.byPrio;
+    // The match, the running node and the selection are named first.
+    const run = f?.focus?.node != null ? byKey(null, f.focus.node) : null;
+    const first = [st.hit, run, sel].filter(Boolean);
+    const order = first.length ? [...first, ...this.byPrio.filter((x) => !first.includes(x))] : this.byPrio;
     const placed = placeLabels(order, view, size);
     ctx.font = LABEL_FONT; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
     ctx.globalAlpha = 0.9; ctx.fillStyle = C.panel; ctx.beginPath();
