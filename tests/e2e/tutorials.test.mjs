@@ -346,6 +346,9 @@ test('tutorials: #fig-2 anchors land on the figure; print shows code and hides l
     const top = await page.locator('#fig-2').evaluate((el) => el.getBoundingClientRect().top);
     assert.ok(top >= -5 && top < 200, `${name}: #fig-2 is at the top of the viewport (top ${top})`);
     assert.equal(await page.locator('#fig-2 figcaption a.anchor').getAttribute('href'), '#fig-2');
+    // Every link of the page (site nav, previous/next, lesson links) resolves.
+    const hrefs = await page.locator('a[href]').evaluateAll((as) => as.map((a) => a.href.split('#')[0]));
+    for (const href of new Set(hrefs.filter((h) => h.startsWith(env.url)))) assert.equal((await page.request.get(href)).status(), 200, `${name}: ${href}`);
     await page.waitForFunction(() => document.body.dataset.cellsReady === '1', null, { timeout: 30000 });
     await page.emulateMedia({ media: 'print' });
     const view = await page.evaluate(() => ({
