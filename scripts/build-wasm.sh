@@ -3,10 +3,16 @@
 # hookgrad_core.js, behind a small facade web/pkg/hookgrad.js (variadic
 # Module.call, fast paths, hg.nn.Linear) — the entry the contract names.
 # Builds into a temporary folder and swaps it in, so web/pkg is never seen
-# half-built (without the facade) by anything reading it meanwhile.
+# half-built (without the facade) by anything reading it meanwhile. Then
+# scripts/build-pkg.mjs makes it an npm package (package.json, README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"   # npm binaryen's wasm-opt first
+# Without npm's binaryen, wasm-pack would try to download wasm-opt (refused
+# on machines like this one): say what to run instead.
+if ! command -v wasm-opt >/dev/null || ! wasm-opt --version 2>/dev/null | grep -qE 'version (1[2-9][0-9]|[2-9][0-9]{2})'; then
+  echo "[build] no recent wasm-opt (npm binaryen) on PATH: run 'npm run setup' (or 'npm ci') first" >&2; exit 1
+fi
 PROFILE="${HOOKGRAD_PROFILE:---release}"
 TMP="web/.pkg-build"
 rm -rf "$TMP"
@@ -15,7 +21,8 @@ wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-na
 mv -f "$TMP/hookgrad.js" "$TMP/hookgrad_core.js"
 mv -f "$TMP/hookgrad.d.ts" "$TMP/hookgrad_core.d.ts"
 rm -f "$TMP/.gitignore"
-cp crate/js/hookgrad.js crate/js/hookgrad.d.ts crate/js/protocol.d.ts "$TMP/"
+cp crate/js/*.js crate/js/*.d.ts "$TMP/"
+node scripts/build-pkg.mjs "$TMP"
 rm -rf web/.pkg-old
 [ -d web/pkg ] && mv web/pkg web/.pkg-old
 mv "$TMP" web/pkg

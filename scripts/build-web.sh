@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Builds the playground (web/) into web/dist/ and copies the engine package
-# (web/pkg, from `npm run build:wasm`) next to it. Called by `npm run build`.
+# Builds the site (web/) into web/dist/ and copies the engine package (web/pkg,
+# from `npm run build:wasm`) next to it. Called by `npm run build`. Every URL
+# in the site is relative (Vite base './'), so web/dist works from any
+# sub-path (https://host/hookgrad/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node_modules/.bin/vite build --config web/vite.config.js --logLevel warn
 cp web/hookgrad-element.js web/dist/hookgrad-element.js
 if [ -f web/pkg/hookgrad.js ]; then
   rm -rf web/dist/pkg && mkdir -p web/dist/pkg
-  cp web/pkg/*.js web/pkg/*.wasm web/dist/pkg/
-  [ -f web/pkg/package.json ] && cp web/pkg/package.json web/dist/pkg/ || true
+  # The whole package (types and package.json too): pages import it as plain
+  # ESM from ./pkg/, and it can be fetched from the site as it is.
+  cp web/pkg/*.js web/pkg/*.wasm web/pkg/*.d.ts web/dist/pkg/
+  for f in package.json README.md; do [ -f "web/pkg/$f" ] && cp "web/pkg/$f" web/dist/pkg/; done
 else
   echo "[build-web] warning: web/pkg/hookgrad.js is missing — run 'npm run build:wasm' first; the page will say the engine is not built." >&2
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the build and the tests need, skipping what is present.
-# Idempotent: seconds when the machine already has it all. See README "Set-up".
+# Idempotent: seconds when the machine already has it all. Every npm script
+# runs it first. What it installs and why: README.md, section "Set-up".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

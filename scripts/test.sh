@@ -26,6 +26,10 @@ run wasm-browser cargo wasm-pack test --headless --chrome crate/wasm --test brow
 [ -d tests/node ] && run node-api node node --test --test-reporter=tap tests/node/
 [ -d tests/hardening ] && run hardening node node --test --test-reporter=tap tests/hardening/
 [ -d tests/web-unit ] && run web-unit node node --test --test-reporter=tap tests/web-unit/
+# The package's TypeScript types: typed examples compile (tsc --noEmit), and
+# the names they declare match the engine's exports.
+run types check tsc --noEmit -p tests/types
+run types-runtime node node --test --test-reporter=tap tests/types/
 [ -d tests/e2e ] && run e2e node node --test --test-concurrency=1 --test-reporter=tap tests/e2e/
 
 finish

@@ -16,8 +16,12 @@ export default {
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    rollupOptions: { input: { home: `${here}index.html`, playground: `${here}playground.html`, embed: `${here}embed.html`,
-      ...Object.fromEntries(TUTORIALS.map((t) => [`tutorial-${t}`, `${here}tutorials/${t}.html`])) } },
+    rollupOptions: {
+      input: { home: `${here}index.html`, playground: `${here}playground.html`, embed: `${here}embed.html`,
+        ...Object.fromEntries(TUTORIALS.map((t) => [`tutorial-${t}`, `${here}tutorials/${t}.html`])) },
+      // No "JavaScript callbacks ran for N s" report after every build.
+      checks: { bundlerTimings: false, pluginTimings: false },
+    },
   },
   worker: { format: 'es' },
 };

@@ -36,6 +36,10 @@ function flat(a) {
 }
 
 export function make(hg) {
+  // Each step in hg.tidy, as TF.js's peer runs each in tf.tidy: the step's
+  // handles are freed at its end (no FinalizationRegistry entries, no garbage
+  // left for the collector). A build without tidy runs the step bare.
+  const scoped = typeof hg.tidy === 'function' ? hg.tidy : (f) => f();
   const T = (data, shape, requiresGrad = false) =>
     shape.length === 0 ? hg.tensor(data[0], { requiresGrad }) : hg.tensor(data, { shape, requiresGrad });
 
@@ -54,7 +58,8 @@ export function make(hg) {
           return neurons;
         });
       },
-      step(layers, d) {
+      step(layers, d) { return scoped(() => this.bare(layers, d)); },
+      bare(layers, d) {
         const loss = w1Loss(layers, d);
         for (const n of layers.flat()) { for (const w of n.w) w.grad = null; n.b.grad = null; }
         loss.backward();
@@ -71,7 +76,8 @@ export function make(hg) {
           p: [T(d.w1, [nin, nhid], true), T(d.b1, [nhid], true), T(d.w2, [nhid, nout], true), T(d.b2, [nout], true)],
         };
       },
-      step({ x, y, p }) {
+      step(s) { return scoped(() => this.bare(s)); },
+      bare({ x, y, p }) {
         const [w1, b1, w2, b2] = p;
         for (const t of p) t.grad = null;
         const out = x.matmul(w1).add(b1).relu().matmul(w2).add(b2);
@@ -83,7 +89,8 @@ export function make(hg) {
     },
     w3: {
       setup(d) { return { x: T(d.x, [W3.n], true) }; },
-      step({ x }, d, variant) {
+      step(s, d, variant) { return scoped(() => this.bare(s, d, variant)); },
+      bare({ x }, d, variant) {
         x.grad = null;
         let y = x;
         let calls = 0;

@@ -1,45 +1,334 @@
-export * from './hookgrad_core.js';
-export { default } from './hookgrad_core.js';
-import type { Module, Tensor } from './hookgrad_core.js';
-import type { GraphInfo, TraceEvent, TraceRun } from './protocol';
+// Types of hookgrad's public JS API (the contract: docs/api.md). Written by
+// hand over the wasm-bindgen output (hookgrad_core.d.ts types every value as
+// `any`); tests/types/*.ts check examples against them with `tsc --noEmit`,
+// and tests/types/runtime.test.mjs checks every name here exists at run time.
+// Names follow PyTorch in camelCase; where a comment is silent, PyTorch 2.x is
+// the reference.
 
-// graph() / trace() data: the engine's typed protocol (protocol.d.ts).
-export type * from './protocol';
-/** `hg.graph(roots)`: every tensor and backward node reachable from `roots`. */
-export declare function graph(roots?: Tensor | Tensor[]): GraphInfo;
-/** `hg.trace(fn)`: the ordered events `fn()` caused (ending with `error` if it threw). */
-export declare function trace(fn: () => unknown): TraceEvent[];
-/** `hg.traceRun(fn)`: `trace(fn)` plus `graph()` of every tensor the run's ops touched. */
-export declare function traceRun(fn: () => unknown): TraceRun;
-/** Appends a `log` event to the active trace (none if no trace is active). */
-export declare function recordLog(level: 'log' | 'info' | 'debug' | 'warn' | 'error', text: string): void;
+// ---------------------------------------------------------------- loading
 
-declare module './hookgrad_core.js' {
-  interface Module {
-    /** Run the module with hooks, like PyTorch's `module(*args)`. */
-    call(...args: unknown[]): any;
-  }
+/** What `init()` accepts: a URL or request of the .wasm, its bytes, or a compiled module. */
+export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+export interface InitOutput { readonly memory: WebAssembly.Memory }
+
+/**
+ * Loads the engine (browser): fetches `hookgrad_bg.wasm` next to this file
+ * unless told otherwise. Call once and await it before anything else.
+ */
+export default function init(moduleOrPath?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<InitOutput>;
+/** Loads the engine synchronously from bytes or a compiled module (Node: `fs.readFileSync('…/hookgrad_bg.wasm')`). */
+export function initSync(module: { module: BufferSource | WebAssembly.Module }): InitOutput;
+
+// ---------------------------------------------------------------- values
+
+/** A number or nested arrays of numbers (what `toArray()` gives and tensors are made of). */
+export type NestedNumbers = number | NestedNumbers[];
+/** Data for `tensor()`: a number, nested arrays, or a flat typed array with `{shape}`. */
+export type TensorData = NestedNumbers | Float32Array | Float64Array | Int32Array | ArrayLike<number>;
+/** A gradient given to `backward()` / `hg.grad()`: a Tensor, a number or nested arrays. */
+export type GradientLike = Tensor | NestedNumbers;
+/** Handles, or arrays / plain objects of them (what `tidy` keeps and `dispose` releases). */
+export type TensorContainer = Tensor | Node | Module<any, any> | null | undefined | TensorContainer[] | { [key: string]: TensorContainer };
+
+export interface TensorOptions {
+  requiresGrad?: boolean;
+  /** Shown in the graph and in `graph()` / `trace()` data. */
+  name?: string;
 }
+export interface TensorDataOptions extends TensorOptions {
+  /** Shape of a flat typed array (row-major). */
+  shape?: number[];
+}
+export interface RandnOptions extends TensorOptions {
+  /** hookgrad's generator, deterministic per seed (not torch's random stream). Default 0. */
+  seed?: number;
+}
+
+export interface BackwardOptions {
+  /** Keep saved tensors for a second backward (default: `createGraph`). */
+  retainGraph?: boolean;
+  /** Accumulate only into these leaves. */
+  inputs?: Tensor | Tensor[];
+  /** Make the computed gradients differentiable (higher-order gradients). */
+  createGraph?: boolean;
+}
+export interface GradOptions {
+  /** One gradient per output (default: 1 for scalar outputs). */
+  gradOutputs?: GradientLike | (GradientLike | null)[];
+  retainGraph?: boolean;
+  /** Return `null` for an input the outputs do not depend on instead of throwing. */
+  allowUnused?: boolean;
+  createGraph?: boolean;
+}
+
+// ---------------------------------------------------------------- hooks
+
+/** Returned by every `register*`: `remove()` unregisters the hook (idempotent). */
+export class RemovableHandle {
+  private constructor();
+  readonly id: number;
+  remove(): void;
+  free(): void;
+}
+
+/** What a hook may return instead of a value: nothing, which keeps the value it was given. */
+export type Keep = void | undefined | null;
+export type Grads = (Tensor | null)[];
+
+/** `t.registerHook(fn)`: sees the gradient w.r.t. `t`; a returned tensor replaces it. */
+export type TensorHook = (grad: Tensor) => Tensor | Keep;
+/** `t.registerPostAccumulateGradHook(fn)`: runs after `t.grad` was written; must return nothing. */
+export type PostAccumulateGradHook = (tensor: Tensor) => void;
+/** `node.registerPrehook(fn)`: gradients w.r.t. the node's outputs, before it runs. */
+export type NodePreHook = (gradOutputs: Grads) => Grads | Keep;
+/** `node.registerHook(fn)`: after the node ran (on `AccumulateGrad`: `([], [grad])`). */
+export type NodePostHook = (gradInputs: Grads, gradOutputs: Grads) => Grads | Keep;
+
+// ---------------------------------------------------------------- tensors
+
+export class Tensor {
+  private constructor();
+  /** Sizes of each dimension (`[]` for a 0-d tensor). */
+  readonly shape: number[];
+  /** Stable integer: the same tensor always has the same id. */
+  readonly id: number;
+  readonly isLeaf: boolean;
+  /** The backward node that made this tensor, or null (leaves, no-grad results). */
+  readonly gradFn: Node | null;
+  /** Settable on leaves only (PyTorch's error otherwise). */
+  requiresGrad: boolean;
+  /** Accumulated gradient; `t.grad = null` clears it. */
+  grad: Tensor | null;
+  name: string | null;
+  /** True on a non-leaf after `retainGrad()`; false on leaves. */
+  readonly retainsGrad: boolean;
+  /** In-place version counter (PyTorch's `_version`). */
+  readonly version: number;
+
+  /** The value of a one-element tensor. */
+  item(): number;
+  /** Nested arrays (a number for a 0-d tensor). */
+  toArray(): NestedNumbers;
+  /** PyTorch's repr: `tensor(6., grad_fn=<MulBackward0>)`. */
+  toString(): string;
+  /** Strides in elements, as PyTorch reports them. */
+  stride(): number[];
+  isContiguous(): boolean;
+
+  add(other: Tensor | number): Tensor;
+  sub(other: Tensor | number): Tensor;
+  mul(other: Tensor | number): Tensor;
+  div(other: Tensor | number): Tensor;
+  neg(): Tensor;
+  pow(exponent: number): Tensor;
+  exp(): Tensor;
+  log(): Tensor;
+  sin(): Tensor;
+  cos(): Tensor;
+  tanh(): Tensor;
+  sigmoid(): Tensor;
+  relu(): Tensor;
+  abs(): Tensor;
+  sqrt(): Tensor;
+  softmax(dim: number): Tensor;
+  logSoftmax(dim: number): Tensor;
+  /** 1-D/2-D: dot, mv, mm. */
+  matmul(other: Tensor): Tensor;
+  sum(dim?: number | null, keepdim?: boolean): Tensor;
+  mean(dim?: number | null, keepdim?: boolean): Tensor;
+  reshape(shape: number[]): Tensor;
+  transpose(dim0: number, dim1: number): Tensor;
+  t(): Tensor;
+  unsqueeze(dim: number): Tensor;
+  squeeze(dim?: number): Tensor;
+  /** `-1` keeps a size. */
+  expand(shape: number[]): Tensor;
+  clone(): Tensor;
+  detach(): Tensor;
+
+  /** In place (shares storage; bumps `version`). */
+  add_(other: Tensor | number): Tensor;
+  sub_(other: Tensor | number): Tensor;
+  mul_(other: Tensor | number): Tensor;
+  div_(other: Tensor | number): Tensor;
+  zero_(): Tensor;
+
+  /** `gradient` is required for a non-scalar tensor; `t.backward(undefined, opts)` passes options alone. */
+  backward(gradient?: GradientLike | null, opts?: BackwardOptions): void;
+  registerHook(hook: TensorHook): RemovableHandle;
+  retainGrad(): void;
+  registerPostAccumulateGradHook(hook: PostAccumulateGradHook): RemovableHandle;
+
+  /** Releases this handle now (the tensor lives on while anything else needs it). */
+  dispose(): void;
+  /** A no-op kept for wasm-bindgen habits: the garbage collector frees wrappers. */
+  free(): void;
+}
+
+/** A backward node (`t.gradFn`), named as in PyTorch: `MulBackward0`, `AccumulateGrad`, … */
+export class Node {
+  private constructor();
+  readonly id: number;
+  readonly name: string;
+  /** `[node or null, inputNr]` per input, as PyTorch's `next_functions`. */
+  readonly nextFunctions: [Node | null, number][];
+  /** The leaf, on `AccumulateGrad`; otherwise null. */
+  readonly variable: Tensor | null;
+  registerPrehook(hook: NodePreHook): RemovableHandle;
+  registerHook(hook: NodePostHook): RemovableHandle;
+  toString(): string;
+  /** Releases this handle now (the node lives on while its graph needs it). */
+  dispose(): void;
+  free(): void;
+}
+
+// ---------------------------------------------------------------- modules
+
+export interface HookOptions {
+  /** Run before the hooks already registered. */
+  prepend?: boolean;
+}
+export interface KwargsHookOptions extends HookOptions {
+  /** The hook also receives (and may return) the keyword arguments. */
+  withKwargs?: boolean;
+}
+export type Kwargs = Record<string, unknown>;
+
+/**
+ * `new hg.Module(name, forward)`: `m.call(...args)` runs hooks and forward
+ * like PyTorch's `__call__`. `Args` and `Out` are inferred from `forward`.
+ */
+export class Module<Args extends unknown[] = any[], Out = any> {
+  constructor(name: string, forward: (...args: Args) => Out);
+  readonly name: string;
+  readonly id: number;
+  call(...args: Args): Out;
+  /** `call` with the arguments as one array. */
+  callArgs(args: Args): Out;
+  /** `forward(...args, kwargs)`; hooks see `args` (and `kwargs` with `withKwargs`). */
+  callWithKwargs(args: unknown[], kwargs: Kwargs): Out;
+
+  registerForwardPreHook(hook: (module: this, args: Args) => Args | Tensor | Keep, opts?: HookOptions & { withKwargs?: false }): RemovableHandle;
+  registerForwardPreHook(hook: (module: this, args: Args, kwargs: Kwargs) => [Args, Kwargs] | Keep, opts: HookOptions & { withKwargs: true }): RemovableHandle;
+  registerForwardHook(hook: (module: this, args: Args, output: Out) => Out | Keep, opts?: HookOptions & { withKwargs?: false }): RemovableHandle;
+  registerForwardHook(hook: (module: this, args: Args, kwargs: Kwargs, output: Out) => Out | Keep, opts: HookOptions & { withKwargs: true }): RemovableHandle;
+  /** Legacy: sees the grad_fn of the module's (first) output, not its inputs — PyTorch's behaviour, reproduced. */
+  registerBackwardHook(hook: (module: this, gradInput: Grads, gradOutput: Grads) => Grads | Keep): RemovableHandle;
+  /** Gradients w.r.t. the module's tensor inputs and outputs. */
+  registerFullBackwardHook(hook: (module: this, gradInput: Grads, gradOutput: Grads) => Grads | Keep, opts?: HookOptions): RemovableHandle;
+  registerFullBackwardPreHook(hook: (module: this, gradOutput: Grads) => Grads | Keep, opts?: HookOptions): RemovableHandle;
+
+  /** Keeps the very tensor it is given (same `id`). */
+  registerParameter(name: string, tensor: Tensor): void;
+  getParameter(name: string): Tensor;
+  parameters(): Tensor[];
+  /** `['weight', t]`, children's as `'0.weight'`. */
+  namedParameters(): [string, Tensor][];
+  addModule(name: string, child: Module<any, any>): void;
+  /** Itself first, as `''`. */
+  namedModules(): [string, Module<any, any>][];
+  /** Sets every parameter's `.grad` to null (PyTorch's default). */
+  zeroGrad(): void;
+  /** Releases this handle now. */
+  dispose(): void;
+  free(): void;
+}
+
+/** A module hook registered globally (`hg.registerModule…`): runs before each module's own. */
+export type GlobalForwardPreHook = (module: Module<any, any>, args: unknown[]) => unknown[] | Tensor | Keep;
+export type GlobalForwardHook = (module: Module<any, any>, args: unknown[], output: unknown) => unknown;
+export type GlobalFullBackwardHook = (module: Module<any, any>, gradInput: Grads, gradOutput: Grads) => Grads | Keep;
+export type GlobalFullBackwardPreHook = (module: Module<any, any>, gradOutput: Grads) => Grads | Keep;
+
+export interface LinearOptions {
+  /** Default true. */
+  bias?: boolean;
+  /** Initial values: PyTorch's bounds, hookgrad's generator. */
+  seed?: number;
+}
+export type Layer = Module<[Tensor], Tensor>;
+
+export interface MseLossOptions { reduction?: 'mean' | 'sum' | 'none' }
 
 export declare const nn: {
-  Linear: new (inFeatures: number, outFeatures: number, opts?: { bias?: boolean; seed?: number }) => Module;
+  /** Parameters `weight` `[out, in]` and `bias` `[out]`; forward as `F.linear` (AddmmBackward0 for 2-D input). */
+  readonly Linear: new (inFeatures: number, outFeatures: number, opts?: LinearOptions) => Layer;
+  /** Children named `'0'`, `'1'`, …; runs them in order. */
+  readonly Sequential: new (...modules: Module<any, any>[]) => Layer;
+  readonly ReLU: new () => Layer;
+  readonly Tanh: new () => Layer;
+  readonly Sigmoid: new () => Layer;
+  readonly functional: {
+    /** `MseLossBackward0`. */
+    mseLoss(input: Tensor, target: Tensor, opts?: MseLossOptions): Tensor;
+    /** `targets`: class indices, one per row. `NllLossBackward0` over `LogSoftmaxBackward0`. */
+    crossEntropy(logits: Tensor, targets: number[]): Tensor;
+  };
 };
 
-/** Runs `fn` and releases every Tensor/Node handle created inside it, except what it returns and what `keep()` marked. */
-export declare function tidy<T>(fn: () => T): T;
-/** Exempts a handle from every enclosing `tidy`; returns it. */
-export declare function keep<T>(t: T): T;
-/** Releases the handles in a Tensor, Node, array or plain object now. */
-export declare function dispose(x: unknown): void;
-/** Live tensors, graph nodes, JS handles, and the wasm memory size in bytes. */
-export declare function memory(): { tensors: number; nodes: number; handles: number; wasmBytes: number };
+// ---------------------------------------------------------------- functions
 
-declare module './hookgrad_core.js' {
-  interface Tensor {
-    /** Releases this handle now; other handles of the same tensor are unaffected. */
-    dispose(): void;
-  }
-  interface Node {
-    dispose(): void;
-  }
+export function tensor(data: TensorData, opts?: TensorDataOptions): Tensor;
+export function zeros(shape: number[], opts?: TensorOptions): Tensor;
+export function ones(shape: number[], opts?: TensorOptions): Tensor;
+export function randn(shape: number[], opts?: RandnOptions): Tensor;
+export function cat(tensors: Tensor[], dim?: number): Tensor;
+export function stack(tensors: Tensor[], dim?: number): Tensor;
+
+/** Gradients of `outputs` w.r.t. `inputs`, one per input (`null` when unused with `allowUnused`); `.grad` untouched. */
+export function grad(outputs: Tensor | Tensor[], inputs: Tensor | Tensor[], opts?: GradOptions): (Tensor | null)[];
+/** Runs `fn` with graph recording off and returns its result. */
+export function noGrad<R>(fn: () => R): R;
+export function isGradEnabled(): boolean;
+
+export type Semantics = 'pytorch-2' | 'pytorch-1';
+/** `'pytorch-1'` runs retain-grad hooks where `retainGrad()` was called (PyTorch ≤ 1.13). */
+export function setSemantics(semantics: Semantics): void;
+export function getSemantics(): Semantics;
+
+export function registerModuleForwardPreHook(hook: GlobalForwardPreHook): RemovableHandle;
+export function registerModuleForwardHook(hook: GlobalForwardHook): RemovableHandle;
+export function registerModuleFullBackwardHook(hook: GlobalFullBackwardHook): RemovableHandle;
+export function registerModuleFullBackwardPreHook(hook: GlobalFullBackwardPreHook): RemovableHandle;
+
+/** `torch.autograd.graph.saved_tensors_hooks(pack, unpack)` around `fn()`. */
+export function savedTensorsHooks<P, R>(pack: (tensor: Tensor) => P, unpack: (packed: P) => Tensor, fn: () => R): R;
+
+/** `torch.autograd.graph.register_multi_grad_hook`. */
+export function registerMultiGradHook(tensors: Tensor[], hook: (grads: Grads) => void, opts?: { mode?: 'all' }): RemovableHandle;
+export function registerMultiGradHook(tensors: Tensor[], hook: (grad: Tensor) => void, opts: { mode: 'any' }): RemovableHandle;
+
+// ---------------------------------------------------------------- memory
+
+/** Runs `fn` and releases every Tensor/Node handle created inside it except what it returns and what `keep` marked. Nestable. */
+export function tidy<R>(fn: () => R): R;
+/** Exempts a handle from every enclosing `tidy`; returns it. */
+export function keep<T extends Tensor | Node>(handle: T): T;
+/** Releases these handles now. */
+export function dispose(tensors: TensorContainer): void;
+export interface MemoryInfo {
+  /** Live tensors. */
+  tensors: number;
+  /** Live graph nodes. */
+  nodes: number;
+  /** Live JS handles. */
+  handles: number;
+  /** Size of the wasm linear memory, in bytes. */
+  wasmBytes: number;
 }
+export function memory(): MemoryInfo;
+
+// ---------------------------------------------------------------- inspection
+// graph() / trace() data: the engine's typed protocol (protocol.d.ts, shared
+// with the playground), re-exported here.
+import type { GraphInfo, TraceEvent, TraceRun } from './protocol.js';
+export type * from './protocol.js';
+
+/** `hg.graph(roots)`: every tensor and backward node reachable from `roots`, as plain data. */
+export function graph(roots?: Tensor | Tensor[]): GraphInfo;
+/** `hg.trace(fn)`: the ordered events `fn()` caused (ending with `error` if it threw). */
+export function trace(fn: () => unknown): TraceEvent[];
+/** `hg.traceRun(fn)`: `trace(fn)` plus `graph()` of every tensor the run's ops touched. */
+export function traceRun(fn: () => unknown): TraceRun;
+/** Appends a `log` event to the active trace (none if no trace is active). */
+export function recordLog(level: 'log' | 'info' | 'debug' | 'warn' | 'error', text: string): void;

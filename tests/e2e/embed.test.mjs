@@ -43,11 +43,51 @@ test('<hookgrad-playground> custom element embeds a lesson', async () => {
   const page = await env.browser.newPage({ viewport: { width: 760, height: 560 } });
   const errors = []; page.on('pageerror', (e) => errors.push(e.message));
   // A blog page on the same server that includes the element script.
-  await page.route(`${env.url}blog.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,"><h1>My post</h1><script type="module" src="./hookgrad-element.js"></script><hookgrad-playground lesson="inplace" height="440"></hookgrad-playground>' }));
+  await page.route(`${env.url}blog.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,"><h1>My post</h1><script type="module" src="./hookgrad-element.js"></script><hookgrad-playground lesson="inplace"></hookgrad-playground>' }));
   await page.goto(`${env.url}blog.html`);
   const frame = page.frameLocator('hookgrad-playground iframe');
   await frame.locator('[data-node]').first().waitFor({ timeout: 15000 });
   assert.match(await frame.locator('.embed-title').textContent(), /in-place hook hazard/);
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('#autoplay plays to the end; with prefers-reduced-motion it shows the last step without playing', async () => {
+  const moving = await env.browser.newPage({ viewport: { width: 700, height: 480 } });
+  await moving.goto(`${env.url}embed.html#lesson=tensor-hooks&autoplay=1`);
+  await moving.waitForFunction(() => document.getElementById('play-btn').getAttribute('aria-label') === 'Pause', null, { timeout: 15000 });
+  const [k1] = (await moving.locator('#step-count').textContent()).split('/').map(Number);
+  await moving.waitForTimeout(2000);
+  const [k2, total] = (await moving.locator('#step-count').textContent()).split('/').map(Number);
+  assert.ok(k2 > k1 && k2 <= total, `the player advances (${k1} → ${k2} of ${total})`);
+  await moving.close();
+
+  const calm = await env.browser.newPage({ viewport: { width: 700, height: 480 }, reducedMotion: 'reduce' });
+  await calm.goto(`${env.url}embed.html#lesson=tensor-hooks&autoplay=1`);
+  await calm.waitForFunction(() => /^(\d+) \/ \1$/.test(document.getElementById('step-count').textContent) && !/^0 /.test(document.getElementById('step-count').textContent), null, { timeout: 15000 });
+  await calm.waitForTimeout(400);
+  assert.equal(await calm.locator('#play-btn').getAttribute('aria-label'), 'Play', 'not playing');
+  await calm.close();
+});
+
+test('#theme=light wins over a dark system setting, #theme=dark over a light one', async () => {
+  const dark = await env.browser.newPage({ viewport: { width: 700, height: 480 }, colorScheme: 'dark' });
+  await dark.goto(`${env.url}embed.html#lesson=handles&theme=light`);
+  await dark.waitForFunction(() => document.getElementById('step-count').textContent !== '0 / 0', null, { timeout: 15000 });
+  assert.equal(await dark.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(244, 245, 249)');
+  await dark.close();
+  const light = await env.browser.newPage({ viewport: { width: 700, height: 480 }, colorScheme: 'light' });
+  await light.goto(`${env.url}embed.html#lesson=handles&theme=dark`);
+  await light.waitForFunction(() => document.getElementById('step-count').textContent !== '0 / 0', null, { timeout: 15000 });
+  assert.equal(await light.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(14, 17, 23)');
+  await light.close();
+});
+
+test('an unknown lesson reaches the host as an error event, and the first lesson is shown', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 760, height: 700 } });
+  await page.route(`${env.url}bad.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><link rel="icon" href="data:,"><script type="module" src="./hookgrad-element.js"></script><hookgrad-playground lesson="no-such-lesson"></hookgrad-playground><script>window.errs = []; document.querySelector("hookgrad-playground").addEventListener("error", (e) => window.errs.push(e.detail.message));</script>' }));
+  await page.goto(`${env.url}bad.html`);
+  await page.waitForFunction(() => window.errs.length > 0, null, { timeout: 15000 });
+  assert.match((await page.evaluate(() => window.errs))[0], /Showing the first lesson/);
   await page.close();
 });

@@ -12,11 +12,19 @@ if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc'
 const quietWarn = console.warn;
 console.warn = () => {};
 
-/** Settle: gc, let FinalizationRegistry callbacks run, gc again. */
+/**
+ * Settle: gc and let FinalizationRegistry callbacks run, until the live
+ * handle count stops falling. Freeing one handle can free a hook whose
+ * closure held the next handle, so a chain needs several rounds.
+ */
 async function settle() {
-  for (let i = 0; i < 3; i++) {
+  let last = Infinity;
+  for (let i = 0; i < 12; i++) {
     global.gc();
     await new Promise((r) => setTimeout(r, 1));
+    const now = hg.memory().handles;
+    if (i >= 2 && now >= last) break;
+    last = now;
   }
 }
 
