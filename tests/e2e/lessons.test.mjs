@@ -66,6 +66,23 @@ const EXPECT = {
     assert.match(out, /pre-hook of MulBackward0 grad_outputs/); assert.match(out, /a\.grad is now tensor\(/);
     assert.match(out, /AccumulateGrad hook: grad_outputs/);
   },
+  // Second release (values printed by torch 2.15 for the same programs).
+  'gradient-penalty': async (page) => {
+    const out = await consoleText(page);
+    assert.match(out, /dloss\/dw tensor\(\[\[0\.7116, 2\.2779, 0\.2495\]/);
+    assert.match(out, /w\.grad tensor\(\[\[ 3\.1590, 10\.7934, +1\.4480\]/);
+  },
+  'saved-tensors': async (page) => {
+    const out = await consoleText(page);
+    assert.equal((out.match(/pack: an op saves/g) || []).length, 3, 'three packs at forward');
+    assert.equal((out.match(/unpack: backward needs/g) || []).length, 3, 'three unpacks at backward');
+    assert.match(out, /x\.grad tensor\(\[ 1\.2840, -5\.4366, 28\.4632\]\)/);
+  },
+  'multi-grad': async (page) => {
+    const out = await consoleText(page);
+    assert.match(out, /'all' sees tensor\(\[ 3\., -4\.\]\) tensor\(\[1\., 2\.\]\)/);
+    assert.match(out, /'any' sees the first: tensor\(\[2\., 2\.\]\)/);
+  },
 };
 
 for (const lesson of LESSONS) {

@@ -274,3 +274,74 @@ export const DEFAULT_LESSON = 'tensor-hooks';
 export function findLesson(id) {
   return LESSONS.find((l) => l.id === id || String(l.n) === String(id)) || null;
 }
+
+// ----- second release: higher-order gradients and torch.autograd.graph hooks
+
+const L11 = `// A gradient penalty: the gradient itself becomes part of the loss.
+const w = hg.tensor([[0.2, -0.4, 0.6], [0.1, 0.3, -0.5]], { requiresGrad: true, name: 'w' });
+const x = hg.tensor([[1, 0.5, -1], [0, 2, 1]], { name: 'x' });
+const h = x.matmul(w.t()); h.name = 'h';
+h.registerHook(function seeGrad(g) {
+  console.log('h hook:', g, 'requiresGrad', g.requiresGrad);
+});
+const loss = h.tanh().sum(); loss.name = 'loss';
+
+// createGraph: the gradient is computed with ops that build a graph of
+// their own (and retainGraph defaults to true, so loss's graph stays).
+const [g] = hg.grad(loss, w, { createGraph: true });
+g.name = 'dloss_dw';
+console.log('dloss/dw', g, 'gradFn', g.gradFn.name);
+
+const penalty = g.pow(2).sum(); penalty.name = 'penalty';
+const total = loss.add(penalty); total.name = 'total';
+total.backward();   // runs through the second graph *and* the first
+console.log('w.grad', w.grad);
+`;
+
+const L12 = `// Saved tensors leave at forward (pack) and come back at backward (unpack).
+const x = hg.tensor([0.5, -1, 1.5], { requiresGrad: true, name: 'x' });
+
+function pack(t) {
+  console.log('pack: an op saves', t);
+  return t.toArray();            // keep plain numbers instead of the tensor
+}
+function unpack(values) {
+  console.log('unpack: backward needs', values);
+  return hg.tensor(values);      // must give a tensor back
+}
+
+const y = hg.savedTensorsHooks(pack, unpack, () => x.mul(x).exp().sum());
+y.name = 'y';
+console.log('forward done; backward starts');
+y.backward();
+console.log('x.grad', x.grad);
+`;
+
+const L13 = `// One hook for several tensors: register_multi_grad_hook.
+const a = hg.tensor([1, 2], { requiresGrad: true, name: 'a' });
+const b = hg.tensor([3, -4], { requiresGrad: true, name: 'b' });
+
+const h = hg.registerMultiGradHook([a, b], function bothGrads(grads) {
+  console.log("'all' sees", grads[0], grads[1]);
+});
+hg.registerMultiGradHook([a, b], function firstGrad(g) {
+  console.log("'any' sees the first:", g);
+}, { mode: 'any' });
+
+const c = a.mul(b); c.name = 'c';
+c.sum().backward();           // both gradients: 'all' fires once with (b, a)
+a.mul(2).sum().backward();    // b is not reached: 'all' gets null for it
+h.remove();
+`;
+
+LESSONS.push(
+  { id: 'gradient-penalty', n: 11, title: 'Gradients of gradients: a gradient penalty', program: L11,
+    text: ['With createGraph the backward pass records what it computes, so the gradient dloss/dw has a gradFn and can be differentiated again — the basis of gradient penalties and of second derivatives.',
+      'The second backward runs through the nodes the first one built and, through the tensors they saved, through the first graph as well: the hook on h fires in both passes, first with a gradient that itself requires grad.'] },
+  { id: 'saved-tensors', n: 12, title: 'Saved tensors: pack and unpack', program: L12,
+    text: ['Ops keep some tensors for backward: mul keeps both inputs, exp keeps its result. savedTensorsHooks lets you decide how: pack runs when an op saves a tensor during forward, unpack when backward needs it back.',
+      'Here pack stores plain numbers and unpack rebuilds a tensor, the pattern used to offload activations to the CPU or a disk. Watch the three packs at forward and the three unpacks while backward runs.'] },
+  { id: 'multi-grad', n: 13, title: 'One hook for several tensors', program: L13,
+    text: ['registerMultiGradHook watches a group of tensors. In mode all it fires once per backward, when every gradient that backward will compute has arrived, with null for the tensors it does not reach.',
+      'In mode any it fires once per backward, for the first gradient that arrives.'] },
+);
