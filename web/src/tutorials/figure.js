@@ -142,7 +142,7 @@ export class Figure {
     const fixed = Number(this.el.dataset.height);
     if (fixed > 0) return fixed;
     const w = this.box.getBoundingClientRect().width || 700;
-    return w < 560 ? 640 : 560;
+    return w < 560 ? 580 : 560;
   }
 
   frameTitle() {
