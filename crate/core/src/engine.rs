@@ -795,6 +795,22 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
             };
             variable.meta_mut()?.grad = Some(stored);
         }
+        Some(existing) if std::rc::Rc::strong_count(existing.storage()) > 1 => {
+            // PyTorch adds in place (`variable_grad += new_grad`). Here the
+            // storage is shared with another live tensor: a stolen gradient
+            // that a JS hook may have stored (JS cannot tell, see above), or a
+            // view of `.grad`. Adding in place would silently change a value
+            // the user kept, so `.grad` becomes the sum instead (documented in
+            // the README: a kept view of `.grad` is then not updated).
+            let sum =
+                crate::ops::arith::broadcast_zip(&*existing.data()?, &*grad.data()?, |a, b| a + b)?;
+            let stored = Tensor::from_array(sum);
+            let (shape, var_strides) = variable.layout();
+            if crate::layout::is_non_overlapping_and_dense(&shape, &var_strides) {
+                stored.set_strides(var_strides)?;
+            }
+            variable.meta_mut()?.grad = Some(stored);
+        }
         Some(existing) => {
             let sum =
                 crate::ops::arith::broadcast_zip(&*existing.data()?, &*grad.data()?, |a, b| a + b)?;
