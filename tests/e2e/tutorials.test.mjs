@@ -219,6 +219,13 @@ test('hooks in depth: editing a cell re-runs it and redraws its figure; figures 
   await area.fill('const t = hg.tensor([1, 2], { requiresGrad: true });\nt.mul(2).backward();');
   await runCell(page, 'cell-v1');
   assert.match(await page.locator('#cell-v1 .cell-error').textContent(), /grad can be implicitly created only for scalar outputs/);
+  // A runaway hook cannot freeze the article: the worker is stopped, the page stays responsive.
+  await area.fill('const t = hg.tensor(1, { requiresGrad: true });\nt.registerHook(function spin(g) { while (true) {} });\nt.mul(2).backward();');
+  await runCell(page, 'cell-v1');
+  assert.match(await page.locator('#cell-v1 .cell-error').textContent(), /Stopped: the program was still running/);
+  await page.locator('#cell-v1 .cell-bar button', { hasText: 'Reset' }).click();
+  await page.waitForFunction(() => Number(document.querySelector('#cell-v1').dataset.runs) >= 5, null, { timeout: 15000 });
+  assertClose(await printed(page, 'cell-v1', 'e.grad'), video.pytorch1.grads.e, 'cell 2 after Reset');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
