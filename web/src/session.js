@@ -67,11 +67,15 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null }
     await yieldToPage();
     return { input, layout: await layoutAsync(input), collapsed: sets[0] };
   }
-  const tries = big ? [['compact', sets[0], 'TB']]
-    : [['full', sets[0], 'TB'], ['full', sets[0], 'LR'], ...sets.flatMap((set) => [['compact', set, 'TB'], ['compact', set, 'LR']])];
+  // dagre top-down and left-to-right; then the same records folded into
+  // columns shaped like the pane (a long chain, e.g. a double backward).
+  const fold = pane?.width > 0 && pane?.height > 0;
+  const tries = [['full', sets[0], 'TB'], ['full', sets[0], 'LR'], ...(fold ? [['full', sets[0], 'TB', true]] : []),
+    ...sets.flatMap((set) => [['compact', set, 'TB'], ['compact', set, 'LR'], ...(fold ? [['compact', set, 'TB', true]] : [])])];
   let last = null; let best = null;
-  for (const [lod, set, dir] of tries) {
+  for (const [lod, set, dir, folded] of tries) {
     const input = buildLayoutInput(model, { collapsed: set, lod, dir });
+    if (folded) { input.fold = true; input.aspect = pane.width / pane.height; }
     const layout = await layoutAsync(input);
     last = { input, layout, collapsed: set };
     if (!pane) break;
@@ -99,5 +103,6 @@ export async function buildSession(result, { collapsed = new Set(), pane = null 
 export async function relayout(session, collapsed) {
   const input = buildLayoutInput(session.model, { collapsed, lod: session.lod || 'full', dir: session.input.dir });
   if (session.input.aspect) input.aspect = session.input.aspect;
+  if (session.input.fold) input.fold = true;
   return { ...session, input, layout: await layoutAsync(input), collapsed };
 }
