@@ -2,7 +2,7 @@
 // the layout (off the main thread for big graphs) and console reveal steps.
 import { analyze, consoleLines } from './model/trace-model.js';
 import { buildLayoutInput, layoutFor, BIG_UNITS } from './model/layout.js';
-import { readsWhole, fitScale } from './model/records.js';
+import { readsWhole, fitScale, smallestTitlePx } from './model/records.js';
 
 export const WORKER_LAYOUT_UNITS = 120;
 let layoutWorker = null; let layoutSeq = 0;
@@ -72,16 +72,17 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null }
   const fold = pane?.width > 0 && pane?.height > 0;
   const tries = [['full', sets[0], 'TB'], ['full', sets[0], 'LR'], ...(fold ? [['full', sets[0], 'TB', true]] : []),
     ...sets.flatMap((set) => [['compact', set, 'TB'], ['compact', set, 'LR'], ...(fold ? [['compact', set, 'TB', true]] : [])])];
-  let last = null; let best = null;
+  let last = null; let best = null; let bestTitle = -1;
   for (const [lod, set, dir, folded] of tries) {
     const input = buildLayoutInput(model, { collapsed: set, lod, dir });
     if (folded) { input.fold = true; input.aspect = pane.width / pane.height; }
     const layout = await layoutAsync(input);
     last = { input, layout, collapsed: set };
     if (!pane) break;
-    if (readsWhole(layout, pane)) return last;
+    if (readsWhole(layout, pane, lod)) return last;
     // Nothing reads whole: keep the one with the largest titles.
-    if (!best || fitScale(layout, pane) > fitScale(best.layout, pane)) best = last;
+    const title = fitScale(layout, pane) * smallestTitlePx(lod);
+    if (title > bestTitle) { best = last; bestTitle = title; }
   }
   return best || last;
 }

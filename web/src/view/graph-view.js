@@ -148,7 +148,7 @@ export class GraphView {
     // First view: the whole figure when it reads (see session.chooseLayout) or
     // when it is big (the overview reads at any size); else a readable part
     // from the top (the minimap shows the rest).
-    this.fit({ minK: big || readsWhole(layout, this.size()) ? 0 : 0.8 });
+    this.fit({ minK: big || readsWhole(layout, this.size(), input.lod) ? 0 : 0.8 });
     this.focusModuleName = focusModule;
     this.search?.refresh();
     return true;
