@@ -45,16 +45,20 @@ export function legacyHandles(model) {
  * Level of detail for the first view: full records if the whole graph reads
  * in the pane (titles ≥ 11 px), else compact records (titles only), else
  * compact with the outermost modules collapsed. Big graphs (laid out in the
- * worker) go straight to compact. Returns { input, layout, autoCollapsed }.
+ * worker) go straight to compact. `keep`: the lesson's module name, collapsed
+ * last. Returns { input, layout, collapsed }.
  */
-export async function chooseLayout(model, { collapsed = new Set(), pane = null } = {}) {
+export async function chooseLayout(model, { collapsed = new Set(), pane = null, keep = null } = {}) {
   const big = model.tensors.size + model.nodes.size >= 2 * WORKER_LAYOUT_UNITS;
   // Full records first, then the merged overview; top-down, then left-to-right
   // (many leaves make a wide graph: LR stacks them); finally modules collapsed.
   const hasChild = new Set(model.moduleCalls.map((c) => c.parent).filter(Boolean));
   // Innermost module calls, largest first: collapsed one by one until the figure reads.
   const size = (c) => c.tensors.size + c.nodes.size;
-  const inner = model.moduleCalls.filter((c) => !hasChild.has(c.key)).sort((a, b) => size(b) - size(a));
+  // The lesson's module (`keep`, its first call above all) is collapsed last: it holds the lesson's key node.
+  const firstKept = model.moduleCalls.find((c) => c.name === keep);
+  const rankOf = (c) => (c === firstKept ? 2 : c.name === keep ? 1 : 0);
+  const inner = model.moduleCalls.filter((c) => !hasChild.has(c.key)).sort((a, b) => rankOf(a) - rankOf(b) || size(b) - size(a));
   const sets = [new Set(collapsed)];
   for (const c of inner) { const s = new Set(sets[sets.length - 1]); s.add(c.key); sets.push(s); }
   const top = new Set(collapsed); for (const c of model.moduleCalls) if (!c.parent) top.add(c.key);
@@ -87,7 +91,7 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null }
   return best || last;
 }
 
-export async function buildSession(result, { collapsed = new Set(), pane = null } = {}) {
+export async function buildSession(result, { collapsed = new Set(), pane = null, keep = null } = {}) {
   // For tests and the bench: "first overview within 1 s after the run ends" starts here.
   performance.mark?.('hookgrad:run-end');
   // A big result: receiving it, analyzing it and building the layout input are separate tasks (each < 100 ms).
@@ -95,7 +99,7 @@ export async function buildSession(result, { collapsed = new Set(), pane = null 
   if (big) await yieldToPage();
   const model = analyze(result.graph, result.trace);
   if (big) await yieldToPage();
-  const { input, layout, collapsed: used } = await chooseLayout(model, { collapsed, pane });
+  const { input, layout, collapsed: used } = await chooseLayout(model, { collapsed, pane, keep });
   const lines = consoleLines(model, result.error);
   return { result, model, input, layout, lines, legacy: legacyHandles(model), collapsed: used, lod: input.lod };
 }
