@@ -106,6 +106,7 @@ export class Controller {
     const { model } = session;
     this.player.load(model.steps.length, step ?? model.forwardEnd);
     if (!(await this.refitToPane(pane)) || this.running !== myRun) return false;
+    if (typeof step === 'number' && !(await this.showStep(this.player.k))) return false;
     this.setBusy(false);
     this.onSession(session, this);
     if (backward && hasBackward(model)) this.player.play({ from: model.forwardEnd });
@@ -127,6 +128,28 @@ export class Controller {
     this.session = { ...this.session, ...again, lod: again.input.lod };
     if (!(await this.draw())) return false;
     this.render();
+    return true;
+  }
+
+  /**
+   * Opened at a given step (an embed's #step=N): the camera shows that
+   * step's running node, focused tensor and changed .grad, expanding the
+   * collapsed modules that hide them (for this run only: the reader's own
+   * choice, this.collapsed, is untouched). Returns false if the draw failed.
+   */
+  async showStep(k) {
+    for (let i = 0; i < 8; i++) {
+      const s = this.session; const frame = frameAt(s.model, k); const f = frame.focus || {};
+      const ev = frame.step?.event;
+      const grad = ev && (ev.type === 'accumulate' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
+      const units = [f.node != null ? s.input.unitOfNode[f.node] : null, f.tensor != null ? s.input.unitOfTensor[f.tensor] : null, grad != null ? s.input.unitOfTensor[grad] : null];
+      const hiding = new Set(units.filter(Boolean).map((id) => s.input.units.find((u) => u.id === id)?.placeholder).filter(Boolean));
+      if (!hiding.size) break;
+      const set = new Set(s.collapsed); for (const key of hiding) set.delete(key);
+      this.session = await relayout(s, set);
+      if (!(await this.draw())) return false;
+    }
+    this.follow = true; this.render(k);
     return true;
   }
 
