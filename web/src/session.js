@@ -83,7 +83,9 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null, 
     const layout = await layoutAsync(input);
     last = { input, layout, collapsed: set };
     if (!pane) break;
-    if (readsWhole(layout, pane, lod)) return last;
+    // A fold that splits a module over two columns reads worse than the next level of detail.
+    const split = Object.keys(layout.clusterParts || {}).length > 0;
+    if (readsWhole(layout, pane, lod) && !split) return last;
     // Nothing reads whole: keep the one with the largest titles.
     const title = fitScale(layout, pane) * smallestTitlePx(lod);
     if (title > bestTitle) { best = last; bestTitle = title; }

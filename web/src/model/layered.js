@@ -150,7 +150,7 @@ export function keepOutOfFrames(layers, x, units, clusters) {
   });
   const PAD = 12;
   layers.forEach((L, r) => {
-    let moved = false;
+    const moved = new Set();
     for (const v of L) {
       const half = units[v].w / 2;
       for (const [k, b] of span) {
@@ -158,13 +158,20 @@ export function keepOutOfFrames(layers, x, units, clusters) {
         // A unit whose own module encloses this one stays (the frames nest).
         if ([...ins[v]].some((a) => chain({ parent: k }).has(a))) continue;
         const left = b.x0 - PAD - NODESEP / 2 - half; const right = b.x1 + PAD + NODESEP / 2 + half;
-        x[v] = Math.abs(left - x[v]) <= Math.abs(right - x[v]) ? left : right; moved = true;
+        x[v] = Math.abs(left - x[v]) <= Math.abs(right - x[v]) ? left : right; moved.add(v);
       }
     }
-    if (!moved) return;
-    // Spread the row again, keeping the new order: from the middle outwards.
+    if (!moved.size) return;
+    // Spread the row again in its new order: a moved unit pushes the ones
+    // on its left further left (else they would push it back into the frame),
+    // then everything overlapping is pushed right.
     L.sort((a, b) => x[a] - x[b]);
-    for (let i = 1; i < L.length; i++) x[L[i]] = Math.max(x[L[i]], x[L[i - 1]] + (units[L[i - 1]].w + units[L[i]].w) / 2 + NODESEP);
+    const sep = (a, b) => (units[a].w + units[b].w) / 2 + NODESEP;
+    const pushed = new Set(moved);
+    for (let i = L.length - 2; i >= 0; i--) {
+      if (pushed.has(L[i + 1]) && x[L[i]] > x[L[i + 1]] - sep(L[i], L[i + 1])) { x[L[i]] = x[L[i + 1]] - sep(L[i], L[i + 1]); pushed.add(L[i]); }
+    }
+    for (let i = 1; i < L.length; i++) x[L[i]] = Math.max(x[L[i]], x[L[i - 1]] + sep(L[i - 1], L[i]));
   });
 }
 

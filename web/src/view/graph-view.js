@@ -351,9 +351,9 @@ export class GraphView {
       const box = this.pinBox(p);
       const anchor = box ? { x: box.x + box.w - 10, y: box.y } : { x: 10, y: 10 };
       const key = `${anchor.x},${anchor.y}`; const n = stackAt.get(key) || 0; stackAt.set(key, n + 1);
-      // The overview (compact records) has little room: a shorter pin, the full text is its tooltip.
-      const max = this.lod === 'compact' ? 34 : 64;
-      const msg = p.message.length > max ? `${p.message.slice(0, max - 1)}…` : p.message;
+      // The overview (compact records) has little room: the pin names only its
+      // level; the full text is its tooltip (and the step's sentence, the console).
+      const msg = this.lod === 'compact' ? p.level : p.message.length > 64 ? `${p.message.slice(0, 63)}…` : p.message;
       const w = msg.length * 6.4 + 30;
       // Kept inside the figure (what "Fit" shows): not left of it, not above it.
       const g = el('g', { class: `pin ${p.level}`, transform: `translate(${Math.max(anchor.x, w - 18)},${Math.max(2, anchor.y - 24 - n * 24)})` }, this.gPins);
