@@ -14,6 +14,9 @@
 // Every step is O(units + edges) per sweep (sorting per rank aside).
 
 const NODESEP = 16; const RANKSEP = 28; const SUBSEP = 10; const COLGAP = 64; const M = 8;
+const LABEL = 26; // a module frame's label band
+/** Padding of a module frame: nested modules get a little less than their parents. */
+const framePad = (depth) => Math.max(4, 12 - 3 * depth);
 
 /** Kahn's topological order; units on a cycle (none expected) come last, in input order. */
 function topoOrder(n, succ, pred) {
@@ -267,6 +270,17 @@ export function layeredLayout(input, { aspect = 1.3 } = {}) {
   const sig = layers.map((L) => [...new Set(L.map((v) => top(units[v])))].sort().join('|'));
   const breaks = []; for (let r = 1; r < R; r++) if (sig[r] !== sig[r - 1]) breaks.push(r);
   const starts = foldRanks(layerW, layerH, aspect, breaks);
+  // Room above a row for the label bands of nested module frames that start
+  // there (finish() stacks their labels).
+  const depth = (id) => { let d = 0; for (let k = byId.get(id)?.parent; k && byId.has(k); k = byId.get(k).parent) d++; return d; };
+  const firstRow = new Map();
+  layers.forEach((L, r) => { for (const v of L) for (let k = units[v].parent; k && byId.has(k); k = byId.get(k).parent) if (!firstRow.has(k)) firstRow.set(k, r); });
+  // The outermost frame's band reaches into the gap above (keepOutOfFrames
+  // keeps that row's units clear of it); each nested frame starting on the
+  // same row needs a band of its own.
+  const band = new Float64Array(R); const outer = new Float64Array(R);
+  for (const [k, r] of firstRow) { const b = LABEL + framePad(depth(k)); band[r] += b; outer[r] = Math.max(outer[r], b); }
+  for (let r = 0; r < R; r++) band[r] -= outer[r];
   const pos = {}; const column = {}; let colX = 0;
   for (let c = 0; c < starts.length; c++) {
     const end = c + 1 < starts.length ? starts[c + 1] : R;
@@ -275,6 +289,7 @@ export function layeredLayout(input, { aspect = 1.3 } = {}) {
     if (!Number.isFinite(lo)) { lo = 0; hi = 0; }
     let y = 0;
     for (let r = starts[c]; r < end; r++) {
+      if (r > starts[c]) y += band[r];
       for (const v of layers[r]) { const u = units[v]; pos[u.id] = { x: colX + x[v] - u.w / 2 - lo, y: y + (layerH[r] - u.h) / 2, w: u.w, h: u.h }; column[u.id] = c; }
       y += layerH[r] + gapAfter[r];
     }
@@ -299,10 +314,15 @@ function finish(input, pos, column = {}) {
   for (const u of input.units) if (u.parent && pos[u.id]) grow(u.parent, pos[u.id], column[u.id] ?? 0);
   const depth = (id) => { let d = 0; for (let k = byId.get(id)?.parent; k; k = byId.get(k)?.parent) d++; return d; };
   const clusters = {}; const clusterParts = {};
-  for (const [id, cols] of boxes) {
-    // Nested modules get a little less padding than their parents, so the frames do not coincide.
-    const pad = Math.max(4, 12 - 3 * depth(id));
-    const frames = [...cols.keys()].sort((a, b) => a - b).map((c) => { const b = cols.get(c); return { x: b.x0 - pad, y: b.y0 - pad - 26, w: b.x1 - b.x0 + 2 * pad, h: b.y1 - b.y0 + 2 * pad + 26 }; });
+  // Innermost first: a parent's frame encloses its children's frames, labels included, so nested labels stack.
+  for (const id of [...boxes.keys()].sort((a, b) => depth(b) - depth(a))) {
+    const cols = boxes.get(id); const pad = framePad(depth(id));
+    const frames = [...cols.keys()].sort((a, b) => a - b).map((c) => {
+      const b = cols.get(c); const f = { x: b.x0 - pad, y: b.y0 - pad - LABEL, w: b.x1 - b.x0 + 2 * pad, h: b.y1 - b.y0 + 2 * pad + LABEL };
+      const parent = byId.get(id)?.parent;
+      if (parent && boxes.get(parent)?.get(c)) { const pb = boxes.get(parent).get(c); pb.x0 = Math.min(pb.x0, f.x); pb.y0 = Math.min(pb.y0, f.y); pb.x1 = Math.max(pb.x1, f.x + f.w); pb.y1 = Math.max(pb.y1, f.y + f.h); }
+      return f;
+    });
     clusters[id] = frames[0];
     if (frames.length > 1) clusterParts[id] = frames.slice(1);
   }
