@@ -99,6 +99,7 @@ export class GraphView {
     this.edgeState = new Map(); this.flowLabels = new Map(); this.pinKey = ''; this.hasDots = false; this.lastK = null;
     this.maxGrad = maxGradNorm(model);
 
+    const labelsPlaced = []; // label boxes drawn so far: a nested module's label that starts where its parent's does moves right of it
     for (const c of input.clusters) {
       const b = layout.clusters[c.id]; if (!b) continue;
       const g = el('g', { class: 'cluster', 'data-module': c.id }, gClusters);
@@ -106,10 +107,13 @@ export class GraphView {
       // layered.js: the rest of a module folded over several columns.
       for (const q of layout.clusterParts?.[c.id] || []) el('rect', { x: q.x, y: q.y, width: q.w, height: q.h, rx: 12, class: 'cluster-box' }, g);
       const t = el('g', { class: 'cluster-toggle', role: 'button', tabindex: 0, 'aria-label': `Collapse module ${c.label}`, 'aria-expanded': 'true' }, gClusterLabels);
-      el('rect', { x: b.x + 6, y: b.y + 5, width: Math.min(b.w - 12, c.label.length * 7.5 + 34), height: 20, rx: 6, class: 'cluster-label-bg' }, t);
-      el('text', { x: b.x + 14, y: b.y + 19, class: 'cluster-label' }, t, `▾ ${c.label}`);
+      const lw = Math.min(b.w - 12, c.label.length * 7.5 + 34); let lx = b.x + 6; const ly = b.y + 5;
+      for (const q of labelsPlaced) if (ly < q.y + 20 && q.y < ly + 20 && lx < q.x + q.w && q.x < lx + lw) lx = q.x + q.w + 4;
+      labelsPlaced.push({ x: lx, y: ly, w: lw });
+      el('rect', { x: lx, y: ly, width: lw, height: 20, rx: 6, class: 'cluster-label-bg' }, t);
+      el('text', { x: lx + 8, y: b.y + 19, class: 'cluster-label' }, t, `▾ ${c.label}`);
       this.bindActivate(t, () => this.onToggleModule(c.id));
-      this.clusterEls.set(c.id, { g, box: b, toggle: t, c: { active: false } });
+      this.clusterEls.set(c.id, { g, box: b, toggle: t, label: { x: lx, y: ly }, c: { active: false } });
     }
     // Where every record goes (the boxes of collapsed modules stand for their members).
     this.unitSpecs = [];
@@ -429,8 +433,8 @@ export class GraphView {
     const s = Math.max(1, Math.round((0.9 / this.view.k) * 20) / 20);
     if (s === this.toggleScale) return;
     this.toggleScale = s;
-    for (const { toggle, box } of this.clusterEls.values()) {
-      const x = box.x + 6; const y = box.y + 5;
+    for (const { toggle, label } of this.clusterEls.values()) {
+      const { x, y } = label;
       toggle.setAttribute('transform', s === 1 ? '' : `translate(${x},${y}) scale(${s}) translate(${-x},${-y})`);
     }
   }
