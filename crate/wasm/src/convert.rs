@@ -24,9 +24,34 @@ thread_local! {
     static STASH_KEY: JsValue = JsValue::from_str("__hgStash");
 }
 
+thread_local! {
+    /// What the last JS call made by the engine (a hook) threw, if it threw.
+    /// The engine rethrows a hook's exception in PyTorch's words and keeps only
+    /// its message; the original goes on the new Error as `cause`, so a page
+    /// can show where in the hook it was thrown (its stack).
+    static HOOK_THROW: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+}
+
+/// Records what a JS call threw (`None`: it returned) — see `HOOK_THROW`.
+pub fn note_js_call(thrown: Option<&JsValue>) {
+    HOOK_THROW.with(|t| {
+        if let Ok(mut t) = t.try_borrow_mut() {
+            *t = thrown.cloned();
+        }
+    });
+}
+
 pub fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(e.message());
     err.set_name(e.kind());
+    // "… hook 'h' on tensor 'c' raised an error: …" (engine::hook_error):
+    // the hook's own exception becomes `cause`.
+    if e.message().contains(" raised an error: ") {
+        let thrown = HOOK_THROW.with(|t| t.try_borrow_mut().ok().and_then(|mut t| t.take()));
+        if let Some(thrown) = thrown {
+            let _ = js_sys::Reflect::set(&err, &JsValue::from_str("cause"), &thrown);
+        }
+    }
     err.into()
 }
 
