@@ -529,6 +529,8 @@ fn call_tensor_pre_hooks(
                 };
                 match &*entry {
                     TensorHookEntry::User(hook) => {
+                        // Copied before the call: a hook may change its argument in place.
+                        let before = trace::is_recording().then(|| current.to_array().ok());
                         let result = hook.call(&current).map_err(|e| {
                             hook_error(e, "tensor hook", &tensor_label(*owner, node), &hook.name())
                         })?;
@@ -543,7 +545,7 @@ fn call_tensor_pre_hooks(
                             kind: HookKind::Tensor,
                             handle,
                             target: HookTarget::Tensor(*owner),
-                            before: HookValue::One(current.to_array().ok()),
+                            before: HookValue::One(before.flatten()),
                             after: HookValue::One(after.to_array().ok()),
                         });
                         values[*nr] = Some(after);
@@ -623,10 +625,11 @@ fn call_node(
     let target = || format!("node {} (#{})", node.name, node.id.0);
 
     for (handle, hook) in node.pre_hooks.snapshot() {
+        // Copied before the call: a hook may change its arguments in place.
+        let before = trace::is_recording().then(|| snapshot(&inputs));
         let result = hook
             .call(&inputs)
             .map_err(|e| hook_error(e, "pre-hook", &target(), &hook.name()))?;
-        let before = snapshot(&inputs);
         if let Some(new) = result {
             check_hook_list(&hook.name(), &inputs, &new)?;
             inputs = new;
@@ -635,7 +638,7 @@ fn call_node(
             kind: hook.kind(),
             handle,
             target: HookTarget::Node(node.id),
-            before: HookValue::Many(before),
+            before: HookValue::Many(before.unwrap_or_default()),
             after: HookValue::Many(snapshot(&inputs)),
         });
     }
@@ -670,6 +673,8 @@ fn call_node(
     }
     for (handle, hook) in node.post_hooks.snapshot() {
         let own = hook.records_itself();
+        // Copied before the call: a hook may change its arguments in place.
+        let before = (!own && trace::is_recording()).then(|| snapshot(&outputs));
         let result = hook.call(&outputs, hook_outputs_ref).map_err(|e| {
             if own {
                 e
@@ -677,7 +682,6 @@ fn call_node(
                 hook_error(e, "hook", &target(), &hook.name())
             }
         })?;
-        let before = snapshot(&outputs);
         if let Some(new) = result {
             check_hook_list(&hook.name(), &outputs, &new)?;
             outputs = new;
@@ -689,7 +693,7 @@ fn call_node(
             kind: hook.kind(),
             handle,
             target: HookTarget::Node(node.id),
-            before: HookValue::Many(before),
+            before: HookValue::Many(before.unwrap_or_default()),
             after: HookValue::Many(snapshot(&outputs)),
         });
     }
@@ -838,6 +842,10 @@ fn after_accumulate(variable: &Tensor) -> Result<()> {
             .unwrap_or_default(),
     });
     for (handle, hook) in variable.post_accumulate_hook_entries() {
+        // Copied before the call: the hook may change `.grad` in place.
+        let before = trace::is_recording()
+            .then(|| variable.grad_raw().and_then(|g| g.to_array().ok()))
+            .flatten();
         let returned_a_value = hook.call(variable).map_err(|e| {
             hook_error(
                 e,
@@ -855,7 +863,7 @@ fn after_accumulate(variable: &Tensor) -> Result<()> {
             kind: HookKind::PostAccumulate,
             handle,
             target: HookTarget::Tensor(variable.id()),
-            before: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),
+            before: HookValue::One(before),
             after: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),
         });
     }
