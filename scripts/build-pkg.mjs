@@ -25,6 +25,10 @@ for (const f of fs.readdirSync(pkgDir).sort()) {
 tpl.files.push('README.md');
 fs.writeFileSync(path.join(pkgDir, 'package.json'), `${JSON.stringify(tpl, null, 2)}\n`);
 const api = path.join(root, 'docs/api.md');
-if (fs.existsSync(api)) fs.copyFileSync(api, path.join(pkgDir, 'README.md'));
+// Links into the repository (../web/EMBED.md) mean nothing inside the package: name the file instead.
+if (fs.existsSync(api)) {
+  const text = fs.readFileSync(api, 'utf8').replace(/\[([^\]]+)\]\(\.\.\/([^)#\s]+)(#[^)\s]*)?\)/g, (m, label, file) => `${label} (\`${file}\` in the hookgrad repository)`);
+  fs.writeFileSync(path.join(pkgDir, 'README.md'), text);
+}
 else fs.writeFileSync(path.join(pkgDir, 'README.md'), '# hookgrad\n\nPyTorch-faithful autograd and hooks in WebAssembly.\n');
 console.error(`[build] web/pkg/package.json: hookgrad@${version}, ${tpl.files.length} files`);

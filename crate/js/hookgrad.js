@@ -333,4 +333,34 @@ class Linear {
   }
 }
 
-export const nn = Object.freeze({ Linear });
+/**
+ * `new hg.nn.Sequential(m0, m1, ...)`: children named '0', '1', ...; its
+ * forward calls each child like PyTorch's `module(input)`, hooks included.
+ */
+class Sequential {
+  constructor(...modules) {
+    const seq = core.__sequential();
+    modules.forEach((m, i) => {
+      if (!(m instanceof Module)) {
+        throw new TypeError(`Sequential(): argument ${i} is not a Module (got ${m === null ? 'null' : typeof m})`);
+      }
+      seq.addModule(String(i), m);
+    });
+    return seq;
+  }
+}
+
+/** `new hg.nn.ReLU()`, `Tanh()`, `Sigmoid()`: modules whose forward is the op. */
+class ReLU { constructor() { return core.__activation('ReLU'); } }
+class Tanh { constructor() { return core.__activation('Tanh'); } }
+class Sigmoid { constructor() { return core.__activation('Sigmoid'); } }
+
+/** `hg.nn.functional`: PyTorch's `torch.nn.functional` losses. */
+const functional = Object.freeze({
+  /** `mseLoss(input, target, {reduction: 'mean' | 'sum' | 'none'})`. */
+  mseLoss: (input, target, opts) => core.__mseLoss(input, target, opts),
+  /** `crossEntropy(logits, targets)`: targets are class indices. */
+  crossEntropy: (logits, targets) => core.__crossEntropy(logits, targets),
+});
+
+export const nn = Object.freeze({ Linear, Sequential, ReLU, Tanh, Sigmoid, functional });

@@ -43,6 +43,8 @@ export interface TensorInfo {
   id: number;
   name: string | null;
   shape: number[];
+  /** PyTorch's strides (`t.stride()`). */
+  stride: number[];
   data: Values;
   requiresGrad: boolean;
   isLeaf: boolean;
@@ -106,8 +108,11 @@ export interface HookEvent {
   type: 'hook';
   kind: HookKind;
   handle: number;
+  /** The saved tensor (pack / unpack, with `node`: the node that saved it). */
   tensor?: number;
   node?: number;
+  /** A multi-grad hook's tensors. */
+  tensors?: number[];
   module?: string;
   moduleId?: number;
   before: HookValue;

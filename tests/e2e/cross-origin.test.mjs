@@ -211,13 +211,22 @@ test('wheel over a figure scrolls the post; once the reader focuses the figure, 
 });
 
 for (const width of [400, 700]) {
-  test(`nothing is clipped at ${width} px wide (iframe 700×480 and element, first and last step)`, async () => {
+  test(`nothing is clipped at ${width} px wide (iframe 700×480 and element, at every step)`, async () => {
     const page = await openBlog(width, 900);
     for (const sel of ['#plain', '#el1']) {
       await page.locator(sel).scrollIntoViewIfNeeded();
       const f = await embedFrame(page, sel);
       await page.waitForTimeout(300);
       assert.deepEqual(await clipped(f), [], `${sel} at the first step`);
+      // Every step (a warning's sentence is the longest text), then the end by keyboard.
+      const total = Number((await f.locator('#step-count').textContent()).split('/')[1]);
+      for (let k = 0; k <= total; k++) {
+        await f.evaluate((k) => { const s = document.getElementById('scrub'); s.value = String(k); s.dispatchEvent(new Event('input')); }, k);
+        // The element follows its content's height one message later: allow it a moment.
+        let out = await clipped(f);
+        for (let i = 0; i < 20 && out.length; i++) { await page.waitForTimeout(50); out = await clipped(f); }
+        assert.deepEqual(out, [], `${sel} at step ${k} of ${total}`);
+      }
       await f.getByRole('slider', { name: 'Scrub through the trace' }).focus();
       await f.page().keyboard.press('End');
       await page.waitForTimeout(500);
@@ -239,7 +248,7 @@ for (const width of [400, 700]) {
   });
 }
 
-test('the whole site works from the sub-path /hookgrad/: front page, playground, embed, element script, package', async () => {
+test('the whole site works from the sub-path /hookgrad/: front page, playground, tutorials, element script, package', async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors = []; const bad = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -249,6 +258,12 @@ test('the whole site works from the sub-path /hookgrad/: front page, playground,
   await page.goto(site.url);
   await page.goto(`${site.url}playground.html#lesson=tensor-hooks`);
   await page.waitForFunction(() => document.getElementById('step-count')?.textContent !== '0 / 0' && document.querySelectorAll('[data-node]').length > 2, null, { timeout: 20000 });
+  // The tutorial pages (when built): each loads from the sub-path without a 404 or an error.
+  const tutorials = fs.existsSync(path.join(DIST, 'tutorials')) ? fs.readdirSync(path.join(DIST, 'tutorials')).filter((f) => f.endsWith('.html')) : [];
+  for (const t of tutorials) {
+    await page.goto(`${site.url}tutorials/${t}`);
+    await page.waitForLoadState('networkidle');
+  }
   for (const f of ['hookgrad-element.js', 'pkg/hookgrad.js', 'pkg/hookgrad_bg.wasm', 'pkg/package.json', 'pkg/hookgrad.d.ts']) {
     const r = await page.request.get(`${site.url}${f}`);
     assert.equal(r.status(), 200, f);

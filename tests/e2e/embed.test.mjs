@@ -20,7 +20,7 @@ test('embed.html#lesson=legacy-hook shows the graph and plays', async () => {
   assert.ok(await page.locator('.has-legacy').count() >= 1);
   assert.equal(await page.getByText('Program', { exact: true }).count(), 1);
   assert.match(await page.getByRole('group', { name: 'Hook comparison' }).textContent(), /\(4\., 6\.\).*\(12\., 8\., 6\.\)/);
-  await page.getByRole('button', { name: 'Show the node the Legacy backward hook on Mul3 is attached to' }).click();
+  await page.getByRole('button', { name: 'Show the node the legacy hook is attached to' }).click();
   await page.waitForTimeout(500);
   await page.screenshot({ path: path.join(SHOTS, 'embed-legacy-hook.png') });
   assert.deepEqual(errors, []);

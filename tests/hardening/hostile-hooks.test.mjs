@@ -432,18 +432,32 @@ hostile('keeping every gradient a hook sees; readable after later passes', () =>
   assert.deepEqual(kept[1].add(1).toArray(), [4, 4]);
 });
 
-hostile('documented: a leaf\'s hook storing its very argument shares the stolen .grad (README "memory")', () => {
+hostile('documented: a leaf\'s hook storing its very argument keeps its values across later passes', () => {
   // AccumulateGrad steals a gradient no one else holds (PyTorch); JS cannot
-  // tell that a hook kept its argument, so that argument becomes .grad's
-  // storage and a later backward accumulates into it ([3,3] + [2,4]).
-  // PyTorch would have copied: keep g.clone() for its values (test above).
+  // tell that a hook kept its argument, so the first pass makes that argument
+  // .grad's storage. The next accumulation sees the storage shared and makes
+  // .grad the sum instead of adding in place, so the stored value is PyTorch's
+  // (torch copies at the first pass: kept [[3,3],[2,4]], x.grad [5,7]).
   const kept = [];
   const x = L([1, 2]);
   x.registerHook((g) => { kept.push(g); });
   x.mul(3).sum().backward();
   x.mul(x).sum().backward();
-  assert.deepEqual(kept.map((t) => t.toArray()), [[5, 7], [2, 4]]);
+  assert.deepEqual(kept.map((t) => t.toArray()), [[3, 3], [2, 4]]);
   assert.deepEqual(x.grad.toArray(), [5, 7]);
+});
+
+hostile('documented: the one divergence left — an in-place change of .grad in the same pass shows in a stored hook argument', () => {
+  // torch: the hook's reference prevents the steal, so kept[0] stays [3, 3].
+  // hookgrad steals (JS cannot see the reference), so the post-accumulate
+  // hook's in-place doubling of .grad shows in kept[0] too (README "memory").
+  const kept = [];
+  const x = L([1, 2]);
+  x.registerHook((g) => { kept.push(g); });
+  x.registerPostAccumulateGradHook((t) => { t.grad.mul_(2); });
+  x.mul(3).sum().backward();
+  assert.deepEqual(x.grad.toArray(), [6, 6]);
+  assert.deepEqual(kept[0].toArray(), [6, 6]);
 });
 
 hostile('post-accumulate hook keeping t.grad: accumulation is in place (torch: [7, 7], 7)', () => {

@@ -4,9 +4,9 @@
 import { Runner } from './runner.js';
 import { buildSession, relayout } from './session.js';
 import { frameAt } from './model/trace-model.js';
-import { stepSentence, hasBackward } from './model/step-text.js';
+import { stepSentence, hasBackward, summaryParts } from './model/step-text.js';
 import { GraphView } from './view/graph-view.js';
-import { Player } from './view/player.js';
+import { Player, renderStepText } from './view/player.js';
 import { PLAY, PAUSE } from './view/icons.js';
 import { renderCompare } from './view/compare-view.js';
 import { downloadSvg, downloadPng } from './view/export.js';
@@ -141,7 +141,7 @@ export class Controller {
     if ($('scrub')) { $('scrub').max = String(total); $('scrub').value = String(k); $('scrub').setAttribute('aria-valuetext', `step ${k} of ${total}`); }
     if ($('step-count')) $('step-count').textContent = `${k} / ${total}`;
     const s = stepSentence(model, k, frame, result.error);
-    const st = $('step-text'); st.textContent = s.text; st.classList.toggle('is-error', s.error);
+    renderStepText($('step-text'), s, s.summary ? summaryParts(s.summary, 26) : null);
     const lesson = this.getSource().lesson;
     if ($('compare')) {
       renderCompare($('compare'), { model, k, columns: lesson?.compare, warnRoot: $('compare-warning') || $('compare'),

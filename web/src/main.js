@@ -73,8 +73,11 @@ $('reset-program').onclick = () => openLesson(app.state.lesson);
 
 /** A graph/hook edit from the inspector: rewrite the program, then run it. */
 function setProgram(text) {
-  if (app.state.lesson && text !== findLesson(app.state.lesson)?.program) { /* still the lesson, edited */ }
-  app.state.program = text; editor.set(text); saveHash(); runProgram({ backward: true });
+  const changed = PE.changedLineRange(app.state.program || '', text);
+  app.state.program = text; editor.set(text); saveHash();
+  // Show the reader what the inspector wrote into the program.
+  if (changed) editorView?.markInserted(changed.from, changed.to);
+  runProgram({ backward: true });
 }
 
 // ---- semantics ----
@@ -99,8 +102,10 @@ const ctl = globalThis.hookgradController = new Controller({
   getSource: () => ({ program: app.state.program, semantics: app.state.semantics, lesson: app.state.lesson ? findLesson(app.state.lesson) : null }),
   onFrame: renderExtras,
   onSession(session) {
-    const r = session.result;
-    $('program-status').textContent = r.stopped ? 'stopped' : r.error ? 'error' : `ran in ${Math.round(r.ms || 0)} ms`;
+    const r = session.result; const e = r.error;
+    $('program-status').textContent = r.stopped ? 'stopped' : r.timedOut ? 'stopped (too long)' : e ? `error${e.line != null ? ` at line ${e.line}` : ''}` : `ran in ${Math.round(r.ms || 0)} ms`;
+    // The error's place, marked in the editor (cleared by the next edit or a clean run).
+    editorView?.markError(e?.line ?? null, e?.column ?? null, e?.message || '');
   },
 });
 const runProgram = (opts) => ctl.run(opts);
@@ -126,7 +131,8 @@ async function editBlock(block) {
   box.append(h('div', { class: 'btnrow' },
     h('button', { class: 'btn small primary', type: 'button', onclick: () => { close(); setProgram(PE.setBlockCode(app.state.program, block.id, ed.text)); } }, 'Save hook'),
     h('button', { class: 'btn small', type: 'button', onclick: close }, 'Cancel')));
-  $('hook-editor').replaceChildren(box); ed.focus();
+  $('hook-editor').replaceChildren(box);
+  box.scrollIntoView({ block: 'nearest' }); ed.focus();
 }
 
 // ---- start ----

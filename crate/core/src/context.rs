@@ -95,3 +95,91 @@ pub fn warn(message: &str) {
         sink(message);
     }
 }
+
+thread_local! {
+    static WARNED_ONCE: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+}
+
+/// PyTorch's `TORCH_WARN_ONCE`: the first time in this instance only.
+pub fn warn_once(message: &'static str) {
+    let first = WARNED_ONCE.with(|w| match w.try_borrow_mut() {
+        Ok(mut w) if !w.contains(&message) => {
+            w.push(message);
+            true
+        }
+        _ => false,
+    });
+    if first {
+        warn(message);
+    }
+}
+
+// ----- saved tensors hooks ---------------------------------------------------
+
+thread_local! {
+    /// `saved_tensors_hooks` contexts, innermost last (PyTorch keeps a stack
+    /// too: the innermost pair packs). `None` entries disable packing while a
+    /// pack or unpack hook runs, so ops inside a hook save plainly.
+    static SAVED_HOOKS: RefCell<Vec<Option<Rc<dyn crate::hooks::SavedTensorsHooks>>>> =
+        const { RefCell::new(Vec::new()) };
+    /// An error a pack hook raised inside an op, reported by `ops::record`.
+    static PENDING_ERROR: RefCell<Option<Error>> = const { RefCell::new(None) };
+}
+
+/// The innermost active pack/unpack pair, if any.
+pub fn saved_tensors_hooks() -> Option<Rc<dyn crate::hooks::SavedTensorsHooks>> {
+    SAVED_HOOKS.with(|s| {
+        s.try_borrow()
+            .ok()
+            .and_then(|s| s.last().cloned().flatten())
+    })
+}
+
+/// Pops its `saved_tensors_hooks` entry when dropped (even on an error).
+pub struct SavedHooksGuard(());
+
+impl SavedHooksGuard {
+    /// `with saved_tensors_hooks(pack, unpack):` (or, with `None`, a region
+    /// where nothing is packed).
+    pub fn push(hooks: Option<Rc<dyn crate::hooks::SavedTensorsHooks>>) -> Self {
+        SAVED_HOOKS.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                s.push(hooks);
+            }
+        });
+        SavedHooksGuard(())
+    }
+}
+
+impl Drop for SavedHooksGuard {
+    fn drop(&mut self) {
+        SAVED_HOOKS.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                s.pop();
+            }
+        });
+    }
+}
+
+/// Runs `f` with saved-tensor hooks `hooks` active.
+pub fn with_saved_tensors_hooks<T>(
+    hooks: Rc<dyn crate::hooks::SavedTensorsHooks>,
+    f: impl FnOnce() -> T,
+) -> T {
+    let _guard = SavedHooksGuard::push(Some(hooks));
+    f()
+}
+
+pub(crate) fn set_pending_error(e: Error) {
+    PENDING_ERROR.with(|p| {
+        if let Ok(mut p) = p.try_borrow_mut() {
+            if p.is_none() {
+                *p = Some(e);
+            }
+        }
+    });
+}
+
+pub(crate) fn take_pending_error() -> Option<Error> {
+    PENDING_ERROR.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
+}

@@ -18,7 +18,7 @@ use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
-use crate::shape::{fmt_shape, is_expandable_to, sum_to};
+use crate::shape::{fmt_shape, is_expandable_to};
 use crate::tensor::{Array, Tensor};
 use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
@@ -51,6 +51,19 @@ pub fn backward(
     retain_graph: bool,
     inputs: Option<&[Tensor]>,
 ) -> Result<()> {
+    backward_ext(root, gradient, retain_graph, false, inputs)
+}
+
+/// `t.backward(gradient, retain_graph, create_graph, inputs)`: with
+/// `create_graph` the gradients are computed with grad mode on, so they
+/// have their own graph (PyTorch's `create_graph=True`).
+pub fn backward_ext(
+    root: &Tensor,
+    gradient: Option<Tensor>,
+    retain_graph: bool,
+    create_graph: bool,
+    inputs: Option<&[Tensor]>,
+) -> Result<()> {
     if let Some(inputs) = inputs {
         if inputs.is_empty() {
             return Err(Error::runtime(
@@ -58,16 +71,23 @@ pub fn backward(
             ));
         }
     }
+    if create_graph {
+        // PyTorch: engine.cpp, TORCH_WARN_ONCE.
+        context::warn_once(CREATE_GRAPH_CYCLE_WARNING);
+    }
     run_backward(
         std::slice::from_ref(root),
         vec![gradient],
         retain_graph,
+        create_graph,
         true,
         inputs.unwrap_or(&[]),
         true,
     )
     .map(|_| ())
 }
+
+pub const CREATE_GRAPH_CYCLE_WARNING: &str = "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters to None after use to break the cycle and avoid the leak.";
 
 /// `torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph, allow_unused)`.
 pub fn grad(
@@ -77,6 +97,25 @@ pub fn grad(
     retain_graph: bool,
     allow_unused: bool,
 ) -> Result<Vec<Option<Tensor>>> {
+    grad_ext(
+        outputs,
+        inputs,
+        grad_outputs,
+        retain_graph,
+        false,
+        allow_unused,
+    )
+}
+
+/// `torch.autograd.grad(..., create_graph=...)`.
+pub fn grad_ext(
+    outputs: &[Tensor],
+    inputs: &[Tensor],
+    grad_outputs: Vec<Option<Tensor>>,
+    retain_graph: bool,
+    create_graph: bool,
+    allow_unused: bool,
+) -> Result<Vec<Option<Tensor>>> {
     if inputs.is_empty() {
         return Err(Error::runtime("grad requires non-empty inputs."));
     }
@@ -84,6 +123,7 @@ pub fn grad(
         outputs,
         grad_outputs,
         retain_graph,
+        create_graph,
         false,
         inputs,
         allow_unused,
@@ -113,6 +153,7 @@ fn run_backward(
     outputs: &[Tensor],
     grad_outputs: Vec<Option<Tensor>>,
     keep_graph: bool,
+    create_graph: bool,
     accumulate_grad: bool,
     inputs: &[Tensor],
     allow_unused: bool,
@@ -185,8 +226,17 @@ fn run_backward(
         init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
     }
 
-    // Backward itself never records a graph (no create_graph support).
-    let _grad_mode = GradModeGuard::set(false);
+    // Backward records a graph of its own computation only with
+    // `create_graph` (PyTorch runs the graph task in that grad mode).
+    let _grad_mode = GradModeGuard::set(create_graph);
+    let _task = crate::graph_task::TaskGuard::enter(if crate::graph_task::watched() {
+        let mut set: std::collections::HashSet<NodeId> = dependencies.keys().copied().collect();
+        set.extend(roots.iter().map(|(e, _)| e.node.id));
+        set.retain(|id| task.should_execute(*id));
+        set
+    } else {
+        Default::default()
+    });
     // A failing node records its `error` event (with the node) in `execute`.
     let result = execute(&mut task, roots, dependencies);
     // Like saved tensors (released per node as it runs), the hook state of
@@ -312,11 +362,8 @@ impl InputBuffer {
         };
         *slot = Some(match slot.take() {
             None => grad,
-            Some(old) => {
-                let sum =
-                    crate::ops::arith::broadcast_zip(&*old.data()?, &*grad.data()?, |a, b| a + b)?;
-                Tensor::from_array(sum)
-            }
+            // An op, so the sum is differentiable under create_graph.
+            Some(old) => old.add(&grad)?,
         });
         Ok(())
     }
@@ -540,13 +587,14 @@ fn record_error(e: &Error, node: &NodeRef) {
     });
 }
 
-/// The retain-grad hook: a copy of the first gradient, summed afterwards.
+/// The retain-grad hook: a contiguous copy of the first gradient, then
+/// `grad + new` (new tensors, differentiable under `create_graph`).
 fn retain(t: &Tensor, grad: &Tensor) -> Result<()> {
     let new = match t.grad_raw() {
-        None => grad.to_array()?,
-        Some(old) => crate::ops::arith::broadcast_zip(&*old.data()?, &*grad.data()?, |a, b| a + b)?,
+        None => crate::ops::shape_ops::clone_with(grad, false)?,
+        Some(old) => old.add(grad)?,
     };
-    t.meta_mut()?.grad = Some(Tensor::from_array(new));
+    t.meta_mut()?.grad = Some(new);
     Ok(())
 }
 
@@ -702,8 +750,7 @@ fn validate_outputs(
                     fmt_shape(&expected)
                 )));
             }
-            let reduced = sum_to(&*g.data()?, &expected);
-            *slot = Some(Tensor::from_array(reduced));
+            *slot = Some(crate::ops::reduce::sum_to(g, &expected)?);
         }
     }
     Ok(grads)
@@ -716,24 +763,56 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     if !variable.requires_grad() {
         return Ok(());
     }
+    if context::is_grad_enabled() {
+        // create_graph: `.grad` becomes a differentiable copy laid out like
+        // the variable (`clone_obey_contract`, CopyBackwards), later
+        // `.grad + new` — never an in-place update (accumulate_grad.h).
+        let new = match variable.grad_raw() {
+            None => crate::ops::shape_ops::copy_backwards(&grad, &variable.layout())?,
+            Some(existing) => existing.add(&grad)?,
+        };
+        variable.meta_mut()?.grad = Some(new);
+        return after_accumulate(variable);
+    }
     match variable.grad_raw() {
         None => {
             // PyTorch (`accumulate_grad.h`): when no one else holds the
-            // incoming gradient and it has the leaf's layout, `.grad` becomes
+            // incoming gradient and it obeys the layout contract (the leaf's
+            // strides, `utils::obeys_layout_contract`), `.grad` becomes
             // `new_grad.detach()` — an alias sharing its storage, so a
             // post-accumulate-grad hook's in-place change shows in the node's
-            // post hooks. Else a copy. Expected owners here: `call_node`'s
+            // post hooks. Else a copy laid out like the leaf
+            // (`clone_obey_contract`). Expected owners here: `call_node`'s
             // input list and this `grad`. JS handles made inside a hook are
             // not counted (JS cannot tell whether the hook kept them).
-            let steal = grad.owner_count() <= 2
-                && grad.view_info().is_none()
-                && grad.contiguous_flag()
-                && variable.contiguous_flag();
+            let (shape, var_strides) = variable.layout();
+            let obeys = crate::layout::obeys_layout_contract(&shape, &grad.strides(), &var_strides);
+            let steal = grad.owner_count() <= 2 && grad.view_info().is_none() && obeys;
             let stored = if steal {
                 grad.detach()
             } else {
-                Tensor::from_array(grad.to_array()?)
+                let copy = Tensor::from_array(grad.to_array()?);
+                if crate::layout::is_non_overlapping_and_dense(&shape, &var_strides) {
+                    copy.set_strides(var_strides)?;
+                }
+                copy
             };
+            variable.meta_mut()?.grad = Some(stored);
+        }
+        Some(existing) if std::rc::Rc::strong_count(existing.storage()) > 1 => {
+            // PyTorch adds in place (`variable_grad += new_grad`). Here the
+            // storage is shared with another live tensor: a stolen gradient
+            // that a JS hook may have stored (JS cannot tell, see above), or a
+            // view of `.grad`. Adding in place would silently change a value
+            // the user kept, so `.grad` becomes the sum instead (documented in
+            // the README: a kept view of `.grad` is then not updated).
+            let sum =
+                crate::ops::arith::broadcast_zip(&*existing.data()?, &*grad.data()?, |a, b| a + b)?;
+            let stored = Tensor::from_array(sum);
+            let (shape, var_strides) = variable.layout();
+            if crate::layout::is_non_overlapping_and_dense(&shape, &var_strides) {
+                stored.set_strides(var_strides)?;
+            }
             variable.meta_mut()?.grad = Some(stored);
         }
         Some(existing) => {
@@ -750,6 +829,11 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
             existing.storage().bump_version();
         }
     }
+    after_accumulate(variable)
+}
+
+/// The `accumulate` event, then post-accumulate-grad hooks.
+fn after_accumulate(variable: &Tensor) -> Result<()> {
     trace::record(|| Event::Accumulate {
         tensor: variable.id(),
         grad: variable

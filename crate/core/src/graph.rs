@@ -36,6 +36,7 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
         id: t.id(),
         name: t.name(),
         shape: t.shape(),
+        stride: t.strides(),
         data: t.to_array().unwrap_or_default(),
         requires_grad: t.requires_grad(),
         is_leaf: t.is_leaf(),

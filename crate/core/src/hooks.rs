@@ -96,6 +96,26 @@ pub trait PostAccumulateGradHook {
     }
 }
 
+/// What a pack hook returned (`hg.savedTensorsHooks`): kept in place of
+/// the saved tensor until backward unpacks it.
+pub trait PackedTensor {
+    /// Calls the unpack hook on the packed value.
+    fn unpack(&self) -> Result<Tensor>;
+    /// The packed value when it is a tensor (shown in traces).
+    fn packed_tensor(&self) -> Option<Tensor> {
+        None
+    }
+    /// The handle `hg.savedTensorsHooks` gave this pair (trace events).
+    fn handle(&self) -> HandleId;
+}
+
+/// `torch.autograd.graph.saved_tensors_hooks(pack, unpack)`: the pair of
+/// hooks active while ops save tensors for backward.
+pub trait SavedTensorsHooks {
+    /// `pack(tensor) → anything`, when an op saves `tensor`.
+    fn pack(&self, tensor: &Tensor) -> Result<Rc<dyn PackedTensor>>;
+}
+
 impl<F: Fn(&Tensor) -> Result<Option<Tensor>>> TensorHook for F {
     fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
         self(grad)
@@ -162,6 +182,14 @@ impl<H: ?Sized> HookList<H> {
             }
         }
         id
+    }
+
+    /// Adds a hook under a handle id chosen by the caller (one handle
+    /// removing entries from several lists: a multi-grad hook).
+    pub fn add_with_id(&self, id: HandleId, hook: Rc<H>) {
+        if let Ok(mut entries) = self.entries.try_borrow_mut() {
+            entries.push((id, hook));
+        }
     }
 
     pub fn snapshot(&self) -> Vec<(HandleId, Rc<H>)> {

@@ -12,10 +12,13 @@ pub mod context;
 pub mod engine;
 pub mod error;
 pub mod graph;
+pub mod graph_task;
 pub mod hooks;
 pub mod ids;
+pub mod layout;
 pub mod live;
 pub mod module;
+pub mod multi_grad;
 pub mod node;
 pub mod ops;
 pub mod protocol;
@@ -27,6 +30,8 @@ pub mod tensor_api;
 pub mod trace;
 pub mod view;
 
+#[cfg(test)]
+mod double_backward_tests;
 #[cfg(test)]
 mod lifetime_tests;
 #[cfg(test)]

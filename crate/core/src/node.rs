@@ -3,7 +3,7 @@
 //! node's hook lists. Ops build nodes through `ops::record`; the engine runs
 //! them through `engine::call_node`.
 
-use std::cell::{Cell, Ref, RefCell};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::error::{Error, Result};
@@ -20,11 +20,18 @@ pub struct Edge {
     pub input_nr: usize,
 }
 
-/// A tensor saved for backward: the storage and the version it had then, so
-/// an in-place change afterwards is detected (PyTorch's `SavedVariable`).
+/// A tensor saved for backward (PyTorch's `SavedVariable`): its storage,
+/// the version it had then (so an in-place change afterwards is detected),
+/// its layout, and how it enters the graph — unpacking rebuilds a tensor
+/// with that history, so a backward run with `create_graph` differentiates
+/// through saved tensors too. Non-leaf tensors are not held themselves
+/// (that would make a cycle when a node saves its own output); leaves are.
+#[derive(Clone)]
 pub struct SavedTensor {
     storage: Rc<Storage>,
     saved_version: u32,
+    strides: Option<Vec<usize>>,
+    history: SavedHistory,
     /// Who produced the saved tensor, for the error message: the tensor's
     /// current grad_fn name and output_nr, looked up at unpack time.
     owner: std::rc::Weak<crate::tensor::TensorImpl>,
@@ -32,77 +39,229 @@ pub struct SavedTensor {
     /// For a node's own output: that node's name (PyTorch keeps the saving
     /// grad_fn for outputs; for inputs it reports the tensor's current one).
     output_of: Option<&'static str>,
+    /// Set when `savedTensorsHooks` packed it: unpacking calls the hook
+    /// (and, as in PyTorch, skips the version check).
+    packed: Option<Rc<dyn crate::hooks::PackedTensor>>,
+    /// With `packed`: the saved tensor's id, shape and (when tracing) value.
+    pack_info: Option<Rc<PackInfo>>,
+}
+
+struct PackInfo {
+    tensor: crate::ids::TensorId,
+    shape: Vec<usize>,
+    before: Option<Array>,
+}
+
+#[derive(Clone)]
+enum SavedHistory {
+    /// No history: a constant, or a tensor that needs no grad.
+    None,
+    /// A leaf that requires grad: held, so gradients reach its AccumulateGrad.
+    Leaf(Tensor),
+    /// A non-leaf: the edge its gradient enters the graph through.
+    Edge(Edge),
+    /// The saving node's own output `output_nr` (the node is known at unpack).
+    Output,
 }
 
 impl SavedTensor {
     pub fn save(t: &Tensor) -> SavedTensor {
-        SavedTensor {
+        let history = match t.grad_fn() {
+            Some(node) => SavedHistory::Edge(Edge {
+                node,
+                input_nr: t.output_nr(),
+            }),
+            None if t.requires_grad() => SavedHistory::Leaf(t.clone()),
+            None => SavedHistory::None,
+        };
+        let mut st = SavedTensor {
             storage: t.storage().clone(),
             saved_version: t.version(),
+            strides: t.meta().ok().and_then(|m| m.strides.clone()),
+            history,
             owner: Rc::downgrade(&t.0),
             output_nr: t.output_nr(),
             output_of: None,
+            packed: None,
+            pack_info: None,
+        };
+        st.pack(t);
+        st
+    }
+
+    /// Runs the active pack hook, if any (`hg.savedTensorsHooks`). A failing
+    /// hook is reported by `ops::record` after the node is built.
+    fn pack(&mut self, t: &Tensor) {
+        let Some(hooks) = crate::context::saved_tensors_hooks() else {
+            return;
+        };
+        // Ops inside the hook save plainly (no recursion into the hook).
+        let result = {
+            let _off = crate::context::SavedHooksGuard::push(None);
+            hooks.pack(t)
+        };
+        match result {
+            Ok(p) => {
+                self.packed = Some(p);
+                self.pack_info = Some(Rc::new(PackInfo {
+                    tensor: t.id(),
+                    shape: t.shape(),
+                    before: crate::trace::is_recording()
+                        .then(|| t.to_array().ok())
+                        .flatten(),
+                }));
+            }
+            Err(e) => crate::context::set_pending_error(e),
         }
+    }
+
+    /// The `pack` trace event, once the saving node exists.
+    fn record_pack(&self, node: crate::ids::NodeId) {
+        let (Some(p), Some(info)) = (&self.packed, &self.pack_info) else {
+            return;
+        };
+        crate::trace::record(|| crate::trace::Event::Hook {
+            kind: crate::protocol::HookKind::Pack,
+            handle: p.handle(),
+            target: crate::trace::HookTarget::Saved(info.tensor, node),
+            before: crate::trace::HookValue::One(info.before.clone()),
+            after: crate::trace::HookValue::One(p.packed_tensor().and_then(|t| t.to_array().ok())),
+        });
     }
 
     /// An unused save slot (ops keep fixed slot positions): shares one empty
     /// storage instead of allocating per op.
     pub fn empty() -> SavedTensor {
         thread_local!(static EMPTY: Rc<Storage> = Storage::new(Array::zeros(ndarray::IxDyn(&[]))));
+        SavedTensor::constant_storage(EMPTY.with(|e| e.clone()))
+    }
+
+    fn constant_storage(storage: Rc<Storage>) -> SavedTensor {
         SavedTensor {
-            storage: EMPTY.with(|e| e.clone()),
+            storage,
             saved_version: 0,
+            strides: None,
+            history: SavedHistory::None,
             owner: std::rc::Weak::new(),
             output_nr: 0,
             output_of: None,
+            packed: None,
+            pack_info: None,
         }
     }
 
-    /// Saves a private copy of `t`'s current values (what in-place ops that
-    /// need the original `self` do).
+    /// Saves a private copy of values (a number operand of an in-place op).
     pub fn save_copy(data: Array) -> SavedTensor {
-        SavedTensor {
-            storage: Storage::new(data),
-            saved_version: 0,
-            owner: std::rc::Weak::new(),
-            output_nr: 0,
-            output_of: None,
-        }
+        SavedTensor::constant_storage(Storage::new(data))
     }
 
-    fn unpack(&self) -> Result<Ref<'_, Array>> {
-        let current = self.storage.version();
-        let data = self
-            .storage
-            .data
-            .try_borrow()
-            .map_err(|_| Error::runtime("internal: saved tensor is busy"))?;
-        if current != self.saved_version {
-            let shape = crate::shape::fmt_shape(data.shape());
-            let mut msg = format!(
-                "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor {shape}]"
-            );
-            let producer = self.output_of.or_else(|| {
-                self.owner
-                    .upgrade()
-                    .and_then(|o| Tensor(o).grad_fn())
-                    .map(|f| f.name)
-            });
-            if let Some(name) = producer {
-                // PyTorch 2.x names the op without its "Backward0" suffix.
-                msg.push_str(&format!(
-                    ", which is output {} of {},",
-                    self.output_nr,
-                    op_name(name)
-                ));
-            }
-            msg.push_str(&format!(
-                " is at version {current}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
-                self.saved_version
-            ));
-            return Err(Error::runtime(msg));
+    /// The value `self` had before an in-place op overwrote it, with the
+    /// history it had then (PyTorch saves `original_self` for `mul_`/`div_`).
+    pub fn save_original(data: Array, edge: Option<Edge>) -> SavedTensor {
+        let mut st = SavedTensor::constant_storage(Storage::new(data));
+        if let Some(e) = edge {
+            st.history = if e.node.is_accumulate_grad() {
+                e.node
+                    .variable()
+                    .map(SavedHistory::Leaf)
+                    .unwrap_or(SavedHistory::None)
+            } else {
+                SavedHistory::Edge(e)
+            };
         }
-        Ok(data)
+        st
+    }
+
+    fn version_error(&self, data: &Array, current: u32) -> Error {
+        let shape = crate::shape::fmt_shape(data.shape());
+        let mut msg = format!(
+            "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor {shape}]"
+        );
+        let producer = self.output_of.or_else(|| {
+            self.owner
+                .upgrade()
+                .and_then(|o| Tensor(o).grad_fn())
+                .map(|f| f.name)
+        });
+        if let Some(name) = producer {
+            // PyTorch 2.x names the op without its "Backward0" suffix.
+            msg.push_str(&format!(
+                ", which is output {} of {},",
+                self.output_nr,
+                op_name(name)
+            ));
+        }
+        msg.push_str(&format!(
+            " is at version {current}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+            self.saved_version
+        ));
+        Error::runtime(msg)
+    }
+
+    /// The saved tensor as a tensor again, with its history (`saved_for` is
+    /// the node unpacking it, the grad_fn of a saved output). Like PyTorch's
+    /// `make_variable(data, edge)`, the result is a new tensor sharing the
+    /// data; a saved leaf comes back as itself.
+    fn unpack(&self, saved_for: &NodeRef) -> Result<Tensor> {
+        let (storage, strides) = match (&self.packed, &self.pack_info) {
+            (Some(p), Some(info)) => {
+                let t = {
+                    let _off = crate::context::SavedHooksGuard::push(None);
+                    p.unpack()?
+                };
+                if t.shape() != info.shape {
+                    return Err(Error::runtime(format!(
+                        "hookgrad: the unpack hook returned a tensor of shape {} for a saved tensor of shape {}",
+                        crate::shape::fmt_shape(&t.shape()),
+                        crate::shape::fmt_shape(&info.shape)
+                    )));
+                }
+                crate::trace::record(|| crate::trace::Event::Hook {
+                    kind: crate::protocol::HookKind::Unpack,
+                    handle: p.handle(),
+                    target: crate::trace::HookTarget::Saved(info.tensor, saved_for.id),
+                    before: crate::trace::HookValue::One(
+                        p.packed_tensor().and_then(|t| t.to_array().ok()),
+                    ),
+                    after: crate::trace::HookValue::One(t.to_array().ok()),
+                });
+                let strides = t.meta().ok().and_then(|m| m.strides.clone());
+                (t.storage().clone(), strides)
+            }
+            _ => {
+                let current = self.storage.version();
+                if current != self.saved_version {
+                    let data = self
+                        .storage
+                        .data
+                        .try_borrow()
+                        .map_err(|_| Error::runtime("internal: saved tensor is busy"))?;
+                    return Err(self.version_error(&data, current));
+                }
+                if let SavedHistory::Leaf(leaf) = &self.history {
+                    if Rc::ptr_eq(leaf.storage(), &self.storage) {
+                        return Ok(leaf.clone());
+                    }
+                }
+                (self.storage.clone(), self.strides.clone())
+            }
+        };
+        let (grad_fn, output_nr) = match &self.history {
+            SavedHistory::Edge(e) => (Some(e.node.clone()), e.input_nr),
+            SavedHistory::Output => (Some(saved_for.clone()), self.output_nr),
+            SavedHistory::None | SavedHistory::Leaf(_) => (None, 0),
+        };
+        let t = Tensor::with_storage(storage, grad_fn, output_nr, false);
+        let mut m = t.meta_mut()?;
+        m.strides = strides;
+        if let SavedHistory::Leaf(leaf) = &self.history {
+            if let Some(acc) = leaf.grad_accumulator() {
+                m.requires_grad = true;
+                m.grad_accumulator = Rc::downgrade(&acc);
+            }
+        }
+        drop(m);
+        Ok(t)
     }
 }
 
@@ -110,8 +269,9 @@ impl SavedTensor {
 pub struct BackwardCtx<'a> {
     /// Gradients w.r.t. the forward outputs (None = undefined / zero).
     pub grads: &'a [Option<Tensor>],
-    /// The saved tensors, in the order the op saved them.
-    pub saved: &'a [&'a Array],
+    /// The saved tensors, in the order the op saved them, unpacked with
+    /// their history (differentiable when grad mode is on: `create_graph`).
+    pub saved: &'a [Tensor],
     /// Whether the gradient for next edge `i` is needed at all.
     pub needs: &'a [bool],
 }
@@ -162,7 +322,7 @@ impl Node {
     ) -> NodeRef {
         let has_saved = !saved.is_empty();
         crate::live::node_created();
-        Rc::new(Node {
+        let node = Rc::new(Node {
             id: NodeId::next(),
             sequence_nr: next_sequence_nr(),
             name,
@@ -179,7 +339,15 @@ impl Node {
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
-        })
+        });
+        if let NodeKind::Op { saved, .. } = &node.kind {
+            if let Ok(saved) = saved.try_borrow() {
+                for st in saved.iter() {
+                    st.record_pack(node.id);
+                }
+            }
+        }
+        node
     }
 
     pub fn new_accumulate_grad(variable: Tensor) -> NodeRef {
@@ -310,7 +478,7 @@ impl Node {
 
     /// Runs the op's backward formula (not the hooks: see `engine::call_node`).
     pub(crate) fn apply_op(
-        &self,
+        self: &Rc<Self>,
         grads: &[Option<Tensor>],
         needs: &[bool],
     ) -> Result<Vec<Option<Tensor>>> {
@@ -324,17 +492,22 @@ impl Node {
                 if has_saved.get() && released.get() {
                     return Err(Error::runtime(FREED_GRAPH_ERROR));
                 }
-                let saved = saved
-                    .try_borrow()
-                    .map_err(|_| Error::runtime("internal: saved tensors are busy"))?;
-                let refs = saved
-                    .iter()
-                    .map(|s| s.unpack())
-                    .collect::<Result<Vec<_>>>()?;
-                let arrays: Vec<&Array> = refs.iter().map(|r| &**r).collect();
+                // Unpack without holding the borrow while an unpack hook runs.
+                let count = saved.try_borrow().map(|s| s.len()).unwrap_or(0);
+                let mut tensors = Vec::with_capacity(count);
+                for i in 0..count {
+                    let entry = {
+                        let s = saved
+                            .try_borrow()
+                            .map_err(|_| Error::runtime("internal: saved tensors are busy"))?;
+                        s.get(i).cloned()
+                    };
+                    let Some(entry) = entry else { break };
+                    tensors.push(entry.unpack(self)?);
+                }
                 backward(&BackwardCtx {
                     grads,
-                    saved: &arrays,
+                    saved: &tensors,
                     needs,
                 })
             }
@@ -360,9 +533,13 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
         saved, has_saved, ..
     } = &node.kind
     {
+        let mut st = SavedTensor::save(t);
+        st.output_of = Some(node.name);
+        // Held without its grad_fn (that would be a node → tensor → node
+        // cycle); unpacking gives it this node back, as PyTorch does.
+        st.history = SavedHistory::Output;
+        st.record_pack(node.id);
         if let Ok(mut s) = saved.try_borrow_mut() {
-            let mut st = SavedTensor::save(t);
-            st.output_of = Some(node.name);
             s.push(st);
             has_saved.set(true);
         }

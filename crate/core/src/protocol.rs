@@ -229,6 +229,11 @@ pub enum HookTarget {
     Tensor(TensorId),
     Node(NodeId),
     Module(ModuleId, String, Option<NodeId>),
+    /// A saved-tensor hook (pack / unpack): the saved tensor and the node
+    /// that saved it.
+    Saved(TensorId, NodeId),
+    /// A multi-grad hook: the tensors it watches.
+    Tensors(Vec<TensorId>),
 }
 
 impl Serialize for HookTarget {
@@ -238,6 +243,11 @@ impl Serialize for HookTarget {
         match self {
             HookTarget::Tensor(t) => m.serialize_entry("tensor", t)?,
             HookTarget::Node(n) => m.serialize_entry("node", n)?,
+            HookTarget::Saved(t, n) => {
+                m.serialize_entry("tensor", t)?;
+                m.serialize_entry("node", n)?;
+            }
+            HookTarget::Tensors(ts) => m.serialize_entry("tensors", ts)?,
             HookTarget::Module(id, name, node) => {
                 m.serialize_entry("module", name)?;
                 m.serialize_entry("moduleId", id)?;
@@ -352,6 +362,8 @@ pub struct TensorInfo {
     pub id: TensorId,
     pub name: Option<String>,
     pub shape: Vec<usize>,
+    /// PyTorch's strides (`t.stride()`), so a figure can show layouts.
+    pub stride: Vec<usize>,
     #[serde(serialize_with = "values")]
     pub data: Array,
     pub requires_grad: bool,

@@ -87,8 +87,9 @@ pub struct Meta {
     pub hooks_registered_on_node: bool,
     pub grad_accumulator: Weak<Node>,
     pub post_accumulate_hooks: LazyHooks<dyn PostAccumulateGradHook>,
-    /// False after transpose: `reshape` then needs a copy (UnsafeViewBackward0).
-    pub contiguous: bool,
+    /// PyTorch's strides for this tensor (see `layout`); `None` is the
+    /// row-major layout, which most tensors have (no allocation for it).
+    pub strides: Option<Vec<usize>>,
     /// Set on views: their root base and how to get from it to this view.
     pub view: Option<crate::view::ViewInfo>,
     /// On a base: its live views, kept in sync on in-place writes.
@@ -172,7 +173,7 @@ impl Tensor {
                 hooks_registered_on_node: false,
                 grad_accumulator: Weak::new(),
                 post_accumulate_hooks: LazyHooks::default(),
-                contiguous: true,
+                strides: None,
                 view: None,
                 views: Vec::new(),
             }),
@@ -327,8 +328,32 @@ impl Tensor {
         self.meta().ok().and_then(|m| m.view.clone())
     }
 
-    pub fn contiguous_flag(&self) -> bool {
-        self.meta().map(|m| m.contiguous).unwrap_or(true)
+    /// `t.stride()`, in elements.
+    pub fn strides(&self) -> Vec<usize> {
+        match self.meta().ok().and_then(|m| m.strides.clone()) {
+            Some(s) => s,
+            None => crate::layout::contiguous_strides(&self.shape()),
+        }
+    }
+
+    /// `t.is_contiguous()` (size-1 dims ignored, as PyTorch does).
+    pub fn is_contiguous(&self) -> bool {
+        match self.meta().ok().and_then(|m| m.strides.clone()) {
+            Some(s) => crate::layout::is_contiguous(&self.shape(), &s),
+            None => true,
+        }
+    }
+
+    /// Sets the layout; row-major strides are stored as `None`.
+    pub(crate) fn set_strides(&self, strides: Vec<usize>) -> Result<()> {
+        let row_major = strides == crate::layout::contiguous_strides(&self.shape());
+        self.meta_mut()?.strides = if row_major { None } else { Some(strides) };
+        Ok(())
+    }
+
+    /// This tensor's `(shape, strides)`, for layout rules.
+    pub(crate) fn layout(&self) -> (Vec<usize>, Vec<usize>) {
+        (self.shape(), self.strides())
     }
 
     /// `.grad` as stored, without PyTorch's non-leaf warning (for `graph()`).
@@ -396,9 +421,9 @@ impl Tensor {
     /// A new tensor sharing this storage, with no history (`t.detach()`).
     pub fn detach(&self) -> Tensor {
         let t = Tensor::with_storage(self.0.storage.clone(), None, 0, false);
-        let contiguous = self.contiguous_flag();
+        let strides = self.meta().ok().and_then(|m| m.strides.clone());
         if let Ok(mut m) = t.meta_mut() {
-            m.contiguous = contiguous;
+            m.strides = strides;
         }
         t
     }
@@ -472,6 +497,16 @@ impl Tensor {
             self.meta_mut()?.hooks_registered_on_node = true;
         }
         Ok(list)
+    }
+
+    /// The hook list, registered on the grad_fn if needed (multi-grad hooks).
+    pub(crate) fn hooks_list_for_registration_pub(&self) -> Result<Rc<TensorHookList>> {
+        if !self.requires_grad() {
+            return Err(Error::runtime(
+                "cannot register a hook on a tensor that doesn't require gradient",
+            ));
+        }
+        self.hooks_list_for_registration()
     }
 
     /// The ordered hook entries (for `graph()`).

@@ -46,6 +46,27 @@ impl Tensor {
     pub fn relu(&self) -> Result<Tensor> {
         unary::relu(self)
     }
+    pub fn abs(&self) -> Result<Tensor> {
+        unary::abs(self)
+    }
+    pub fn sqrt(&self) -> Result<Tensor> {
+        unary::sqrt(self)
+    }
+    pub fn softmax(&self, dim: i64) -> Result<Tensor> {
+        crate::ops::softmax::softmax(self, dim)
+    }
+    pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
+        crate::ops::softmax::log_softmax(self, dim)
+    }
+    pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
+        shape_ops::unsqueeze_at(self, dim)
+    }
+    pub fn squeeze(&self, dim: Option<i64>) -> Result<Tensor> {
+        shape_ops::squeeze(self, dim)
+    }
+    pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
+        shape_ops::expand(self, sizes)
+    }
     pub fn matmul(&self, o: &Tensor) -> Result<Tensor> {
         matmul::matmul(self, o)
     }

@@ -12,14 +12,26 @@ use std::rc::{Rc, Weak};
 
 use crate::error::{Error, Result};
 use crate::node::{BackwardFn, Node};
-use crate::ops::grad_tensor;
 use crate::tensor::{Array, Tensor, TensorImpl};
 
 /// One step from a base's values to a view's.
 #[derive(Clone, Debug)]
 pub enum ViewStep {
-    Reshape { from: Vec<usize>, to: Vec<usize> },
-    Transpose { d0: usize, d1: usize },
+    Reshape {
+        from: Vec<usize>,
+        to: Vec<usize>,
+    },
+    Transpose {
+        d0: usize,
+        d1: usize,
+    },
+    /// `expand`: size-1 dims repeated (stride 0). Writes through such a view
+    /// are refused (internal overlap), so its inverse only ever maps
+    /// gradients back, by summing (PyTorch's `sum_to`).
+    Expand {
+        from: Vec<usize>,
+        to: Vec<usize>,
+    },
 }
 
 /// A view's root base (never itself a view) and the steps from it.
@@ -51,6 +63,7 @@ pub fn apply(steps: &[ViewStep], base: &Array) -> Result<Array> {
         a = match s {
             ViewStep::Reshape { to, .. } => reshape(&a, to)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            ViewStep::Expand { to, .. } => crate::shape::expand(&a, to)?,
         };
     }
     Ok(a)
@@ -64,9 +77,40 @@ pub fn invert(steps: &[ViewStep], view: &Array) -> Result<Array> {
         a = match s {
             ViewStep::Reshape { from, .. } => reshape(&a, from)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            ViewStep::Expand { from, .. } => crate::shape::sum_to(&a, from),
         };
     }
     Ok(a)
+}
+
+/// `apply` with differentiable ops, for gradients (`create_graph`).
+pub fn apply_t(steps: &[ViewStep], base: &Tensor) -> Result<Tensor> {
+    let mut t = base.clone();
+    for s in steps {
+        t = match s {
+            ViewStep::Reshape { to, .. } => t.reshape(&to_i64(to))?,
+            ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
+            ViewStep::Expand { to, .. } => t.expand(&to_i64(to))?,
+        };
+    }
+    Ok(t)
+}
+
+/// `invert` with differentiable ops: a view's gradient as its base's.
+pub fn invert_t(steps: &[ViewStep], view: &Tensor) -> Result<Tensor> {
+    let mut t = view.clone();
+    for s in steps.iter().rev() {
+        t = match s {
+            ViewStep::Reshape { from, .. } => t.reshape(&to_i64(from))?,
+            ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
+            ViewStep::Expand { from, .. } => crate::ops::reduce::sum_to(&t, from)?,
+        };
+    }
+    Ok(t)
+}
+
+fn to_i64(s: &[usize]) -> Vec<i64> {
+    s.iter().map(|&d| d as i64).collect()
 }
 
 /// Makes `view` (fresh from a view op on `input`) a view of `input`'s root.
@@ -145,8 +189,8 @@ pub fn regenerate_view_grad_fns(
         let steps = info.steps.clone();
         let view_shape = v.shape();
         let backward: BackwardFn = Box::new(move |ctx| {
-            let g = crate::ops::grad_or_zeros(ctx.grads, &view_shape)?;
-            Ok(vec![grad_tensor(invert(&steps, &g)?)])
+            let g = crate::ops::grad_in(ctx.grads, &view_shape);
+            Ok(vec![Some(invert_t(&steps, &g)?)])
         });
         let node = Node::new_op(
             "AsStridedBackward0",

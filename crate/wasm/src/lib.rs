@@ -5,6 +5,8 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod convert;
+pub mod functional;
+pub mod graph_hooks;
 pub mod hooks;
 pub mod inspect;
 pub mod live;
@@ -145,9 +147,12 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
                 .collect::<JsResult<Vec<_>>>()?
         }
     };
-    let retain = opt_bool(&opts, "retainGraph", false)?;
+    let create = opt_bool(&opts, "createGraph", false)?;
+    let retain = opt_bool(&opts, "retainGraph", create)?;
     let allow_unused = opt_bool(&opts, "allowUnused", false)?;
-    let r = hookgrad_core::engine::grad(&outs, &ins, grad_outputs, retain, allow_unused).js()?;
+    let r =
+        hookgrad_core::engine::grad_ext(&outs, &ins, grad_outputs, retain, create, allow_unused)
+            .js()?;
     Ok(tensor::tensors_to_js(r))
 }
 

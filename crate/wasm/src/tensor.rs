@@ -178,6 +178,22 @@ impl Tensor {
         self.inner.retains_grad()
     }
 
+    /// `t.stride()`: PyTorch's strides, in elements.
+    pub fn stride(&self) -> JsValue {
+        self.inner
+            .strides()
+            .iter()
+            .map(|&d| JsValue::from_f64(d as f64))
+            .collect::<JsArray>()
+            .into()
+    }
+
+    /// `t.isContiguous()`, as PyTorch's `is_contiguous()`.
+    #[wasm_bindgen(js_name = isContiguous)]
+    pub fn is_contiguous(&self) -> bool {
+        self.inner.is_contiguous()
+    }
+
     #[wasm_bindgen(getter)]
     pub fn version(&self) -> u32 {
         self.inner.version()
@@ -229,6 +245,38 @@ impl Tensor {
     }
     pub fn relu(&self) -> JsResult<Tensor> {
         wrap(self.inner.relu())
+    }
+    pub fn abs(&self) -> JsResult<Tensor> {
+        wrap(self.inner.abs())
+    }
+    pub fn sqrt(&self) -> JsResult<Tensor> {
+        wrap(self.inner.sqrt())
+    }
+    pub fn softmax(&self, dim: JsValue) -> JsResult<Tensor> {
+        let d = opt_dim(&dim, "softmax")?.ok_or_else(|| {
+            type_error("softmax(): argument 'dim' (position 1) must be an integer")
+        })?;
+        wrap(self.inner.softmax(d))
+    }
+    #[wasm_bindgen(js_name = logSoftmax)]
+    pub fn log_softmax(&self, dim: JsValue) -> JsResult<Tensor> {
+        let d = opt_dim(&dim, "logSoftmax")?.ok_or_else(|| {
+            type_error("logSoftmax(): argument 'dim' (position 1) must be an integer")
+        })?;
+        wrap(self.inner.log_softmax(d))
+    }
+    pub fn unsqueeze(&self, dim: JsValue) -> JsResult<Tensor> {
+        let d = opt_dim(&dim, "unsqueeze")?.ok_or_else(|| {
+            type_error("unsqueeze(): argument 'dim' (position 1) must be an integer")
+        })?;
+        wrap(self.inner.unsqueeze(d))
+    }
+    pub fn squeeze(&self, dim: JsValue) -> JsResult<Tensor> {
+        wrap(self.inner.squeeze(opt_dim(&dim, "squeeze")?))
+    }
+    /// `expand(shape)` (an array; `-1` keeps a size).
+    pub fn expand(&self, shape: JsValue) -> JsResult<Tensor> {
+        wrap(self.inner.expand(&parse_signed_shape(&shape)?))
     }
     pub fn matmul(&self, other: JsValue) -> JsResult<Tensor> {
         let o = expect_tensor(&other, "matmul(): argument 'other' (position 1)")?;
@@ -355,12 +403,14 @@ impl Tensor {
             let (shape, values) = parse_data(&gradient, None)?;
             Some(CoreTensor::from_vec(&shape, values, &Default::default()).js()?)
         };
-        let retain = opt_bool(&opts, "retainGraph", false)?;
+        // PyTorch: retain_graph defaults to create_graph.
+        let create = opt_bool(&opts, "createGraph", false)?;
+        let retain = opt_bool(&opts, "retainGraph", create)?;
         let inputs = match opt_get(&opts, "inputs") {
             Some(v) => Some(tensors_from_js(&v, "backward(): inputs")?),
             None => None,
         };
-        engine::backward(&self.inner, grad, retain, inputs.as_deref()).js()
+        engine::backward_ext(&self.inner, grad, retain, create, inputs.as_deref()).js()
     }
 
     #[wasm_bindgen(js_name = registerHook)]

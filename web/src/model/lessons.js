@@ -98,6 +98,10 @@ function show(label) {
     console.log(label, 'grad_input', gradInput, 'grad_output', gradOutput);
   };
 }
+function mul3(x, y, z) {
+  const xy = x.mul(y); xy.name = 'x·y';
+  return xy.mul(z);
+}
 
 // 1. One multiplication: the legacy hook happens to be right.
 const mul2 = new hg.Module('Mul2', (x, y) => x.mul(y));
@@ -107,22 +111,23 @@ const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
 const c = mul2.call(a, b); c.name = 'c';
 
 // 2. Two multiplications: it only sees the last one.
-const mul3 = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
-mul3.registerBackwardHook(show('Mul3 legacy:'));
+const legacyMul3 = new hg.Module('Mul3', mul3);
+legacyMul3.registerBackwardHook(show('Mul3 legacy:'));
 const p = hg.tensor(2, { requiresGrad: true, name: 'p' });
 const q = hg.tensor(3, { requiresGrad: true, name: 'q' });
 const r = hg.tensor(4, { requiresGrad: true, name: 'r' });
-const out = mul3.call(p, q, r); out.name = 'out';
+const out = legacyMul3.call(p, q, r); out.name = 'out';
 
-// 3. The same module with a full backward hook: one gradient per input.
-const mul3full = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
-mul3full.registerFullBackwardHook(function fullHook(module, gradInput, gradOutput) {
+// 3. A twin Mul3 with a full backward hook (PyTorch refuses both kinds on
+//    one module): one gradient per input.
+const fullMul3 = new hg.Module('Mul3', mul3);
+fullMul3.registerFullBackwardHook(function fullHook(module, gradInput, gradOutput) {
   console.log('Mul3 full:   grad_input', gradInput, 'grad_output', gradOutput);
 });
 const u = hg.tensor(2, { requiresGrad: true, name: 'u' });
 const v = hg.tensor(3, { requiresGrad: true, name: 'v' });
 const w = hg.tensor(4, { requiresGrad: true, name: 'w' });
-const out2 = mul3full.call(u, v, w); out2.name = 'out2';
+const out2 = fullMul3.call(u, v, w); out2.name = 'out2';
 
 c.backward();
 out.backward();
@@ -248,18 +253,18 @@ export const LESSONS = [
     text: ['A forward pre-hook runs before forward() and may replace the positional arguments; a forward hook runs after it and may replace the output.',
       'SumNet gets a and b positionally and c as a keyword, so the pre-hook only sees two arguments. With both hooks the result is 116; after removing them it is 6.'] },
   { id: 'legacy-hook', n: 5, title: 'Why the legacy module backward hook lies', program: L5, flagship: true, view: { module: 'Mul3' },
-    compare: [{ kind: 'module-backward', module: 'Mul2', label: 'Mul2, legacy hook (one multiplication: right)', inputs: 2, tone: 'ok', wide: true }, { kind: 'module-backward', module: 'Mul3', label: 'Legacy backward hook on Mul3', inputs: 3, tone: 'bad' }, { kind: 'module-full-backward', module: 'Mul3', label: 'Full backward hook on Mul3', inputs: 3, tone: 'good' }],
-    text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module. It hooks the grad_fn of the module’s output — whichever node that is.',
-      'Mul2 has one MulBackward0, so the hook is right: (3, 2). Mul3 computes (x·y)·z; the hook lands on the second multiplication and reports (4, 6) — the gradients of x·y and of z. Two values for three inputs, and 4 is nobody’s gradient.',
-      'The full backward hook wraps the module’s inputs and output in BackwardHookFunctionBackward nodes and gets (12, 8, 6). Press Backward and watch where each hook fires.'] },
+    compare: { module: 'Mul3', control: 'Mul2' },
+    text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module. It hooks the grad_fn of the module’s output, whichever node that is, and reports that node’s grad_inputs.',
+      'Mul3 computes (x·y)·z, so its hook sits on the second MulBackward0, whose inputs are x·y and z. It reports their two gradients for the module’s three inputs: the first is the gradient of x·y (an intermediate tensor, not p), the second is z’s (that is r’s, shown in q’s place), and r gets none.',
+      'The full backward hook wraps the module’s inputs and output in BackwardHookFunctionBackward nodes, so it reports one gradient per input, equal to .grad. Mul2 has a single MulBackward0, so there the legacy hook happens to be right. Press Backward and watch where each hook fires.'] },
   { id: 'workaround', n: 6, title: 'The tensor-hook workaround', program: L6,
     text: ['Before full backward hooks existed, the fix was to put tensor hooks on the module’s inputs and on its output.',
-      'Each hook sees the gradient of exactly its tensor: d gets 1, c gets 6, a gets 12 and b gets 8.'] },
+      'Each tensor hook sees the gradient of exactly its own tensor: d’s hook gets the module’s grad_output, and a, b and c’s hooks get one gradient per module input, the values the legacy hook of lesson 5 could not give (compare the console with lesson 5’s table).'] },
   { id: 'adjoint', n: 7, title: 'Full backward hooks as the adjoint', program: L7,
     text: ['Three layers u ← u + A·u. For a loss ½‖out − y‖², the gradient with respect to each layer’s output is the adjoint variable λ, and going back one layer is λ ← λ + Aᵀλ.',
       'Each layer’s full backward hook prints grad_output (λ after the layer) and grad_input (λ before it); compare them with the hand-written recursion at the end. The first layer’s grad_input is None, because u0 does not require grad.'] },
   { id: 'linear-legacy', n: 8, title: 'nn.Linear and AddmmBackward0’s triple', program: L8,
-    text: ['Linear computes bias + x·Wᵀ with one addmm, so its legacy backward hook sees AddmmBackward0: three gradients — for the bias, for x and for Wᵀ — in the node’s own order, not the module’s.',
+    text: ['Linear computes bias + x·Wᵀ with one addmm, so its legacy backward hook sits on AddmmBackward0 and reports that node’s three grad_inputs for the module’s one input: the gradients of the bias, of x and of Wᵀ (the transposed weight, not W), in that order. Only the middle one is the gradient of the module’s input.',
       'The output tensor’s hook scales the gradient by 0.1 first, and the legacy hook sees the scaled value.'] },
   { id: 'capture', n: 9, title: 'Capturing activations and gradients', program: L9,
     text: ['A common use of hooks: find a submodule by its name in namedModules(), save its output with a forward hook and the gradient at that output with a full backward hook.',
@@ -274,3 +279,74 @@ export const DEFAULT_LESSON = 'tensor-hooks';
 export function findLesson(id) {
   return LESSONS.find((l) => l.id === id || String(l.n) === String(id)) || null;
 }
+
+// ----- second release: higher-order gradients and torch.autograd.graph hooks
+
+const L11 = `// A gradient penalty: the gradient itself becomes part of the loss.
+const w = hg.tensor([[0.2, -0.4, 0.6], [0.1, 0.3, -0.5]], { requiresGrad: true, name: 'w' });
+const x = hg.tensor([[1, 0.5, -1], [0, 2, 1]], { name: 'x' });
+const h = x.matmul(w.t()); h.name = 'h';
+h.registerHook(function seeGrad(g) {
+  console.log('h hook:', g, 'requiresGrad', g.requiresGrad);
+});
+const loss = h.tanh().sum(); loss.name = 'loss';
+
+// createGraph: the gradient is computed with ops that build a graph of
+// their own (and retainGraph defaults to true, so loss's graph stays).
+const [g] = hg.grad(loss, w, { createGraph: true });
+g.name = 'dloss_dw';
+console.log('dloss/dw', g, 'gradFn', g.gradFn.name);
+
+const penalty = g.pow(2).sum(); penalty.name = 'penalty';
+const total = loss.add(penalty); total.name = 'total';
+total.backward();   // runs through the second graph *and* the first
+console.log('w.grad', w.grad);
+`;
+
+const L12 = `// Saved tensors leave at forward (pack) and come back at backward (unpack).
+const x = hg.tensor([0.5, -1, 1.5], { requiresGrad: true, name: 'x' });
+
+function pack(t) {
+  console.log('pack: an op saves', t);
+  return t.toArray();            // keep plain numbers instead of the tensor
+}
+function unpack(values) {
+  console.log('unpack: backward needs', values);
+  return hg.tensor(values);      // must give a tensor back
+}
+
+const y = hg.savedTensorsHooks(pack, unpack, () => x.mul(x).exp().sum());
+y.name = 'y';
+console.log('forward done; backward starts');
+y.backward();
+console.log('x.grad', x.grad);
+`;
+
+const L13 = `// One hook for several tensors: register_multi_grad_hook.
+const a = hg.tensor([1, 2], { requiresGrad: true, name: 'a' });
+const b = hg.tensor([3, -4], { requiresGrad: true, name: 'b' });
+
+const h = hg.registerMultiGradHook([a, b], function bothGrads(grads) {
+  console.log("'all' sees", grads[0], grads[1]);
+});
+hg.registerMultiGradHook([a, b], function firstGrad(g) {
+  console.log("'any' sees the first:", g);
+}, { mode: 'any' });
+
+const c = a.mul(b); c.name = 'c';
+c.sum().backward();           // both gradients: 'all' fires once with (b, a)
+a.mul(2).sum().backward();    // b is not reached: 'all' gets null for it
+h.remove();
+`;
+
+LESSONS.push(
+  { id: 'gradient-penalty', n: 11, title: 'Gradients of gradients: a gradient penalty', program: L11,
+    text: ['With createGraph the backward pass records what it computes, so the gradient dloss/dw has a gradFn and can be differentiated again — the basis of gradient penalties and of second derivatives.',
+      'The second backward runs through the nodes the first one built and, through the tensors they saved, through the first graph as well: the hook on h fires in both passes, first with a gradient that itself requires grad.'] },
+  { id: 'saved-tensors', n: 12, title: 'Saved tensors: pack and unpack', program: L12,
+    text: ['Ops keep some tensors for backward: mul keeps both inputs, exp keeps its result. savedTensorsHooks lets you decide how: pack runs when an op saves a tensor during forward, unpack when backward needs it back.',
+      'Here pack stores plain numbers and unpack rebuilds a tensor, the pattern used to offload activations to the CPU or a disk. Watch the three packs at forward and the three unpacks while backward runs.'] },
+  { id: 'multi-grad', n: 13, title: 'One hook for several tensors', program: L13,
+    text: ['registerMultiGradHook watches a group of tensors. In mode all it fires once per backward, when every gradient that backward will compute has arrived, with null for the tensors it does not reach.',
+      'In mode any it fires once per backward, for the first gradient that arrives.'] },
+);

@@ -235,3 +235,12 @@ export function wrapVariableInModule(program, name, moduleName) {
     `${kw} ${name} = ${mod}.call(${inputs.join(', ')});${rest}`);
   return lines.join('\n');
 }
+
+/** 1-based line range of `after` that differs from `before` (what an edit inserted or changed), or null. */
+export function changedLineRange(before, after) {
+  const A = before.split('\n'); const B = after.split('\n');
+  let i = 0; while (i < A.length && i < B.length && A[i] === B[i]) i++;
+  let j = 0; while (j < A.length - i && j < B.length - i && A[A.length - 1 - j] === B[B.length - 1 - j]) j++;
+  const from = i + 1; const to = B.length - j;
+  return to >= from ? { from, to } : null;
+}

@@ -7,13 +7,17 @@
 // places it in the trace (a line printed by a hook follows that hook's event).
 // Used by the program worker, and in Node by the tests and fixture generator.
 import { formatArg } from './console-format.js';
+import { hookErrorPlace, programFrame } from './error-place.js';
 
 export const MAX_LINES = 400;
 /** Lines the program's text is shifted by in `new Function` (header + "use strict"). */
 export const PROGRAM_LINE_OFFSET = 3;
 
-/** The program's `console`: log/info/debug/warn/error → `log` events. */
-export function programConsole(hg, { max = MAX_LINES } = {}) {
+/** The program's `console`: log/info/debug/warn/error → `log` events.
+ * `onLine(line)` (the worker's) also gets each line as it is printed, with the
+ * function and program line that printed it, so a run stopped by the
+ * watchdog keeps its output. */
+export function programConsole(hg, { max = MAX_LINES, onLine = null } = {}) {
   const is = {
     isTensor: (x) => !!x && typeof x === 'object' && (typeof hg.Tensor === 'function' ? x instanceof hg.Tensor : typeof x.item === 'function'),
     isNode: (x) => !!x && typeof x === 'object' && 'nextFunctions' in x && typeof x.registerPrehook === 'function',
@@ -25,6 +29,7 @@ export function programConsole(hg, { max = MAX_LINES } = {}) {
     let text = n > max ? `(console output cut after ${max} lines)` : args.map((a) => formatArg(a, is)).join(' ');
     if (text.length > 4000) text = `${text.slice(0, 4000)}…`;
     hg.recordLog(n > max ? 'warn' : level, text);
+    if (onLine) onLine({ level: n > max ? 'warn' : level, text, from: programFrame(new Error().stack, PROGRAM_LINE_OFFSET) });
   };
   return Object.freeze({ log: line('log'), info: line('info'), debug: line('debug'), warn: line('warn'), error: line('error') });
 }
@@ -38,20 +43,20 @@ export function programApi(hg) {
   return Object.freeze(api);
 }
 
-/** `{message, line}` of an uncaught exception (line in the user's program). */
+/** `{message, name, line, column}` of an uncaught exception (place in the user's program). */
 export function errorInfo(e) {
   const message = e instanceof Error ? `${e.name === 'Error' ? '' : `${e.name}: `}${e.message}` : `Uncaught ${formatArg(e, { isTensor: () => false, isNode: () => false })}`;
   const m = e && typeof e.stack === 'string' ? /<anonymous>:(\d+):(\d+)/.exec(e.stack) : null;
-  return { message, line: m ? Number(m[1]) - PROGRAM_LINE_OFFSET : null };
+  return { message, name: e instanceof Error ? e.name : null, line: m ? Number(m[1]) - PROGRAM_LINE_OFFSET : null, column: m ? Number(m[2]) : null };
 }
 
 /** Runs `program` (source text); returns `{graph, trace, error}`. */
-export function runProgram(hg, program, { semantics = 'pytorch-2', api = programApi(hg) } = {}) {
+export function runProgram(hg, program, { semantics = 'pytorch-2', api = programApi(hg), onLine = null } = {}) {
   let error = null; let trace = []; let graph = { tensors: [], nodes: [] };
   try {
     hg.setSemantics(semantics === 'pytorch-1' ? 'pytorch-1' : 'pytorch-2');
     const fn = new Function('hg', 'console', `"use strict";\n${program}\n`);
-    const cons = programConsole(hg);
+    const cons = programConsole(hg, { onLine });
     // The exception is rethrown so the trace ends with its `error` event.
     ({ trace, graph } = hg.traceRun(() => {
       try { fn(api, cons); } catch (e) { error = errorInfo(e); throw e; }
@@ -66,5 +71,8 @@ export function runProgram(hg, program, { semantics = 'pytorch-2', api = program
       if (h.source) h.source = { line: h.source.line - PROGRAM_LINE_OFFSET, column: h.source.column };
     }
   }
+  // An error inside a hook: the engine keeps only its message; point at the hook.
+  const inHook = error && hookErrorPlace(error.message, graph, program);
+  if (inHook) error = { ...error, ...inHook };
   return { graph, trace, error };
 }

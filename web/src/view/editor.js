@@ -3,7 +3,8 @@ import { EditorView, lineNumbers, highlightActiveLine, highlightActiveLineGutter
 import { history, historyKeymap, defaultKeymap, indentWithTab } from '@codemirror/commands';
 import { bracketMatching, indentOnInput } from '@codemirror/language';
 import { javascript } from '@codemirror/lang-javascript';
-import { EditorState } from '@codemirror/state';
+import { EditorState, StateField, StateEffect } from '@codemirror/state';
+import { Decoration, WidgetType } from '@codemirror/view';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 
 // A small setup (no autocomplete/search/lint) keeps the bundle light.
@@ -23,7 +24,29 @@ const highlight = HighlightStyle.define([
   { tag: [t.propertyName], color: 'var(--hl-prop)' },
 ]);
 
+// Marks drawn over the text: the line (and column) of the run's error, and
+// code the inspector just inserted. Set with effects, cleared on any edit.
+const setError = StateEffect.define(); const setInserted = StateEffect.define();
+class Caret extends WidgetType {
+  constructor(msg) { super(); this.msg = msg; }
+  eq(o) { return o.msg === this.msg; }
+  toDOM() { const s = document.createElement('span'); s.className = 'cm-error-caret'; s.textContent = '▲'; s.title = this.msg; s.setAttribute('aria-hidden', 'true'); return s; }
+}
+const markField = (effect) => StateField.define({
+  create: () => Decoration.none,
+  update(deco, tr) {
+    for (const e of tr.effects) if (e.is(effect)) return e.value;
+    return tr.docChanged ? Decoration.none : deco;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+const errorMarks = markField(setError); const insertedMarks = markField(setInserted);
+
 const theme = EditorView.theme({
+  '.cm-error-line': { backgroundColor: 'var(--err-bg)', boxShadow: 'inset 3px 0 0 var(--err)' },
+  '.cm-error-caret': { color: 'var(--err)', fontSize: '10px', verticalAlign: 'text-bottom', margin: '0 1px' },
+  '.cm-error-at': { textDecoration: 'underline wavy var(--err)', textUnderlineOffset: '3px' },
+  '.cm-inserted': { backgroundColor: 'var(--selection)', transition: 'background-color 1s' },
   '&': { fontSize: '12.5px', height: '100%', backgroundColor: 'var(--code-bg)', color: 'var(--fg)' },
   '.cm-scroller': { fontFamily: 'var(--mono)', lineHeight: '1.5' },
   '.cm-gutters': { backgroundColor: 'var(--code-bg)', color: 'var(--muted)', border: 'none' },
@@ -45,7 +68,7 @@ export function createEditor(parent, { doc = '', onChange = () => {}, onRun = nu
         onRun ? keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }]) : [],
         tabIndents ? keymap.of([indentWithTab]) : [], setup, javascript(), theme, syntaxHighlighting(highlight), EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label }),
-        EditorState.readOnly.of(readOnly),
+        EditorState.readOnly.of(readOnly), errorMarks, insertedMarks,
         EditorView.updateListener.of((u) => { if (u.docChanged && !silent) onChange(u.state.doc.toString()); }),
       ],
     }),
@@ -61,5 +84,28 @@ export function createEditor(parent, { doc = '', onChange = () => {}, onRun = nu
       silent = false;
     },
     focus() { view.focus(); },
+    /** Marks the error at 1-based `line` (and `column`, if known) and scrolls it into view; null clears. */
+    markError(line, column = null, message = '') {
+      const doc = view.state.doc;
+      if (line == null || line < 1 || line > doc.lines) { view.dispatch({ effects: setError.of(Decoration.none) }); return false; }
+      const l = doc.line(line);
+      const ranges = [Decoration.line({ class: 'cm-error-line', attributes: { title: message } }).range(l.from)];
+      if (column != null && column >= 1) {
+        const at = Math.min(l.from + column - 1, l.to);
+        ranges.push(Decoration.widget({ widget: new Caret(message), side: -1 }).range(at));
+        const end = Math.min(l.to, at + Math.max(1, (/^[\w$.]+/.exec(doc.sliceString(at, l.to)) || [''])[0].length));
+        if (end > at) ranges.push(Decoration.mark({ class: 'cm-error-at' }).range(at, end));
+      }
+      view.dispatch({ effects: [setError.of(Decoration.set(ranges, true)), EditorView.scrollIntoView(l.from, { y: 'nearest' })] });
+      return true;
+    },
+    /** Highlights lines from..to (1-based) as just inserted and scrolls them into view. */
+    markInserted(from, to) {
+      const doc = view.state.doc;
+      if (from < 1 || from > doc.lines) return;
+      const ranges = [];
+      for (let i = from; i <= Math.min(to, doc.lines); i++) ranges.push(Decoration.line({ class: 'cm-inserted' }).range(doc.line(i).from));
+      view.dispatch({ effects: [setInserted.of(Decoration.set(ranges)), EditorView.scrollIntoView(doc.line(from).from, { y: 'center' })] });
+    },
   };
 }

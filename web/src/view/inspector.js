@@ -84,6 +84,10 @@ export function renderInspector(infoRoot, ctx) {
       h('table', { class: 'kv' }, row('data', formatValue(t.data)), row('grad', formatValue(grad), grad !== null ? 'filled' : ''), row('requires_grad', pyBool(t.requiresGrad)),
         row('is_leaf', pyBool(t.isLeaf)), row('grad_fn', t.gradFn != null ? model.nName(t.gradFn) : 'None'), row('retains_grad', pyBool(t.retainsGrad))),
       hookList(t.hooks, frame, 'Hooks (in order)'));
+    // The figure draws a tensor and its backward node as one record: the node's hooks are listed here too.
+    const own = model.nodes.get(t.gradFn ?? model.accOf.get(t.id));
+    if (own?.preHooks?.length) root.append(hookList(own.preHooks, frame, `Pre-hooks of ${own.name}`));
+    if (own?.postHooks?.length) root.append(hookList(own.postHooks, frame, `Hooks of ${own.name}`));
     if (ref) {
       const kinds = ['tensor', ...(t.isLeaf ? ['post-accumulate'] : ['retain-grad'])];
       root.append(attachForm({ kinds, refOf: () => ref, targetLabel: ref, program, onProgram }));

@@ -39,3 +39,20 @@ export class Player {
   toggle() { if (this.playing) this.pause(); else this.play(); }
   setSpeed(s) { this.speed = SPEEDS.includes(s) ? s : 1; this.onState(this); }
 }
+
+/**
+ * Writes the step sentence (model/step-text.js) into `el`; at the end of a
+ * backward, the summary: every leaf's .grad and the hooks that fired, in order.
+ */
+export function renderStepText(el, s, parts) {
+  el.classList.toggle('is-error', !!s.error);
+  el.classList.toggle('is-summary', !!s.summary);
+  if (!s.summary) { el.textContent = s.text; return; }
+  const span = (cls, text) => { const e = document.createElement('span'); e.className = cls; e.textContent = text; return e; };
+  const leaves = span('sum-leaves', '');
+  leaves.append(span('sum-k', '.grad of every leaf: '), ...parts.leaves.flatMap((t, i) => [i ? ' · ' : '', span('sum-v', t)]));
+  const hooks = span('sum-hooks', '');
+  hooks.append(span('sum-k', parts.hooks.length ? 'Hooks that fired, in order: ' : 'No hook fired.'),
+    ...parts.hooks.flatMap((t, i) => [i ? ' → ' : '', span('sum-h', `${i + 1}. ${t}`)]));
+  el.replaceChildren(span('sum-title', `${s.text} `), leaves, hooks);
+}

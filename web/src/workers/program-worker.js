@@ -9,6 +9,9 @@
 //   (wasm: a compiled WebAssembly.Module, null to fetch the engine's own .wasm,
 //   or 'pending': a {type:'wasm'} message with the module (or null) follows)
 // Messages out: {type:'ready'} {type:'init-error', message}
+//               {type:'log', id, level, text, from}  each console line as it is printed
+//                 (from: {fn, line, column} of the code that printed it), so the
+//                 page keeps the output of a run it has to stop
 //               {type:'result', id, graph, trace, error, ms}
 
 import { programApi, runProgram } from '../model/run-program.js';
@@ -18,7 +21,8 @@ let api = null;
 
 function run({ id, program, semantics }) {
   const t0 = performance.now();
-  const { graph, trace, error } = runProgram(hg, program, { semantics, api });
+  const onLine = ({ level, text, from }) => self.postMessage({ type: 'log', id, level, text, from });
+  const { graph, trace, error } = runProgram(hg, program, { semantics, api, onLine });
   self.postMessage({ type: 'result', id, graph, trace: Array.isArray(trace) ? trace : [], error, ms: performance.now() - t0 });
 }
 

@@ -132,8 +132,11 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
         .map(|(i, t)| {
             if t.requires_grad() {
                 let out = Tensor::with_storage(t.storage().clone(), Some(node.clone()), i, false);
+                let strides = t.meta().ok().and_then(|m| m.strides.clone());
                 if let Ok(mut m) = out.meta_mut() {
                     m.name = t.name();
+                    // An identity keeps the layout (as PyTorch's outputs do).
+                    m.strides = strides;
                 }
                 node.add_output(&out);
                 out

@@ -5,6 +5,7 @@
 
 pub mod backward_hook;
 pub mod linear;
+pub mod sequential;
 pub mod value;
 
 use std::cell::{Cell, RefCell};
@@ -311,6 +312,14 @@ impl Module {
             None => c.push((name.to_string(), child)),
         }
         Ok(())
+    }
+    /// Direct children in registration order (`children()`).
+    pub fn children(&self) -> Vec<Module> {
+        self.0
+            .children
+            .try_borrow()
+            .map(|c| c.iter().map(|(_, m)| m.clone()).collect())
+            .unwrap_or_default()
     }
     /// `named_modules()`: itself as `''`, then children depth-first.
     pub fn named_modules(&self) -> Vec<(String, Module)> {

@@ -4,7 +4,7 @@
 
 use ndarray::Zip;
 
-use super::{grad_or_zeros, grad_tensor, record, Operand};
+use super::{elementwise_layout, grad_in, need, record, Operand};
 use crate::error::Result;
 use crate::node::SavedTensor;
 use crate::shape::broadcast_shapes;
@@ -65,7 +65,7 @@ fn scalar_of(op: &Operand) -> Option<f32> {
 
 pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = broadcast_zip(&*a.data()?, &b.array()?, |x, y| x + y)?;
-    Ok(record(
+    let t = record(
         "AddBackward0",
         &[Some(a), b.tensor()],
         out,
@@ -76,12 +76,13 @@ pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
             let g = ctx.grads.first().cloned().flatten();
             Ok(vec![g.clone(), g])
         }),
-    ))
+    )?;
+    elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
 pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = broadcast_zip(&*a.data()?, &b.array()?, |x, y| x - y)?;
-    Ok(record(
+    let t = record(
         "SubBackward0",
         &[Some(a), b.tensor()],
         out,
@@ -89,12 +90,13 @@ pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
         Box::new(|ctx| {
             let g = ctx.grads.first().cloned().flatten();
             let neg = match (&g, ctx.needs.get(1).copied().unwrap_or(false)) {
-                (Some(g), true) => grad_tensor(g.to_array()?.mapv(|v| -v)),
+                (Some(g), true) => Some(neg(g)?),
                 _ => None,
             };
             Ok(vec![g, neg])
         }),
-    ))
+    )?;
+    elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
 pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
@@ -103,29 +105,25 @@ pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let a_rg = a.requires_grad();
     let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
     let out_shape = out.shape().to_vec();
-    Ok(record(
+    let t = record(
         "MulBackward0",
         &[Some(a), b.tensor()],
         out,
         || vec![save_if(b_rg, Some(a)), save_if(a_rg, b.tensor())],
+        // PyTorch: grad * other, grad * self.
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            let ga = if ctx.needs[0] {
-                match scalar {
-                    Some(s) => grad_tensor(g.mapv(|v| v * s)),
-                    None => grad_tensor(broadcast_zip(&g, ctx.saved[1], |x, y| x * y)?),
-                }
-            } else {
-                None
-            };
-            let gb = if ctx.needs.get(1).copied().unwrap_or(false) {
-                grad_tensor(broadcast_zip(&g, ctx.saved[0], |x, y| x * y)?)
-            } else {
-                None
-            };
+            let g = grad_in(ctx.grads, &out_shape);
+            let ga = need(ctx.needs, 0, || match scalar {
+                Some(s) => mul(&g, &Operand::Scalar(s)),
+                None => mul(&g, &Operand::Tensor(ctx.saved[1].clone())),
+            })?;
+            let gb = need(ctx.needs, 1, || {
+                mul(&g, &Operand::Tensor(ctx.saved[0].clone()))
+            })?;
             Ok(vec![ga, gb])
         }),
-    ))
+    )?;
+    elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
 pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
@@ -133,68 +131,69 @@ pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let scalar = scalar_of(b);
     let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
     let out_shape = out.shape().to_vec();
-    Ok(record(
+    let t = record(
         "DivBackward0",
         &[Some(a), b.tensor()],
         out,
         || vec![save_if(b_rg, Some(a)), save_if(true, b.tensor())],
+        // PyTorch: grad / other, -grad * self / (other * other).
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            let ga = if ctx.needs[0] {
-                match scalar {
-                    Some(s) => grad_tensor(g.mapv(|v| v / s)),
-                    None => grad_tensor(broadcast_zip(&g, ctx.saved[1], |x, y| x / y)?),
-                }
-            } else {
-                None
-            };
-            let gb = if ctx.needs.get(1).copied().unwrap_or(false) {
-                // d(a/b)/db = -a / b^2
-                let a_over_b2 = broadcast_zip(ctx.saved[0], ctx.saved[1], |x, y| -x / (y * y))?;
-                grad_tensor(broadcast_zip(&g, &a_over_b2, |x, y| x * y)?)
-            } else {
-                None
-            };
+            let g = grad_in(ctx.grads, &out_shape);
+            let ga = need(ctx.needs, 0, || match scalar {
+                Some(s) => div(&g, &Operand::Scalar(s)),
+                None => div(&g, &Operand::Tensor(ctx.saved[1].clone())),
+            })?;
+            let gb = need(ctx.needs, 1, || {
+                let (x, y) = (&ctx.saved[0], &ctx.saved[1]);
+                let num = mul(&neg(&g)?, &Operand::Tensor(x.clone()))?;
+                div(&num, &Operand::Tensor(mul(y, &Operand::Tensor(y.clone()))?))
+            })?;
             Ok(vec![ga, gb])
         }),
-    ))
+    )?;
+    elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
 pub fn neg(a: &Tensor) -> Result<Tensor> {
     let out = a.data()?.mapv(|v| -v);
-    Ok(record(
+    let t = record(
         "NegBackward0",
         &[Some(a)],
         out,
         Vec::new,
         Box::new(|ctx| {
             Ok(vec![match ctx.grads.first().cloned().flatten() {
-                Some(g) => grad_tensor(g.to_array()?.mapv(|v| -v)),
+                Some(g) => Some(neg(&g)?),
                 None => None,
             }])
         }),
-    ))
+    )?;
+    elementwise_layout(t, &[Some(a)])
 }
 
 pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
     let out = a.data()?.mapv(|v| v.powf(exponent));
     let out_shape = out.shape().to_vec();
-    Ok(record(
+    let t = record(
         "PowBackward0",
         &[Some(a)],
         out,
         || vec![SavedTensor::save(a)],
+        // PyTorch pow_backward: grad * (exponent * self.pow(exponent - 1)),
+        // zeros for exponent 0.
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            // PyTorch: pow_backward returns zeros for exponent 0.
-            let d = if exponent == 0.0 {
-                ctx.saved[0].mapv(|_| 0.0)
-            } else {
-                ctx.saved[0].mapv(|x| exponent * x.powf(exponent - 1.0))
-            };
-            Ok(vec![grad_tensor(broadcast_zip(&g, &d, |x, y| x * y)?)])
+            let g = grad_in(ctx.grads, &out_shape);
+            if exponent == 0.0 {
+                return Ok(vec![Some(mul(&g, &Operand::Scalar(0.0))?)]);
+            }
+            let d = mul(
+                &pow(&ctx.saved[0], exponent - 1.0)?,
+                &Operand::Scalar(exponent),
+            )?;
+            Ok(vec![Some(mul(&g, &Operand::Tensor(d))?)])
         }),
-    ))
+    )?;
+    elementwise_layout(t, &[Some(a)])
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use super::arith::broadcast_zip;
-use super::{grad_or_zeros, grad_tensor, needs_graph, Operand};
+use super::{constant, grad_in, need, needs_graph, Operand};
 use crate::context;
 use crate::error::{Error, Result};
 use crate::hooks::{LazyHooks, TensorHookEntry};
@@ -17,6 +17,8 @@ use crate::trace;
 
 pub const LEAF_INPLACE_ERROR: &str =
     "a leaf Variable that requires grad is being used in an in-place operation.";
+/// PyTorch's `assert_no_internal_overlap` (an in-place op on an `expand`ed tensor).
+pub const INTERNAL_OVERLAP_ERROR: &str = "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.";
 pub const VIEW_OF_LEAF_INPLACE_ERROR: &str =
     "a view of a leaf Variable that requires grad is being used in an in-place operation.";
 
@@ -25,7 +27,7 @@ fn inplace(
     name: &'static str,
     other: Option<&Operand>,
     f: fn(f32, f32) -> f32,
-    save: impl FnOnce(&Array) -> Vec<SavedTensor>,
+    save: impl FnOnce(&Array, Option<crate::node::Edge>) -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
     let view = t.view_info();
@@ -39,6 +41,10 @@ fn inplace(
             }
             _ => {}
         }
+    }
+    let (shape, strides) = t.layout();
+    if crate::layout::has_internal_overlap(&shape, &strides) {
+        return Err(Error::runtime(INTERNAL_OVERLAP_ERROR));
     }
     let old = t.to_array()?;
     let rhs = match other {
@@ -58,14 +64,18 @@ fn inplace(
     // Edges are taken before the write: they point at the old history.
     let node = if graph {
         let other_edge = other.map(|_| other_t.and_then(|o| o.gradient_edge()));
+        let saved = save(&old, t.gradient_edge());
+        if let Some(e) = context::take_pending_error() {
+            return Err(e);
+        }
         Some(match &view {
             None => {
                 let next = std::iter::once(t.gradient_edge())
                     .chain(other_edge)
                     .collect();
-                Node::new_op(name, next, vec![old.shape().to_vec()], save(&old), backward)
+                Node::new_op(name, next, vec![old.shape().to_vec()], saved, backward)
             }
-            Some(info) => copy_slices(info, other_edge, save(&old), backward),
+            Some(info) => copy_slices(info, other_edge, saved, backward),
         })
     } else {
         None
@@ -116,17 +126,17 @@ fn copy_slices(
         vec![base_shape],
         saved,
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &shape)?;
-            let slice = crate::view::apply(&steps, &g)?;
+            let g = grad_in(ctx.grads, &shape);
+            let slice = crate::view::apply_t(&steps, &g)?;
             let inner = op_backward(&crate::node::BackwardCtx {
-                grads: &[Some(Tensor::from_array(slice))],
+                grads: &[Some(slice)],
                 saved: ctx.saved,
                 needs: ctx.needs,
             })?;
             let mut out = Vec::with_capacity(inner.len());
             let mut parts = inner.into_iter();
             out.push(match parts.next().flatten() {
-                Some(gs) => grad_tensor(crate::view::invert(&steps, &*gs.data()?)?),
+                Some(gs) => Some(crate::view::invert_t(&steps, &gs)?),
                 None => None,
             });
             out.extend(parts);
@@ -157,7 +167,6 @@ fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
         m.output_nr = 0;
         m.hooks = LazyHooks::default();
         m.hooks_registered_on_node = false;
-        m.contiguous = true;
     }
     if retains {
         let list = t.meta()?.hooks.get_or_create();
@@ -175,7 +184,7 @@ fn pass_through(negate_other: bool) -> BackwardFn {
     Box::new(move |ctx| {
         let g = ctx.grads.first().cloned().flatten();
         let go = match (&g, ctx.needs.get(1).copied().unwrap_or(false)) {
-            (Some(g), true) if negate_other => grad_tensor(g.to_array()?.mapv(|v| -v)),
+            (Some(g), true) if negate_other => Some(g.neg()?),
             (Some(g), true) => Some(g.clone()),
             _ => None,
         };
@@ -189,7 +198,7 @@ pub fn add_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         "AddBackward0",
         Some(other),
         |x, y| x + y,
-        |_| Vec::new(),
+        |_, _| Vec::new(),
         pass_through(false),
     )
 }
@@ -200,7 +209,7 @@ pub fn sub_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         "SubBackward0",
         Some(other),
         |x, y| x - y,
-        |_| Vec::new(),
+        |_, _| Vec::new(),
         pass_through(true),
     )
 }
@@ -220,20 +229,18 @@ pub fn mul_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         "MulBackward0",
         Some(other),
         |x, y| x * y,
-        // The original self is overwritten, so keep a copy of it.
-        move |old| vec![SavedTensor::save_copy(old.clone()), other_saved(&o)],
+        // The original self is overwritten, so keep a copy of it (with the
+        // history it had: PyTorch's `original_self`).
+        move |old, edge| {
+            vec![
+                SavedTensor::save_original(old.clone(), edge),
+                other_saved(&o),
+            ]
+        },
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &shape)?;
-            let gs = if ctx.needs[0] {
-                grad_tensor(broadcast_zip(&g, ctx.saved[1], |a, b| a * b)?)
-            } else {
-                None
-            };
-            let go = if ctx.needs.get(1).copied().unwrap_or(false) {
-                grad_tensor(broadcast_zip(&g, ctx.saved[0], |a, b| a * b)?)
-            } else {
-                None
-            };
+            let g = grad_in(ctx.grads, &shape);
+            let gs = need(ctx.needs, 0, || g.mul(&ctx.saved[1]))?;
+            let go = need(ctx.needs, 1, || g.mul(&ctx.saved[0]))?;
             Ok(vec![gs, go])
         }),
     )
@@ -247,20 +254,17 @@ pub fn div_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         "DivBackward0",
         Some(other),
         |x, y| x / y,
-        move |old| vec![SavedTensor::save_copy(old.clone()), other_saved(&o)],
+        move |old, edge| {
+            vec![
+                SavedTensor::save_original(old.clone(), edge),
+                other_saved(&o),
+            ]
+        },
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &shape)?;
-            let gs = if ctx.needs[0] {
-                grad_tensor(broadcast_zip(&g, ctx.saved[1], |a, b| a / b)?)
-            } else {
-                None
-            };
-            let go = if ctx.needs.get(1).copied().unwrap_or(false) {
-                let d = broadcast_zip(ctx.saved[0], ctx.saved[1], |a, b| -a / (b * b))?;
-                grad_tensor(broadcast_zip(&g, &d, |a, b| a * b)?)
-            } else {
-                None
-            };
+            let g = grad_in(ctx.grads, &shape);
+            let (x, y) = (&ctx.saved[0], &ctx.saved[1]);
+            let gs = need(ctx.needs, 0, || g.div(y))?;
+            let go = need(ctx.needs, 1, || g.neg()?.mul(x)?.div(&y.mul(y)?))?;
             Ok(vec![gs, go])
         }),
     )
@@ -273,8 +277,8 @@ pub fn zero_(t: &Tensor) -> Result<Tensor> {
         "ZeroBackward0",
         None,
         |_, _| 0.0,
-        |_| Vec::new(),
-        Box::new(move |_ctx| Ok(vec![grad_tensor(Array::zeros(ndarray::IxDyn(&shape)))])),
+        |_, _| Vec::new(),
+        Box::new(move |_ctx| Ok(vec![Some(constant(Array::zeros(ndarray::IxDyn(&shape))))])),
     )
 }
 

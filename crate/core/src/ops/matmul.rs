@@ -26,7 +26,7 @@ fn mv_kernel(m: ArrayView2<f32>, v: ArrayView1<f32>) -> Array1<f32> {
         .unwrap_or_else(|_| Array1::zeros(n))
 }
 
-use super::{grad_or_zeros, grad_tensor, record, shape_ops};
+use super::{grad_in, need, record, shape_ops};
 use crate::error::{Error, Result};
 use crate::node::SavedTensor;
 use crate::tensor::{Array, Tensor};
@@ -77,18 +77,19 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         ndarray::IxDyn(&[]),
         x.iter().zip(y.iter()).map(|(a, b)| a * b).sum::<f32>(),
     );
-    Ok(record(
+    record(
         "DotBackward0",
         &[Some(a), Some(b)],
         out,
         || vec![SavedTensor::save(a), SavedTensor::save(b)],
+        // PyTorch: grad * tensor, grad * self.
         Box::new(|ctx| {
-            let g = grad_or_zeros(ctx.grads, &[])?.sum();
-            let ga = ctx.needs[0].then(|| ctx.saved[1].mapv(|v| v * g));
-            let gb = ctx.needs[1].then(|| ctx.saved[0].mapv(|v| v * g));
-            Ok(vec![ga.and_then(grad_tensor), gb.and_then(grad_tensor)])
+            let g = grad_in(ctx.grads, &[]);
+            let ga = need(ctx.needs, 0, || g.mul(&ctx.saved[1]))?;
+            let gb = need(ctx.needs, 1, || g.mul(&ctx.saved[0]))?;
+            Ok(vec![ga, gb])
         }),
-    ))
+    )
 }
 
 pub fn mv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -104,30 +105,53 @@ pub fn mv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let out = mv_kernel(m.view(), v.view()).into_dyn();
     let rows = m.nrows();
-    Ok(record(
+    record(
         "MvBackward0",
         &[Some(a), Some(b)],
         out,
         || vec![SavedTensor::save(a), SavedTensor::save(b)],
+        // PyTorch: grad.ger(vec), self.t().mv(grad).
         Box::new(move |ctx| {
-            let g = as1(&grad_or_zeros(ctx.grads, &[rows])?)?;
-            let ga = if ctx.needs[0] {
-                let v = as1(ctx.saved[1])?;
-                // outer(g, v)
-                let outer =
-                    kernel::matmul(g.view().insert_axis(Axis(1)), v.view().insert_axis(Axis(0)));
-                grad_tensor(outer.into_dyn())
-            } else {
-                None
-            };
-            let gb = if ctx.needs[1] {
-                grad_tensor(mv_kernel(as2(ctx.saved[0])?.t(), g.view()).into_dyn())
-            } else {
-                None
-            };
+            let g = grad_in(ctx.grads, &[rows]);
+            let ga = need(ctx.needs, 0, || {
+                let col = shape_ops::unsqueeze(&g, 1)?;
+                mm(&col, &shape_ops::unsqueeze(&ctx.saved[1], 0)?)
+            })?;
+            let gb = need(ctx.needs, 1, || mv(&shape_ops::t(&ctx.saved[0])?, &g))?;
             Ok(vec![ga, gb])
         }),
-    ))
+    )
+}
+
+/// A matrix stored column-major (a transposed contiguous one), for which
+/// PyTorch computes the gradient column-major too.
+fn column_major(layout: &(Vec<usize>, Vec<usize>)) -> bool {
+    let (shape, strides) = layout;
+    shape.len() == 2 && strides[0] == 1 && strides[1] == shape[0]
+}
+
+/// PyTorch's `mm_mat1_backward`: grad @ mat2ᵀ, laid out like mat1.
+fn mm_mat1_backward(
+    g: &Tensor,
+    mat2: &Tensor,
+    mat1_layout: &(Vec<usize>, Vec<usize>),
+) -> Result<Tensor> {
+    if column_major(mat1_layout) {
+        return shape_ops::t(&mm(mat2, &shape_ops::t(g)?)?);
+    }
+    mm(g, &shape_ops::t(mat2)?)
+}
+
+/// PyTorch's `mm_mat2_backward`: mat1ᵀ @ grad, laid out like mat2.
+fn mm_mat2_backward(
+    g: &Tensor,
+    mat1: &Tensor,
+    mat2_layout: &(Vec<usize>, Vec<usize>),
+) -> Result<Tensor> {
+    if column_major(mat2_layout) {
+        return shape_ops::t(&mm(&shape_ops::t(g)?, mat1)?);
+    }
+    mm(&shape_ops::t(mat1)?, g)
 }
 
 pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -136,7 +160,8 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let out = kernel::matmul(x.view(), y.view()).into_dyn();
     let out_shape = out.shape().to_vec();
     let (a_rg, b_rg) = (a.requires_grad(), b.requires_grad());
-    Ok(record(
+    let (a_layout, b_layout) = (a.layout(), b.layout());
+    record(
         "MmBackward0",
         &[Some(a), Some(b)],
         out,
@@ -156,20 +181,16 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             ]
         },
         Box::new(move |ctx| {
-            let g = as2(&grad_or_zeros(ctx.grads, &out_shape)?)?;
-            let ga = if ctx.needs[0] {
-                grad_tensor(kernel::matmul(g.view(), as2(ctx.saved[1])?.t()).into_dyn())
-            } else {
-                None
-            };
-            let gb = if ctx.needs[1] {
-                grad_tensor(kernel::matmul(as2(ctx.saved[0])?.t(), g.view()).into_dyn())
-            } else {
-                None
-            };
+            let g = grad_in(ctx.grads, &out_shape);
+            let ga = need(ctx.needs, 0, || {
+                mm_mat1_backward(&g, &ctx.saved[1], &a_layout)
+            })?;
+            let gb = need(ctx.needs, 1, || {
+                mm_mat2_backward(&g, &ctx.saved[0], &b_layout)
+            })?;
             Ok(vec![ga, gb])
         }),
-    ))
+    )
 }
 
 /// `torch.addmm(bias, x, w)` = bias + x @ w, one `AddmmBackward0` node with
@@ -181,28 +202,25 @@ pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
     let prod = kernel::matmul(xm.view(), wm.view()).into_dyn();
     let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;
     let out_shape = out.shape().to_vec();
-    Ok(record(
+    let (x_layout, w_layout) = (x.layout(), w.layout());
+    record(
         "AddmmBackward0",
         &[Some(bias), Some(x), Some(w)],
         out,
         || vec![SavedTensor::save(x), SavedTensor::save(w)],
+        // PyTorch: grad (summed to the bias by the engine), then the mm formulas.
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            let g2 = as2(&g)?;
-            let gb = ctx.needs[0].then(|| g.clone()).and_then(grad_tensor);
-            let gx = if ctx.needs[1] {
-                grad_tensor(kernel::matmul(g2.view(), as2(ctx.saved[1])?.t()).into_dyn())
-            } else {
-                None
-            };
-            let gw = if ctx.needs[2] {
-                grad_tensor(kernel::matmul(as2(ctx.saved[0])?.t(), g2.view()).into_dyn())
-            } else {
-                None
-            };
+            let g = grad_in(ctx.grads, &out_shape);
+            let gb = need(ctx.needs, 0, || Ok(g.clone()))?;
+            let gx = need(ctx.needs, 1, || {
+                mm_mat1_backward(&g, &ctx.saved[1], &x_layout)
+            })?;
+            let gw = need(ctx.needs, 2, || {
+                mm_mat2_backward(&g, &ctx.saved[0], &w_layout)
+            })?;
             Ok(vec![gb, gx, gw])
         }),
-    ))
+    )
 }
 
 #[cfg(test)]

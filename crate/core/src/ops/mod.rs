@@ -10,11 +10,14 @@ use crate::trace;
 
 pub mod arith;
 pub mod inplace;
+pub mod join;
 pub mod kernel;
+pub mod loss;
 pub mod matmul;
 pub mod random;
 pub mod reduce;
 pub mod shape_ops;
+pub mod softmax;
 pub mod unary;
 
 /// The right-hand side of a binary op: a tensor or a plain number (which
@@ -59,39 +62,87 @@ pub(crate) fn needs_graph(inputs: &[Option<&Tensor>]) -> bool {
 }
 
 /// Wraps `output` in a new tensor and, if needed, a backward node named `name`
-/// with one edge per input. `save` runs only when a node is built.
+/// with one edge per input. `save` runs only when a node is built; a pack
+/// hook (`hg.savedTensorsHooks`) that fails while saving fails the op.
 pub(crate) fn record(
     name: &'static str,
     inputs: &[Option<&Tensor>],
     output: Array,
     save: impl FnOnce() -> Vec<SavedTensor>,
     backward: BackwardFn,
-) -> Tensor {
+) -> Result<Tensor> {
     if !needs_graph(inputs) {
-        return Tensor::from_array(output);
+        return Ok(Tensor::from_array(output));
     }
     let next = inputs
         .iter()
         .map(|t| t.and_then(|t| t.gradient_edge()))
         .collect();
-    let node = Node::new_op(name, next, vec![output.shape().to_vec()], save(), backward);
+    let saved = save();
+    if let Some(e) = context::take_pending_error() {
+        return Err(e);
+    }
+    let node = Node::new_op(name, next, vec![output.shape().to_vec()], saved, backward);
     let out = Tensor::with_storage(Storage::new(output), Some(node.clone()), 0, false);
     node.add_output(&out);
     let ins: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
     trace::record_op(node.id, node.name, &ins, &out);
-    out
+    Ok(out)
 }
 
-/// A gradient result as a fresh tensor.
-pub(crate) fn grad_tensor(a: Array) -> Option<Tensor> {
-    Some(Tensor::from_array(a))
-}
-
-/// The first defined incoming gradient, or zeros of `shape` (PyTorch
-/// materializes undefined grads for most formulas).
-pub(crate) fn grad_or_zeros(grads: &[Option<Tensor>], shape: &[usize]) -> Result<Array> {
-    match grads.first().and_then(|g| g.as_ref()) {
-        Some(g) => g.to_array(),
-        None => Ok(Array::zeros(ndarray::IxDyn(shape))),
+/// Saves a node's own output (ops whose backward uses their result), after
+/// the node exists; a failing pack hook fails the op.
+pub(crate) fn save_result(t: &Tensor) -> Result<()> {
+    if let Some(node) = t.grad_fn() {
+        crate::node::save_output(&node, t);
+        if let Some(e) = context::take_pending_error() {
+            return Err(e);
+        }
     }
+    Ok(())
+}
+
+/// Gives an elementwise op's output PyTorch's layout (TensorIterator's
+/// rules, see `layout::elementwise_strides`). Row-major inputs always give a
+/// row-major output, so the common case computes nothing.
+pub(crate) fn elementwise_layout(out: Tensor, inputs: &[Option<&Tensor>]) -> Result<Tensor> {
+    let strided = inputs
+        .iter()
+        .flatten()
+        .any(|t| t.meta().map(|m| m.strides.is_some()).unwrap_or(false));
+    if strided {
+        let operands: Vec<_> = inputs.iter().flatten().map(|t| t.layout()).collect();
+        let strides = crate::layout::elementwise_strides(&out.shape(), &operands);
+        out.set_strides(strides)?;
+    }
+    Ok(out)
+}
+
+/// The first incoming gradient as a tensor (zeros of `shape` when
+/// undefined). Backward formulas compute with tensor ops on it, so with
+/// `create_graph` (grad mode on during backward) they build the graph of the
+/// gradient itself; otherwise the same ops just compute.
+pub(crate) fn grad_in(grads: &[Option<Tensor>], shape: &[usize]) -> Tensor {
+    match grads.first().cloned().flatten() {
+        Some(g) => g,
+        None => Tensor::from_array(Array::zeros(ndarray::IxDyn(shape))),
+    }
+}
+
+/// `Some(f())` when the gradient for input `i` is needed.
+pub(crate) fn need(
+    needs: &[bool],
+    i: usize,
+    f: impl FnOnce() -> Result<Tensor>,
+) -> Result<Option<Tensor>> {
+    if needs.get(i).copied().unwrap_or(false) {
+        f().map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// A constant (no history) tensor.
+pub(crate) fn constant(a: Array) -> Tensor {
+    Tensor::from_array(a)
 }

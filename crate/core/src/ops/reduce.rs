@@ -3,9 +3,9 @@
 
 use ndarray::{Axis, IxDyn};
 
-use super::{grad_or_zeros, grad_tensor, record};
+use super::{grad_in, record, shape_ops};
 use crate::error::Result;
-use crate::shape::{expand, wrap_dim};
+use crate::shape::wrap_dim;
 use crate::tensor::{Array, Tensor};
 
 fn full_reduce(a: &Tensor, name: &'static str, mean: bool) -> Result<Tensor> {
@@ -14,18 +14,20 @@ fn full_reduce(a: &Tensor, name: &'static str, mean: bool) -> Result<Tensor> {
         (d.sum(), d.shape().to_vec(), d.len().max(1) as f32)
     };
     let value = if mean { total / n } else { total };
-    Ok(record(
+    let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    record(
         name,
         &[Some(a)],
         Array::from_elem(IxDyn(&[]), value),
         Vec::new,
+        // PyTorch: grad.expand(sizes) (divided by numel for mean): the
+        // gradient is an expanded view, stride 0, as hooks see it in PyTorch.
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &[])?;
-            let scale = if mean { 1.0 / n } else { 1.0 };
-            let g = g.mapv(|v| v * scale);
-            Ok(vec![grad_tensor(expand(&g, &shape)?)])
+            let g = grad_in(ctx.grads, &[]);
+            let e = shape_ops::expand(&g, &sizes)?;
+            Ok(vec![Some(if mean { e.div(n)? } else { e })])
         }),
-    ))
+    )
 }
 
 pub fn sum(a: &Tensor) -> Result<Tensor> {
@@ -62,25 +64,40 @@ fn dim_reduce(
         }
     };
     let out_shape = out.shape().to_vec();
-    Ok(record(
+    let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    record(
         name,
         &[Some(a)],
         out,
         Vec::new,
+        // PyTorch sum_backward: grad.unsqueeze(dim) unless keepdim, then
+        // expand; mean divides by the dim's size.
         Box::new(move |ctx| {
-            let mut g = grad_or_zeros(ctx.grads, &out_shape)?;
-            if mean {
-                g.mapv_inplace(|v| v / n);
+            let mut g = grad_in(ctx.grads, &out_shape);
+            if let Some(axis) = axis {
+                if !keepdim {
+                    g = shape_ops::unsqueeze(&g, axis)?;
+                }
+                g = shape_ops::expand(&g, &sizes)?;
             }
-            let Some(axis) = axis else {
-                return Ok(vec![grad_tensor(g)]);
-            };
-            if !keepdim {
-                g = g.insert_axis(Axis(axis));
-            }
-            Ok(vec![grad_tensor(expand(&g, &shape)?)])
+            Ok(vec![Some(if mean { g.div(n)? } else { g })])
         }),
-    ))
+    )
+}
+
+/// PyTorch's `at::sum_to`: sums a (broadcast) gradient back to `shape`,
+/// with ops, so it is differentiable; returns `t` itself when it fits.
+pub fn sum_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let mut g = t.clone();
+    while g.ndim() > shape.len() {
+        g = sum_dim(&g, 0, false)?;
+    }
+    for (axis, &size) in shape.iter().enumerate() {
+        if size == 1 && g.shape().get(axis).copied().unwrap_or(1) != 1 {
+            g = sum_dim(&g, axis as i64, true)?;
+        }
+    }
+    Ok(g)
 }
 
 pub fn sum_dim(a: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {

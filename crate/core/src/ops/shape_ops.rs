@@ -1,11 +1,11 @@
-//! reshape / view, transpose, t, clone, unsqueeze, squeeze. hookgrad copies
+//! reshape / view, transpose, t, clone, unsqueeze, squeeze, expand. hookgrad copies
 //! data instead of sharing strides, but keeps PyTorch's node names: a
 //! reshape of a contiguous tensor is a view (`ViewBackward0`); of a
 //! transposed one, a copy (`CloneBackward0`) then `UnsafeViewBackward0`.
 
 use ndarray::{Axis, IxDyn};
 
-use super::{grad_or_zeros, grad_tensor, record};
+use super::{grad_in, record};
 use crate::error::{Error, Result};
 use crate::shape::{infer_shape, wrap_dim};
 use crate::tensor::{Array, Tensor};
@@ -21,28 +21,43 @@ pub(crate) fn reshape_node(a: &Tensor, name: &'static str, to: &[usize]) -> Resu
     let from = a.shape();
     let out = reshaped(&*a.data()?, to)?;
     let to_owned = to.to_vec();
-    Ok(record(
+    let from_i: Vec<i64> = from.iter().map(|&d| d as i64).collect();
+    record(
         name,
         &[Some(a)],
         out,
         Vec::new,
+        // PyTorch: grad.reshape(self.sizes()) (squeeze/unsqueeze: the inverse view).
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &to_owned)?;
-            Ok(vec![grad_tensor(reshaped(&g, &from)?)])
+            let g = grad_in(ctx.grads, &to_owned);
+            Ok(vec![Some(reshape(&g, &from_i)?)])
         }),
-    ))
+    )
 }
 
+/// PyTorch's `reshape` (TensorShape.cpp): a `view` of a contiguous tensor
+/// (`ViewBackward0`); else `_reshape_alias` when `computeStride` finds strides
+/// (`ReshapeAliasBackward0`, still a view); else a contiguous copy and
+/// `_unsafe_view` (`UnsafeViewBackward0` over `CloneBackward0`).
 pub fn reshape(a: &Tensor, shape: &[i64]) -> Result<Tensor> {
     let target = infer_shape(shape, a.numel())?;
-    if a.contiguous_flag() {
-        let from = a.shape();
+    let (from, strides) = a.layout();
+    if a.is_contiguous() {
         let v = reshape_node(a, "ViewBackward0", &target)?;
         crate::view::link(a, &v, crate::view::ViewStep::Reshape { from, to: target })?;
-        Ok(v)
-    } else {
-        let copy = clone(a)?;
-        reshape_node(&copy, "UnsafeViewBackward0", &target)
+        return Ok(v);
+    }
+    match crate::layout::compute_stride(&from, &strides, &target) {
+        Some(view_strides) => {
+            let v = reshape_node(a, "ReshapeAliasBackward0", &target)?;
+            v.set_strides(view_strides)?;
+            crate::view::link(a, &v, crate::view::ViewStep::Reshape { from, to: target })?;
+            Ok(v)
+        }
+        None => {
+            let copy = clone_with(a, false)?;
+            reshape_node(&copy, "UnsafeViewBackward0", &target)
+        }
     }
 }
 
@@ -55,8 +70,47 @@ pub fn unsqueeze(a: &Tensor, dim: usize) -> Result<Tensor> {
             shape.len()
         )));
     }
+    // PyTorch's `inferUnsqueezeGeometry`: the new dim's stride spans the dim after it.
+    let mut strides = a.strides();
+    let new_stride = if dim >= strides.len() {
+        1
+    } else {
+        shape[dim] * strides[dim]
+    };
+    strides.insert(dim, new_stride);
     shape.insert(dim, 1);
-    reshape_node(a, "UnsqueezeBackward0", &shape)
+    view_node(a, "UnsqueezeBackward0", &shape, strides)
+}
+
+/// `t.unsqueeze(dim)`: `dim` in `[-ndim-1, ndim]`.
+pub fn unsqueeze_at(a: &Tensor, dim: i64) -> Result<Tensor> {
+    let d = wrap_dim(dim, a.ndim() + 1)?;
+    unsqueeze(a, d)
+}
+
+/// `t.squeeze()` (every size-1 dim, `SqueezeBackward0`) or `t.squeeze(dim)`
+/// (that dim if its size is 1, `SqueezeBackward1`). Both are views.
+pub fn squeeze(a: &Tensor, dim: Option<i64>) -> Result<Tensor> {
+    let (shape, strides) = a.layout();
+    let dim = dim.map(|d| wrap_dim(d, shape.len())).transpose()?;
+    let keep = |i: usize| match dim {
+        None => shape[i] != 1,
+        Some(d) => i != d || shape[i] != 1,
+    };
+    let to: Vec<usize> = (0..shape.len())
+        .filter(|&i| keep(i))
+        .map(|i| shape[i])
+        .collect();
+    let st: Vec<usize> = (0..shape.len())
+        .filter(|&i| keep(i))
+        .map(|i| strides[i])
+        .collect();
+    let name = if dim.is_none() {
+        "SqueezeBackward0"
+    } else {
+        "SqueezeBackward1"
+    };
+    view_node(a, name, &to, st)
 }
 
 pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
@@ -65,6 +119,121 @@ pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
         shape.remove(dim);
     }
     reshape_node(a, "SqueezeBackward4", &shape)
+}
+
+/// A reshape-like view (unsqueeze, squeeze): a node plus the view link;
+/// `strides` is the view's layout.
+fn view_node(a: &Tensor, name: &'static str, to: &[usize], strides: Vec<usize>) -> Result<Tensor> {
+    let from = a.shape();
+    let v = reshape_node(a, name, to)?;
+    v.set_strides(strides)?;
+    crate::view::link(
+        a,
+        &v,
+        crate::view::ViewStep::Reshape {
+            from,
+            to: to.to_vec(),
+        },
+    )?;
+    Ok(v)
+}
+
+/// `t.expand(sizes)`: a view repeating size-1 dims (stride 0); `-1` keeps a
+/// size; new leading dims may be added. Backward sums the gradient back.
+pub fn expand(a: &Tensor, sizes: &[i64]) -> Result<Tensor> {
+    let (from, from_strides) = a.layout();
+    let target = expand_target(&from, sizes)?;
+    // PyTorch's `inferExpandGeometry`: new and repeated dims get stride 0.
+    let lead = target.len() - from.len();
+    let strides: Vec<usize> = (0..target.len())
+        .map(|i| {
+            if i < lead || from[i - lead] != target[i] {
+                0
+            } else {
+                from_strides[i - lead]
+            }
+        })
+        .collect();
+    let out = crate::shape::expand(&*a.data()?, &target)?;
+    let back = from.clone();
+    let t = record(
+        "ExpandBackward0",
+        &[Some(a)],
+        out,
+        Vec::new,
+        // PyTorch: at::sum_to(grad, self.sizes()).
+        Box::new(move |ctx| {
+            let g = ctx.grads.first().cloned().flatten();
+            Ok(vec![match g {
+                Some(g) => Some(super::reduce::sum_to(&g, &back)?),
+                None => None,
+            }])
+        }),
+    )?;
+    t.set_strides(strides)?;
+    crate::view::link(
+        a,
+        &t,
+        crate::view::ViewStep::Expand {
+            from,
+            to: target.clone(),
+        },
+    )?;
+    Ok(t)
+}
+
+/// PyTorch's `inferExpandGeometry` checks and messages.
+fn expand_target(from: &[usize], sizes: &[i64]) -> Result<Vec<usize>> {
+    let shape_str = |v: &[i64]| {
+        format!(
+            "[{}]",
+            v.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let from_i: Vec<i64> = from.iter().map(|&d| d as i64).collect();
+    if sizes.len() < from.len() {
+        return Err(Error::runtime(format!(
+            "expand(torch.FloatTensor{{{}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+            shape_str(&from_i),
+            sizes.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", "),
+            sizes.len(),
+            from.len()
+        )));
+    }
+    let lead = sizes.len() - from.len();
+    let mut out = Vec::with_capacity(sizes.len());
+    for (i, &s) in sizes.iter().enumerate() {
+        if i < lead {
+            if s < 0 {
+                return Err(Error::runtime(format!(
+                    "The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}"
+                )));
+            }
+            out.push(s as usize);
+            continue;
+        }
+        let have = from[i - lead];
+        let want = if s == -1 { have as i64 } else { s };
+        if want < 0 {
+            return Err(Error::runtime(format!(
+                "Trying to create tensor with negative dimension {want}: {}",
+                shape_str(sizes)
+            )));
+        }
+        if have != 1 && want as usize != have {
+            return Err(Error::runtime(format!(
+                "The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
+                shape_str(sizes),
+                shape_str(&from_i)
+            )));
+        }
+        out.push(want as usize);
+    }
+    crate::shape::checked_numel(&out)?;
+    Ok(out)
 }
 
 fn swap(a: &Array, d0: usize, d1: usize) -> Array {
@@ -81,23 +250,23 @@ fn swap(a: &Array, d0: usize, d1: usize) -> Array {
 fn transpose_node(a: &Tensor, name: &'static str, d0: usize, d1: usize) -> Result<Tensor> {
     let out = swap(&*a.data()?, d0, d1);
     let out_shape = out.shape().to_vec();
-    let shape = a.shape();
-    let moved = d0 != d1
-        && shape.get(d0).copied().unwrap_or(1) > 1
-        && shape.get(d1).copied().unwrap_or(1) > 1;
+    let mut strides = a.strides();
+    if d0 != d1 && d0 < strides.len() && d1 < strides.len() {
+        strides.swap(d0, d1);
+    }
     let t = record(
         name,
         &[Some(a)],
         out,
         Vec::new,
+        // PyTorch: grad.transpose(dim0, dim1) / grad.t().
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &out_shape)?;
-            Ok(vec![grad_tensor(swap(&g, d0, d1))])
+            let g = grad_in(ctx.grads, &out_shape);
+            Ok(vec![Some(transpose_node(&g, name, d0, d1)?)])
         }),
-    );
-    // A transpose is a strided view in PyTorch: no longer contiguous.
-    let contiguous = a.contiguous_flag() && !moved;
-    t.meta_mut()?.contiguous = contiguous;
+    )?;
+    // A transpose is a strided view in PyTorch: the strides swap.
+    t.set_strides(strides)?;
     crate::view::link(a, &t, crate::view::ViewStep::Transpose { d0, d1 })?;
     Ok(t)
 }
@@ -124,16 +293,47 @@ pub fn t(a: &Tensor) -> Result<Tensor> {
     transpose_node(a, "TBackward0", 0, 1)
 }
 
+/// `t.clone()`: PyTorch's default `MemoryFormat::Preserve` keeps a dense
+/// layout (so `x.t().clone()` is still not contiguous).
 pub fn clone(a: &Tensor) -> Result<Tensor> {
+    clone_with(a, true)
+}
+
+/// `clone(memory_format=preserve)` or `clone(memory_format=contiguous)`.
+pub(crate) fn clone_with(a: &Tensor, preserve: bool) -> Result<Tensor> {
     let out = a.to_array()?;
     let shape = out.shape().to_vec();
-    Ok(record(
+    let t = record(
         "CloneBackward0",
         &[Some(a)],
         out,
         Vec::new,
-        Box::new(move |ctx| Ok(vec![grad_tensor(grad_or_zeros(ctx.grads, &shape)?)])),
-    ))
+        Box::new(move |ctx| Ok(vec![Some(grad_in(ctx.grads, &shape))])),
+    )?;
+    if preserve {
+        let (s, st) = a.layout();
+        t.set_strides(crate::layout::preserve_strides(&s, &st))?;
+    }
+    Ok(t)
+}
+
+/// AccumulateGrad's differentiable copy under `create_graph`
+/// (`new_empty_strided(variable layout).copy_(grad)`: `CopyBackwards`).
+pub(crate) fn copy_backwards(g: &Tensor, layout: &(Vec<usize>, Vec<usize>)) -> Result<Tensor> {
+    let out = g.to_array()?;
+    let shape = out.shape().to_vec();
+    let t = record(
+        "CopyBackwards",
+        &[Some(g)],
+        out,
+        Vec::new,
+        Box::new(move |ctx| Ok(vec![Some(grad_in(ctx.grads, &shape))])),
+    )?;
+    let (shape, strides) = layout;
+    if crate::layout::is_non_overlapping_and_dense(shape, strides) {
+        t.set_strides(strides.clone())?;
+    }
+    Ok(t)
 }
 
 /// Sum over an axis keeping it (used by tests and the reference checks).
@@ -153,6 +353,10 @@ mod tests {
         check_unary_gradients("t", &[2, 3], t);
         check_unary_gradients("clone", &[4], clone);
         check_unary_gradients("reshape of transpose", &[2, 3], |a| reshape(&t(a)?, &[6]));
+        check_unary_gradients("unsqueeze", &[2, 3], |a| unsqueeze_at(a, -1));
+        check_unary_gradients("squeeze", &[2, 1, 3], |a| squeeze(a, None));
+        check_unary_gradients("squeeze dim", &[2, 1, 3], |a| squeeze(a, Some(1)));
+        check_unary_gradients("expand", &[2, 1], |a| expand(a, &[3, -1, 4]));
     }
 
     #[test]

@@ -1,10 +1,10 @@
-//! exp log sin cos tanh sigmoid relu. Ops whose derivative is cheapest from
+//! exp log sin cos tanh sigmoid relu abs sqrt. Ops whose derivative is cheapest from
 //! the result save the result (as PyTorch does), others save the input.
 
-use super::{grad_or_zeros, grad_tensor, record};
+use super::{constant, elementwise_layout, grad_in, record, save_result};
 use crate::error::Result;
 use crate::node::SavedTensor;
-use crate::tensor::{Array, Tensor};
+use crate::tensor::Tensor;
 
 /// Which tensor the derivative is computed from.
 #[derive(Clone, Copy)]
@@ -13,12 +13,16 @@ enum From {
     Result,
 }
 
+/// `grad_input = backward(grad, saved)`, written with tensor ops so that it
+/// is itself differentiable (`create_graph`).
+type Formula = fn(&Tensor, &Tensor) -> Result<Tensor>;
+
 fn unary(
     a: &Tensor,
     name: &'static str,
     f: fn(f32) -> f32,
     from: From,
-    df: fn(f32) -> f32,
+    backward: Formula,
 ) -> Result<Tensor> {
     let out = a.data()?.mapv(f);
     let shape = out.shape().to_vec();
@@ -35,52 +39,89 @@ fn unary(
             }
         },
         Box::new(move |ctx| {
-            let g = grad_or_zeros(ctx.grads, &shape)?;
-            let d: Array = ctx.saved[0].mapv(df);
-            Ok(vec![grad_tensor(g * d)])
+            let g = grad_in(ctx.grads, &shape);
+            Ok(vec![Some(backward(&g, &ctx.saved[0])?)])
         }),
-    );
+    )?;
+    let t = elementwise_layout(t, &[Some(a)])?;
     // A result-saving op saves its own output, which only exists now.
     if !saved_input {
-        if let Some(node) = t.grad_fn() {
-            crate::node::save_output(&node, &t);
-        }
+        save_result(&t)?;
     }
     Ok(t)
 }
 
+/// A mask of where `f` holds, as a constant (PyTorch's comparisons are not
+/// differentiable either).
+fn mask(t: &Tensor, f: fn(f32) -> f32) -> Result<Tensor> {
+    Ok(constant(t.data()?.mapv(f)))
+}
+
 pub fn exp(a: &Tensor) -> Result<Tensor> {
-    unary(a, "ExpBackward0", f32::exp, From::Result, |y| y)
+    // PyTorch: grad * result.
+    unary(a, "ExpBackward0", f32::exp, From::Result, |g, y| g.mul(y))
 }
 pub fn log(a: &Tensor) -> Result<Tensor> {
-    unary(a, "LogBackward0", f32::ln, From::Input, |x| 1.0 / x)
+    // PyTorch: grad.div(self).
+    unary(a, "LogBackward0", f32::ln, From::Input, |g, x| g.div(x))
 }
 pub fn sin(a: &Tensor) -> Result<Tensor> {
-    unary(a, "SinBackward0", f32::sin, From::Input, f32::cos)
+    // PyTorch: grad * self.cos().
+    unary(a, "SinBackward0", f32::sin, From::Input, |g, x| {
+        g.mul(&x.cos()?)
+    })
 }
 pub fn cos(a: &Tensor) -> Result<Tensor> {
-    unary(a, "CosBackward0", f32::cos, From::Input, |x| -x.sin())
+    // PyTorch: grad * -self.sin().
+    unary(a, "CosBackward0", f32::cos, From::Input, |g, x| {
+        g.mul(&x.sin()?.neg()?)
+    })
 }
 pub fn tanh(a: &Tensor) -> Result<Tensor> {
-    unary(a, "TanhBackward0", f32::tanh, From::Result, |y| 1.0 - y * y)
+    // PyTorch tanh_backward: grad * (1 - result²).
+    unary(a, "TanhBackward0", f32::tanh, From::Result, |g, y| {
+        g.mul(&y.mul(y)?.neg()?.add(1.0)?)
+    })
 }
 pub fn sigmoid(a: &Tensor) -> Result<Tensor> {
+    // PyTorch sigmoid_backward: grad * result * (1 - result).
     unary(
         a,
         "SigmoidBackward0",
         |x| 1.0 / (1.0 + (-x).exp()),
         From::Result,
-        |y| y * (1.0 - y),
+        |g, y| g.mul(&y.mul(&y.neg()?.add(1.0)?)?),
     )
 }
 pub fn relu(a: &Tensor) -> Result<Tensor> {
+    // PyTorch threshold_backward: grad where result > 0, else 0.
     unary(
         a,
         "ReluBackward0",
         |x| x.max(0.0),
         From::Result,
-        |y| if y > 0.0 { 1.0 } else { 0.0 },
+        |g, y| g.mul(&mask(y, |v| if v > 0.0 { 1.0 } else { 0.0 })?),
     )
+}
+/// PyTorch: `abs_backward` is `grad * self.sgn()` (0 at 0).
+pub fn abs(a: &Tensor) -> Result<Tensor> {
+    unary(a, "AbsBackward0", f32::abs, From::Input, |g, x| {
+        g.mul(&mask(x, |v| {
+            if v > 0.0 {
+                1.0
+            } else if v < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        })?)
+    })
+}
+/// PyTorch saves the result: `grad / (2 * result)`.
+pub fn sqrt(a: &Tensor) -> Result<Tensor> {
+    unary(a, "SqrtBackward0", f32::sqrt, From::Result, |g, y| {
+        g.div(&y.mul(2.0)?)
+    })
 }
 
 #[cfg(test)]
@@ -97,6 +138,10 @@ mod tests {
         check_unary_gradients("sigmoid", &[4], sigmoid);
         check_unary_gradients("relu", &[5], relu);
         check_unary_gradients("log", &[3], log);
+        check_unary_gradients("sqrt", &[2, 2], sqrt);
+        check_unary_gradients("abs", &[3], |a| {
+            abs(&crate::ops::arith::sub(a, &1.0f32.into())?)
+        });
     }
 
     #[test]

@@ -1,0 +1,197 @@
+//! `torch.cat` (`CatBackward0`) and `torch.stack` (`StackBackward0`): one
+//! node with an edge per input tensor; backward hands each input its slice
+//! of the gradient (PyTorch's `cat_tensors_backward` narrows, `stack`'s
+//! unbinds).
+
+use ndarray::{Axis, Slice};
+
+use super::{constant, record, shape_ops};
+use crate::error::{Error, Result};
+use crate::shape::{fmt_shape, wrap_dim};
+use crate::tensor::{Array, Tensor};
+
+/// `g.narrow(axis, offset, n)` as an op (`SliceBackward0`, as PyTorch's
+/// `narrow` is a slice), whose backward pads with zeros through `cat`.
+fn narrow(g: &Tensor, axis: usize, offset: usize, n: usize) -> Result<Tensor> {
+    let part = g
+        .data()?
+        .slice_axis(Axis(axis), Slice::from(offset..offset + n))
+        .to_owned();
+    let full = g.shape();
+    let out_shape = part.shape().to_vec();
+    record(
+        "SliceBackward0",
+        &[Some(g)],
+        part,
+        Vec::new,
+        Box::new(move |ctx| {
+            let gp = super::grad_in(ctx.grads, &out_shape);
+            let zeros = |len: usize| {
+                let mut s = full.clone();
+                s[axis] = len;
+                constant(Array::zeros(ndarray::IxDyn(&s)))
+            };
+            let pieces = [zeros(offset), gp, zeros(full[axis] - offset - n)];
+            Ok(vec![Some(cat(&pieces, axis as i64)?)])
+        }),
+    )
+}
+
+/// Gradient slices along `axis`, one per input of size `sizes[i]` there
+/// (PyTorch's `cat_tensors_backward`: `grad.narrow`).
+fn split(g: &Tensor, axis: usize, sizes: &[usize], needs: &[bool]) -> Result<Vec<Option<Tensor>>> {
+    let mut offset = 0;
+    let mut out = Vec::with_capacity(sizes.len());
+    for (i, &n) in sizes.iter().enumerate() {
+        out.push(if needs.get(i).copied().unwrap_or(false) {
+            Some(narrow(g, axis, offset, n)?)
+        } else {
+            None
+        });
+        offset += n;
+    }
+    Ok(out)
+}
+
+pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
+    let first = tensors
+        .first()
+        .ok_or_else(|| Error::runtime("torch.cat(): expected a non-empty list of Tensors"))?;
+    let ndim = first.ndim();
+    if ndim == 0 {
+        return Err(Error::runtime(
+            "zero-dimensional tensor (at position 0) cannot be concatenated",
+        ));
+    }
+    let axis = wrap_dim(dim, ndim)?;
+    let base = first.shape();
+    for (i, t) in tensors.iter().enumerate() {
+        let s = t.shape();
+        if s.is_empty() {
+            return Err(Error::runtime(format!(
+                "zero-dimensional tensor (at position {i}) cannot be concatenated"
+            )));
+        }
+        if s.len() != ndim {
+            return Err(Error::runtime(format!(
+                "Tensors must have same number of dimensions: got {ndim} and {}",
+                s.len()
+            )));
+        }
+        for d in 0..ndim {
+            if d != axis && s[d] != base[d] {
+                return Err(Error::runtime(format!(
+                    "Sizes of tensors must match except in dimension {axis}. Expected size {} but got size {} for tensor number {i} in the list.",
+                    base[d], s[d]
+                )));
+            }
+        }
+    }
+    let arrays = tensors
+        .iter()
+        .map(|t| t.to_array())
+        .collect::<Result<Vec<_>>>()?;
+    let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
+    let out = ndarray::concatenate(Axis(axis), &views)
+        .map_err(|e| Error::runtime(format!("internal: cat failed: {e}")))?;
+    crate::shape::checked_numel(out.shape())?;
+    let sizes: Vec<usize> = arrays.iter().map(|a| a.shape()[axis]).collect();
+    let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
+    record(
+        "CatBackward0",
+        &inputs,
+        out,
+        Vec::new,
+        Box::new(move |ctx| {
+            let Some(g) = ctx.grads.first().cloned().flatten() else {
+                return Ok(vec![None; sizes.len()]);
+            };
+            split(&g, axis, &sizes, ctx.needs)
+        }),
+    )
+}
+
+pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
+    let first = tensors
+        .first()
+        .ok_or_else(|| Error::runtime("stack expects a non-empty TensorList"))?;
+    let base = first.shape();
+    let axis = wrap_dim(dim, base.len() + 1)?;
+    for (i, t) in tensors.iter().enumerate() {
+        let s = t.shape();
+        if s != base {
+            return Err(Error::runtime(format!(
+                "stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {i}",
+                fmt_shape(&base),
+                fmt_shape(&s)
+            )));
+        }
+    }
+    let arrays = tensors
+        .iter()
+        .map(|t| t.to_array().map(|a| a.insert_axis(Axis(axis))))
+        .collect::<Result<Vec<_>>>()?;
+    let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
+    let out = ndarray::concatenate(Axis(axis), &views)
+        .map_err(|e| Error::runtime(format!("internal: stack failed: {e}")))?;
+    crate::shape::checked_numel(out.shape())?;
+    let n = tensors.len();
+    let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
+    record(
+        "StackBackward0",
+        &inputs,
+        out,
+        Vec::new,
+        // PyTorch unbinds the gradient: one slice per input, dim removed.
+        Box::new(move |ctx| {
+            let Some(g) = ctx.grads.first().cloned().flatten() else {
+                return Ok(vec![None; n]);
+            };
+            split(&g, axis, &vec![1; n], ctx.needs)?
+                .into_iter()
+                .map(|p| {
+                    p.map(|p| shape_ops::squeeze(&p, Some(axis as i64)))
+                        .transpose()
+                })
+                .collect()
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn cat_and_stack_gradients() {
+        check_binary_gradients("cat0", &[2, 3], &[1, 3], |a, b| {
+            cat(&[a.clone(), b.clone()], 0)
+        });
+        check_binary_gradients("cat1", &[2, 3], &[2, 2], |a, b| {
+            cat(&[a.clone(), b.clone(), a.clone()], -1)
+        });
+        check_binary_gradients("stack1", &[2, 3], &[2, 3], |a, b| {
+            stack(&[a.clone(), b.clone()], 1)
+        });
+        check_binary_gradients("stack-1", &[3], &[3], |a, b| {
+            stack(&[a.clone(), b.clone()], -1)
+        });
+    }
+
+    #[test]
+    fn cat_errors_in_pytorch_words() {
+        let a = leaf(&[1.0; 6], &[2, 3]);
+        let b = leaf(&[1.0; 4], &[2, 2]);
+        let e = cat(&[a.clone(), b.clone()], 0).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("Sizes of tensors must match except in dimension 0. Expected size 3 but got size 2 for tensor number 1 in the list."));
+        let e = stack(&[a.clone(), b], 0).err().map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("stack expects each tensor to be equal size, but got [2, 3] at entry 0 and [2, 2] at entry 1")
+        );
+        let c = ok(cat(&[a.clone(), a.clone()], 1));
+        assert_eq!(c.shape(), vec![2, 6]);
+        assert_eq!(c.grad_fn().map(|f| f.next_functions().len()), Some(2));
+    }
+}

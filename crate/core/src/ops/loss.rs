@@ -1,0 +1,201 @@
+//! `F.mse_loss` (`MseLossBackward0`) and `F.cross_entropy` with class-index
+//! targets: `log_softmax` then `nll_loss` (`NllLossBackward0` over
+//! `LogSoftmaxBackward0`), as PyTorch's `cross_entropy_loss` builds it.
+
+use ndarray::IxDyn;
+
+use super::{constant, grad_in, need, record, shape_ops, softmax};
+use crate::error::{Error, Result};
+use crate::node::SavedTensor;
+use crate::tensor::{Array, Tensor};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    None,
+    Mean,
+    Sum,
+}
+
+impl Reduction {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "none" => Ok(Reduction::None),
+            "mean" => Ok(Reduction::Mean),
+            "sum" => Ok(Reduction::Sum),
+            other => Err(Error::type_error(format!(
+                "{other} is not a valid value for reduction"
+            ))),
+        }
+    }
+}
+
+/// `torch.broadcast_tensors` for two tensors: an `expand` view only for the
+/// one whose shape changes (PyTorch's `expand_outplace` returns the tensor
+/// itself when it already has the shape).
+fn broadcast_pair(a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor)> {
+    let shape = crate::shape::broadcast_shapes(&a.shape(), &b.shape())?;
+    let to: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    let fit = |t: &Tensor| -> Result<Tensor> {
+        if t.shape() == shape {
+            Ok(t.clone())
+        } else {
+            shape_ops::expand(t, &to)
+        }
+    };
+    Ok((fit(a)?, fit(b)?))
+}
+
+pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
+    let (is, ts) = (input.shape(), target.shape());
+    if is != ts {
+        // PyTorch: torch/nn/functional.py mse_loss warns, then broadcasts.
+        crate::context::warn(&format!(
+            "Using a target size (torch.Size({})) that is different to the input size (torch.Size({})). This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            crate::shape::fmt_shape(&ts),
+            crate::shape::fmt_shape(&is)
+        ));
+    }
+    let (x, t) = broadcast_pair(input, target)?;
+    let diff = &*x.data()? - &*t.data()?;
+    let sq = diff.mapv(|d| d * d);
+    let n = sq.len().max(1) as f32;
+    let out = match reduction {
+        Reduction::None => sq,
+        Reduction::Sum => Array::from_elem(IxDyn(&[]), sq.sum()),
+        Reduction::Mean => Array::from_elem(IxDyn(&[]), sq.sum() / n),
+    };
+    let out_shape = out.shape().to_vec();
+    record(
+        "MseLossBackward0",
+        &[Some(&x), Some(&t)],
+        out,
+        || vec![SavedTensor::save(&x), SavedTensor::save(&t)],
+        // PyTorch mse_loss_backward: 2 (x - t) g, divided by n for 'mean';
+        // the target gets the negation.
+        Box::new(move |ctx| {
+            let g = grad_in(ctx.grads, &out_shape);
+            let scale = if reduction == Reduction::Mean {
+                2.0 / n
+            } else {
+                2.0
+            };
+            let gx = ctx.saved[0].sub(&ctx.saved[1])?.mul(scale)?.mul(&g)?;
+            let gt = need(ctx.needs, 1, || gx.neg())?;
+            Ok(vec![need(ctx.needs, 0, || Ok(gx.clone()))?, gt])
+        }),
+    )
+}
+
+/// `F.nll_loss(logp, targets)` with mean reduction; `logp` is [N, C] (one
+/// target per row) or [C] (one target).
+pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
+    let shape = logp.shape();
+    let (rows, classes) = match shape.as_slice() {
+        [c] => (1, *c),
+        [n, c] => (*n, *c),
+        _ => {
+            return Err(Error::type_error(format!(
+                "hookgrad's cross_entropy supports [N, C] or [C] logits, got {}",
+                crate::shape::fmt_shape(&shape)
+            )))
+        }
+    };
+    if targets.len() != rows {
+        return Err(Error::type_error(format!(
+            "Expected input batch_size ({rows}) to match target batch_size ({}).",
+            targets.len()
+        )));
+    }
+    for &t in targets {
+        if t < 0 || t as usize >= classes {
+            return Err(Error::Index(format!("Target {t} is out of bounds.")));
+        }
+    }
+    // The gradient of the mean NLL w.r.t. logp: -1/N at each target entry.
+    let mut mask = Array::zeros(IxDyn(&shape));
+    let flat_index = |row: usize, t: usize| row * classes + t;
+    let total = {
+        let lp = logp.data()?;
+        let flat: Vec<f32> = lp.iter().copied().collect();
+        let mut sum = 0.0f32;
+        for (row, &t) in targets.iter().enumerate() {
+            sum += flat[flat_index(row, t as usize)];
+        }
+        -sum / rows.max(1) as f32
+    };
+    if let Some(m) = mask.as_slice_mut() {
+        for (row, &t) in targets.iter().enumerate() {
+            m[flat_index(row, t as usize)] = -1.0 / rows.max(1) as f32;
+        }
+    }
+    record(
+        "NllLossBackward0",
+        &[Some(logp)],
+        Array::from_elem(IxDyn(&[]), total),
+        Vec::new,
+        // The gradient is linear in grad: the constant mask times it.
+        Box::new(move |ctx| {
+            let g = grad_in(ctx.grads, &[]);
+            Ok(vec![Some(constant(mask.clone()).mul(&g)?)])
+        }),
+    )
+}
+
+/// `F.cross_entropy(logits, targets)` (mean over the batch).
+pub fn cross_entropy(logits: &Tensor, targets: &[i64]) -> Result<Tensor> {
+    let dim = if logits.ndim() == 1 { 0 } else { 1 };
+    if logits.ndim() == 0 {
+        return Err(Error::Index(
+            "Dimension out of range (expected to be in range of [-1, 0], but got 1)".to_string(),
+        ));
+    }
+    let logp = softmax::log_softmax(logits, dim)?;
+    nll_loss(&logp, targets)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::*;
+
+    #[test]
+    fn loss_gradients_match_finite_differences() {
+        for r in [Reduction::Mean, Reduction::Sum, Reduction::None] {
+            check_binary_gradients("mse", &[2, 3], &[2, 3], |a, b| mse_loss(a, b, r));
+        }
+        check_unary_gradients("cross_entropy", &[2, 3], |a| cross_entropy(a, &[2, 0]));
+        check_unary_gradients("cross_entropy 1-d", &[4], |a| cross_entropy(a, &[1]));
+    }
+
+    #[test]
+    fn cross_entropy_by_hand_and_names() {
+        // Equal logits over 4 classes: loss = ln 4.
+        let a = leaf(&[0.5; 8], &[2, 4]);
+        let l = ok(cross_entropy(&a, &[1, 3]));
+        assert!((item(&l) - 4.0f32.ln()).abs() < 1e-6);
+        let f = l.grad_fn();
+        assert_eq!(f.as_ref().map(|f| f.name), Some("NllLossBackward0"));
+        let next = f.map(|f| f.next_functions()).unwrap_or_default();
+        assert_eq!(
+            next[0].0.as_ref().map(|n| n.name),
+            Some("LogSoftmaxBackward0")
+        );
+        let e = cross_entropy(&a, &[1, 4]).err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("Target 4 is out of bounds."));
+    }
+
+    #[test]
+    fn mse_by_hand() {
+        let a = leaf(&[1.0, 2.0], &[2]);
+        let b = crate::testing::constant(&[0.0, 0.0], &[2]);
+        assert_eq!(item(&ok(mse_loss(&a, &b, Reduction::Mean))), 2.5);
+        assert_eq!(item(&ok(mse_loss(&a, &b, Reduction::Sum))), 5.0);
+        assert_eq!(
+            Reduction::parse("avg")
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
+            Some("avg is not a valid value for reduction")
+        );
+    }
+}

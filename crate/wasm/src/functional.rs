@@ -1,0 +1,119 @@
+//! Free functions of the second release: `hg.cat`, `hg.stack`, the losses
+//! behind `hg.nn.functional`, and the constructors behind `hg.nn.Sequential`
+//! and the activation modules (the JS facade wraps them as classes).
+
+use js_sys::Array as JsArray;
+use wasm_bindgen::prelude::*;
+
+use crate::convert::*;
+use crate::module::Module;
+use crate::tensor::Tensor;
+use hookgrad_core::module::sequential::{self, Activation};
+use hookgrad_core::ops::{join, loss};
+
+fn dim_arg(v: &JsValue, what: &str) -> JsResult<i64> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(0);
+    }
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e9 => Ok(n as i64),
+        _ => Err(type_error(format!(
+            "{what}(): argument 'dim' must be an integer, not {}",
+            type_name(v)
+        ))),
+    }
+}
+
+fn tensor_list(v: &JsValue, what: &str) -> JsResult<Vec<hookgrad_core::Tensor>> {
+    if !JsArray::is_array(v) {
+        return Err(type_error(format!(
+            "{what}(): argument 'tensors' (position 1) must be an array of Tensors, not {}",
+            type_name(v)
+        )));
+    }
+    tensors_from_js(v, &format!("{what}(): tensors"))
+}
+
+/// `hg.cat(tensors, dim = 0)`.
+#[wasm_bindgen]
+pub fn cat(tensors: JsValue, dim: JsValue) -> JsResult<Tensor> {
+    let ts = tensor_list(&tensors, "cat")?;
+    join::cat(&ts, dim_arg(&dim, "cat")?).js().map(Tensor::wrap)
+}
+
+/// `hg.stack(tensors, dim = 0)`.
+#[wasm_bindgen]
+pub fn stack(tensors: JsValue, dim: JsValue) -> JsResult<Tensor> {
+    let ts = tensor_list(&tensors, "stack")?;
+    join::stack(&ts, dim_arg(&dim, "stack")?)
+        .js()
+        .map(Tensor::wrap)
+}
+
+/// `hg.nn.functional.mseLoss(input, target, {reduction})`.
+#[wasm_bindgen(js_name = __mseLoss)]
+pub fn mse_loss(input: JsValue, target: JsValue, opts: JsValue) -> JsResult<Tensor> {
+    check_opts(&opts, "mseLoss()")?;
+    let x = expect_tensor(&input, "mseLoss(): argument 'input' (position 1)")?;
+    let t = expect_tensor(&target, "mseLoss(): argument 'target' (position 2)")?;
+    let reduction = match opt_get(&opts, "reduction") {
+        Some(r) => r.as_string().ok_or_else(|| {
+            type_error(format!(
+                "mseLoss(): reduction must be a string, not {}",
+                type_name(&r)
+            ))
+        })?,
+        None => "mean".to_string(),
+    };
+    let r = loss::Reduction::parse(&reduction).js()?;
+    loss::mse_loss(&x, &t, r).js().map(Tensor::wrap)
+}
+
+/// `hg.nn.functional.crossEntropy(logits, targets)`: `targets` is an array
+/// of class indices (or one index for 1-D logits).
+#[wasm_bindgen(js_name = __crossEntropy)]
+pub fn cross_entropy(logits: JsValue, targets: JsValue) -> JsResult<Tensor> {
+    let x = expect_tensor(&logits, "crossEntropy(): argument 'input' (position 1)")?;
+    let index = |v: &JsValue| -> JsResult<i64> {
+        match v.as_f64() {
+            Some(n) if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e9 => Ok(n as i64),
+            _ => Err(type_error(format!(
+                "crossEntropy(): targets must be integer class indices, got {}",
+                js_message(v)
+            ))),
+        }
+    };
+    let ts: Vec<i64> = if JsArray::is_array(&targets) {
+        JsArray::from(&targets)
+            .iter()
+            .map(|v| index(&v))
+            .collect::<JsResult<_>>()?
+    } else if let Some(t) = as_tensor(&targets) {
+        t.to_array()
+            .js()?
+            .iter()
+            .map(|&v| index(&JsValue::from_f64(v as f64)))
+            .collect::<JsResult<_>>()?
+    } else {
+        vec![index(&targets)?]
+    };
+    loss::cross_entropy(&x, &ts).js().map(Tensor::wrap)
+}
+
+/// `new hg.nn.Sequential(...modules)`: children are added by the facade.
+#[wasm_bindgen(js_name = __sequential)]
+pub fn sequential_module() -> JsResult<Module> {
+    sequential::sequential(Vec::new()).js().map(Module::wrap)
+}
+
+/// `new hg.nn.ReLU()` / `Tanh()` / `Sigmoid()`.
+#[wasm_bindgen(js_name = __activation)]
+pub fn activation_module(kind: &str) -> JsResult<Module> {
+    let k = match kind {
+        "ReLU" => Activation::ReLU,
+        "Tanh" => Activation::Tanh,
+        "Sigmoid" => Activation::Sigmoid,
+        other => return Err(type_error(format!("unknown activation '{other}'"))),
+    };
+    Ok(Module::wrap(sequential::activation(k)))
+}

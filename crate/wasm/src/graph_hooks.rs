@@ -1,0 +1,44 @@
+//! `torch.autograd.graph`'s hooks: `hg.savedTensorsHooks(pack, unpack, fn)`
+//! and `hg.registerMultiGradHook(tensors, fn, {mode})`.
+
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use crate::convert::*;
+use crate::hooks::{Handle, JsHook, JsMultiGradHook, JsSavedTensorsHooks};
+use hookgrad_core::multi_grad::{self, Mode};
+
+/// Runs `fn()` with `pack` / `unpack` as saved-tensor hooks (PyTorch's
+/// `with saved_tensors_hooks(pack, unpack): fn()`); returns `fn`'s result.
+#[wasm_bindgen(js_name = savedTensorsHooks)]
+pub fn saved_tensors_hooks(pack: JsValue, unpack: JsValue, f: JsValue) -> JsResult<JsValue> {
+    let pack = function(&pack, "savedTensorsHooks(pack, unpack, fn): pack")?;
+    let unpack = function(&unpack, "savedTensorsHooks(pack, unpack, fn): unpack")?;
+    let f = function(&f, "savedTensorsHooks(pack, unpack, fn): fn")?;
+    let hooks = Rc::new(JsSavedTensorsHooks {
+        pack,
+        unpack,
+        handle: hookgrad_core::ids::HandleId::next(),
+    });
+    hookgrad_core::context::with_saved_tensors_hooks(hooks, || f.call0(&JsValue::UNDEFINED))
+}
+
+/// `torch.autograd.graph.register_multi_grad_hook(tensors, fn, mode=...)`.
+#[wasm_bindgen(js_name = registerMultiGradHook)]
+pub fn register_multi_grad_hook(tensors: JsValue, f: JsValue, opts: JsValue) -> JsResult<Handle> {
+    check_opts(&opts, "registerMultiGradHook()")?;
+    let ts = tensors_from_js(&tensors, "registerMultiGradHook(): tensors")?;
+    let f = function(&f, "registerMultiGradHook(): fn")?;
+    let mode = match opt_get(&opts, "mode") {
+        Some(m) => Mode::parse(&m.as_string().unwrap_or_else(|| js_message(&m))).js()?,
+        None => Mode::All,
+    };
+    let hook = Rc::new(JsMultiGradHook {
+        hook: JsHook::new(f),
+        any: mode == Mode::Any,
+    });
+    multi_grad::register_multi_grad_hook(&ts, hook, mode)
+        .js()
+        .map(Handle::wrap)
+}

@@ -1,0 +1,76 @@
+// Pure: where in the user's program an error happened, for the message and
+// the marker in the editor.
+//
+// - Runtime errors: V8's stack names the program's frames `<anonymous>:L:C`
+//   (run-program.js's errorInfo subtracts the `new Function` header).
+// - Syntax errors: `new Function` reports none, so the page parses the
+//   program once more as a classic worker script (wrapForParse) and reads the
+//   error event's lineno/colno (runner.js: locateSyntaxError).
+// - Errors inside a hook: the engine rethrows them in PyTorch's words
+//   ("tensor hook 'h' on tensor 'c' raised an error: …") and keeps only the
+//   message, so the place is the hook's own definition (or, for an anonymous
+//   hook, the line that registered it, from the graph's hook rows).
+
+/** Lines `wrapForParse` puts before the program. */
+export const PARSE_HEADER_LINES = 2;
+
+/** The program as a function expression, parsed (never called) to locate a syntax error. */
+export function wrapForParse(program) {
+  // Same grammar as run-program.js's `new Function('hg', 'console', '"use strict";\n' + program)`.
+  return `(function (hg, console) {\n"use strict";\n${program}\n});`;
+}
+
+/** A parse error event's lineno/colno → the program's 1-based line and column. */
+export function parsePlace(lineno, colno, program) {
+  const line = lineno - PARSE_HEADER_LINES;
+  const lines = program.split('\n').length;
+  if (!(line >= 1)) return null;
+  return { line: Math.min(line, lines), column: colno >= 1 ? colno : null };
+}
+
+const HOOK_ERROR = /^(?:\w*Error: )?(.+?)(?: '([^']+)')? (?:on .+?|of module '[^']+') raised an error: /;
+
+/** The hook an engine error message names, or null: { what, name }. */
+export function hookOfError(message) {
+  const m = HOOK_ERROR.exec(message || '');
+  return m ? { what: m[1], name: m[2] || null } : null;
+}
+
+/** Hook rows of a graph (tensors' hooks, nodes' pre/post hooks). */
+function hookRows(graph) {
+  return [...(graph?.tensors || []).flatMap((t) => t.hooks || []), ...(graph?.nodes || []).flatMap((n) => [...(n.preHooks || []), ...(n.postHooks || [])])];
+}
+
+/**
+ * { line, column, hook } for an error raised inside a hook, or null. Prefers
+ * the function's definition (`function name(`, `name = (`…) in the program,
+ * then the registration site the engine recorded.
+ */
+export function hookErrorPlace(message, graph, program) {
+  const h = hookOfError(message);
+  if (!h) return null;
+  const label = h.name ? `hook ${h.name}` : h.what;
+  if (h.name && /^[\w$]+$/.test(h.name)) {
+    const lines = program.split('\n');
+    const def = new RegExp(`(function\\s*\\*?\\s*${h.name}\\s*\\(|\\b${h.name}\\s*[:=]\\s*(?:async\\s*)?(?:function\\b|\\(|[\\w$]+\\s*=>))`);
+    for (let i = 0; i < lines.length; i++) {
+      const m = def.exec(lines[i]);
+      if (m) return { line: i + 1, column: m.index + 1, hook: `${label}, defined here` };
+    }
+  }
+  const row = hookRows(graph).find((r) => r.source && (h.name ? r.name === h.name : true));
+  if (row) return { line: row.source.line, column: row.source.column, hook: `${label}, registered here` };
+  return null;
+}
+
+/** Function name and program line of the innermost program frame of a stack, or null. */
+export function programFrame(stack, lineOffset) {
+  for (const l of String(stack || '').split('\n')) {
+    const m = /at (?:(?:new |async )?([\w$.<>]+) \()?.*<anonymous>:(\d+):(\d+)\)?\s*$/.exec(l);
+    if (m) {
+      const fn = m[1] && m[1] !== 'eval' && m[1] !== 'anonymous' ? m[1].replace(/^Object\./, '') : null;
+      return { fn, line: Number(m[2]) - lineOffset, column: Number(m[3]) };
+    }
+  }
+  return null;
+}
