@@ -26,6 +26,14 @@ const loss = y.sum(); loss.name = 'loss';
 loss.backward();
 `;
 
+// 1,000 leaves summed in a chain, times 2: 1,000 AccumulateGrad + 999 AddBackward0 + 1 MulBackward0 = 2,000 backward nodes.
+export const PROGRAM_2000 = `// a 2,000-node backward graph
+let s = hg.tensor(0, { requiresGrad: true, name: 'x0' });
+for (let i = 1; i < 1000; i++) { const x = hg.tensor(i / 1000, { requiresGrad: true, name: 'x' + i }); s = s.add(x); s.name = 's' + i; }
+const loss = s.mul(2); loss.name = 'loss';
+loss.backward();
+`;
+
 const b64url = (s) => Buffer.from(s, 'utf8').toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 function startServer() {
@@ -161,11 +169,72 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
       log(`W6 fps: ${res.fps.toFixed(1)} (${before} → ${r.step})`);
     }
     await ctx.close();
+
+    // -- 2,000 nodes: the overview (big graphs: canvas + layered layout), then fps while playing
+    const big = await measureBig(browser, url, { windowMs, log });
+    Object.assign(res, big);
   } finally {
     await browser.close();
     child.kill();
   }
   return res;
+}
+
+/** Fps of requestAnimationFrame over `ms` while the page plays its backward pass. */
+function rafWindow(page, ms) {
+  return page.evaluate((ms) => new Promise((resolve) => {
+    const ts = [performance.now()];
+    const f = (t) => { ts.push(t); if (t - ts[0] < ms) requestAnimationFrame(f); else resolve({ ts, step: document.getElementById('step-count')?.textContent }); };
+    requestAnimationFrame(f);
+  }), ms);
+}
+
+/**
+ * The 2,000-node graph: navigation → first overview on screen; run end →
+ * overview (performance marks 'hookgrad:run-end' / 'hookgrad:overview' set
+ * by session.js / graph-view.js); longest main-thread task (longtask
+ * observer) from page load through the overview; fps while playing.
+ */
+async function measureBig(browser, url, { windowMs, log }) {
+  const out = {};
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push(Math.round(e.duration)); }).observe({ type: 'longtask', buffered: true });
+  });
+  const hash = `#s=${b64url(JSON.stringify({ v: 1, program: PROGRAM_2000, semantics: 'pytorch-2' }))}`;
+  await page.goto(`${url}playground.html${hash}`, { waitUntil: 'commit' });
+  try {
+    await page.waitForFunction(() => document.getElementById('graph')?.dataset.overview, null, { timeout: 60000 });
+  } catch {
+    out.bigSkipped = 'the 2,000-node overview did not appear within 60 s';
+    await ctx.close();
+    return out;
+  }
+  await page.waitForTimeout(300);
+  const m = await page.evaluate(() => {
+    const at = (n) => performance.getEntriesByName(n).at(-1)?.startTime;
+    return { overview: at('hookgrad:overview'), runEnd: at('hookgrad:run-end'), long: window.__longTasks, text: document.getElementById('step-text')?.textContent };
+  });
+  out.bigNodes = Number(/(\d+) backward nodes/.exec(m.text || '')?.[1]) || null;
+  out.bigFirstOverviewMs = m.overview; out.bigAfterRunMs = m.overview - m.runEnd;
+  out.bigLongestTaskMs = Math.max(0, ...m.long);
+  const opts = await page.$$eval('#speed option', (os) => os.map((o) => o.value));
+  if (opts.length) await page.selectOption('#speed', opts[opts.length - 1]);
+  const before = await page.evaluate(() => document.getElementById('step-count')?.textContent);
+  await page.evaluate(() => { window.__longTasks.length = 0; });
+  await page.click('#backward-btn');
+  const r = await rafWindow(page, windowMs);
+  const dts = r.ts.slice(1).map((t, i) => t - r.ts[i]).sort((a, b) => a - b);
+  const span = r.ts[r.ts.length - 1] - r.ts[0];
+  out.bigFps = (1000 * (r.ts.length - 1)) / span;
+  out.bigFrameMs = median(dts); out.bigFrameP95 = dts[Math.max(0, Math.ceil(0.95 * dts.length) - 1)];
+  out.bigPlayLongestTaskMs = Math.max(0, ...(await page.evaluate(() => window.__longTasks)));
+  out.bigNote = `2,000 nodes: step counter ${before} → ${r.step} while playing; longest frame ${dts[dts.length - 1].toFixed(0)} ms`;
+  log(`W6 2,000 nodes: overview ${out.bigFirstOverviewMs.toFixed(0)} ms after navigation, ${out.bigAfterRunMs.toFixed(0)} ms after the run; ${out.bigFps.toFixed(1)} fps`);
+  await ctx.close();
+  return out;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -8,6 +8,20 @@
 import * as dagre from '@dagrejs/dagre';
 
 import { tensorRecord, nodeRecord, mergedRecord, GAP } from './records.js';
+import { layeredLayout } from './layered.js';
+
+/**
+ * Above this many units a graph is "big": laid out by layered.js (dagre
+ * takes ~10 s for 2,000 units and overflows its stack on a 1,000-op chain)
+ * and drawn as a canvas overview with SVG records only near the view.
+ */
+export const BIG_UNITS = 400;
+
+/** The layout for an input: dagre up to BIG_UNITS units, layered.js above (and when dagre fails). */
+export function layoutFor(input) {
+  if (input.units.length > BIG_UNITS) return layeredLayout(input, { aspect: input.aspect || 1.3 });
+  try { return computeLayout(input); } catch { return layeredLayout(input, { aspect: input.aspect || 1.3 }); }
+}
 
 export { GAP };
 /** Box sizes of the records (records.js); `lod` is 'full' or 'compact'. */

@@ -10,10 +10,13 @@
 //    previous frame, diffed by tensor/node/hook/edge id;
 //  - nothing reads layout: edge midpoints come from the curve's geometry when
 //    the graph is drawn, the SVG's size from a ResizeObserver.
-import { GAP } from '../model/layout.js';
+import { GAP, BIG_UNITS } from '../model/layout.js';
 import { abbreviate, readsWhole } from '../model/records.js';
 import { fitView, panToInclude } from '../model/camera.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
+import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
+import { Minimap } from './minimap.js';
+import { GraphSearch } from './search.js';
 
 export class GraphView {
   constructor(svg, { onSelect = () => {}, onToggleModule = () => {}, cooperative = false } = {}) {
@@ -38,6 +41,14 @@ export class GraphView {
     // layout of the page (Chromium), which costs ~120 ms for 300 nodes.
     this.sizeCache = null;
     const box = svg.parentElement?.classList.contains('graph-box') ? svg.parentElement : null;
+    this.box = box;
+    // Big graphs: the overview canvas (made on first use), the minimap, the search box of the pane head.
+    this.overview = null;
+    this.minimap = box ? new Minimap(box, { onMove: (gx, gy) => this.centreOn(gx, gy) }) : null;
+    const pane = svg.closest('section, .embed-wrap, body');
+    const q = (id) => pane?.querySelector(`#${id}`) || null;
+    this.search = new GraphSearch({ input: q('graph-search'), status: q('graph-search-status'), toggle: q('graph-search-toggle'), view: this, onToggleModule: (key) => this.onToggleModule(key) });
+    this.installOverviewClicks();
     if (typeof ResizeObserver === 'function') {
       new ResizeObserver((entries) => {
         const r = entries[entries.length - 1].contentRect;
@@ -47,7 +58,7 @@ export class GraphView {
         this.sizeCache = size;
         // A fitted figure stays fitted when the pane changes size (unless the reader moved it).
         if (changed && this.fitted && !this.userMoved && this.layout) this.fit(this.fitted);
-        else this.cull();
+        else { this.cull(); this.viewChanged(); }
       }).observe(box || svg);
     }
     this.pending = null; this.raf = 0;
@@ -60,21 +71,24 @@ export class GraphView {
     return { width: r.width, height: r.height };
   }
 
-  /** Draws a model laid out by computeLayout. */
+  /** Draws a model laid out by computeLayout (or layered.js for big graphs). */
   async setGraph(model, input, layout, { legacyHandles = new Map(), focusModule = null } = {}) {
-    this.model = model; this.input = input; this.layout = layout;
+    this.model = model; this.input = input; this.layout = layout; this.legacyHandles = legacyHandles;
     const lod = input.lod || 'full'; this.lod = lod;
     this.pending = null; // a frame queued for the previous graph must not touch this one
     const token = (this.drawToken = (this.drawToken || 0) + 1);
-    // Big graphs are drawn in slices so the page keeps responding.
-    const big = input.units.length > 60; let n = 0;
-    // Big graphs only draw the boxes near the visible part (see cull()).
-    this.cullItems = []; this.cullOn = big; this.shownView = null;
-    const breathe = async () => { if (big && ++n % 25 === 0) await new Promise((r) => setTimeout(r, 0)); return token !== this.drawToken; };
+    // Big graphs: every box is known (for the camera, search, canvas), but an
+    // SVG record is only made when the view is zoomed in near it (see lazyStep()).
+    const big = (this.big = input.units.length > BIG_UNITS);
+    // Mid-sized graphs are drawn in slices so the page keeps responding.
+    const sliced = input.units.length > 60; let n = 0;
+    this.cullItems = []; this.cullOn = sliced; this.shownView = null; this.lastApplied = null; this.match = null; this.overviewShown = false; this.toggleScale = 1;
+    const breathe = async () => { if (sliced && ++n % 25 === 0) await new Promise((r) => setTimeout(r, 0)); return token !== this.drawToken; };
     this.root.innerHTML = '';
+    this.root.classList.toggle('big', big);
     const gClusters = el('g', { class: 'clusters' }, this.root);
-    const gEdges = el('g', { class: 'edges' }, this.root);
-    const gUnits = el('g', { class: 'units' }, this.root);
+    this.gEdges = el('g', { class: 'edges' }, this.root);
+    this.gUnits = el('g', { class: 'units' }, this.root);
     const gClusterLabels = el('g', { class: 'cluster-labels' }, this.root);
     this.gFlow = el('g', { class: 'flow' }, this.root);
     // Values that already travelled, the moving dots, then the values travelling now (on top).
@@ -89,80 +103,91 @@ export class GraphView {
       const b = layout.clusters[c.id]; if (!b) continue;
       const g = el('g', { class: 'cluster', 'data-module': c.id }, gClusters);
       el('rect', { x: b.x, y: b.y, width: b.w, height: b.h, rx: 12, class: 'cluster-box' }, g);
+      // layered.js: the rest of a module folded over several columns.
+      for (const q of layout.clusterParts?.[c.id] || []) el('rect', { x: q.x, y: q.y, width: q.w, height: q.h, rx: 12, class: 'cluster-box' }, g);
       const t = el('g', { class: 'cluster-toggle', role: 'button', tabindex: 0, 'aria-label': `Collapse module ${c.label}`, 'aria-expanded': 'true' }, gClusterLabels);
       el('rect', { x: b.x + 6, y: b.y + 5, width: Math.min(b.w - 12, c.label.length * 7.5 + 34), height: 20, rx: 6, class: 'cluster-label-bg' }, t);
       el('text', { x: b.x + 14, y: b.y + 19, class: 'cluster-label' }, t, `▾ ${c.label}`);
       this.bindActivate(t, () => this.onToggleModule(c.id));
-      this.clusterEls.set(c.id, { g, box: b, c: { active: false } });
+      this.clusterEls.set(c.id, { g, box: b, toggle: t, c: { active: false } });
     }
+    // Where every record goes (the boxes of collapsed modules stand for their members).
+    this.unitSpecs = [];
     for (const u of input.units) {
-      if (await breathe()) return false;
       const p = layout.pos[u.id]; if (!p) continue;
-      if (u.placeholder) { this.drawPlaceholder(gUnits, u, p); continue; }
-      if (lod === 'compact') { // one merged record per unit (torchviz-like)
-        const b = { x: p.x, y: p.y, w: u.w, h: u.h };
-        if (u.tensor != null) this.boxes.set(`t${u.tensor}`, b);
-        if (u.node != null) this.boxes.set(`n${u.node}`, b);
-        drawMerged(this, gUnits, u.tensor != null ? model.tensors.get(u.tensor) : null, u.node != null ? model.nodes.get(u.node) : null, b, legacyHandles);
-        continue;
+      const spec = { u, p, box: { x: p.x, y: p.y, w: u.w, h: u.h }, drawn: false };
+      if (u.placeholder) this.boxes.set(u.id, spec.box);
+      else if (lod === 'compact') {
+        if (u.tensor != null) this.boxes.set(`t${u.tensor}`, spec.box);
+        if (u.node != null) this.boxes.set(`n${u.node}`, spec.box);
+      } else {
+        spec.tb = u.tensor != null ? { x: p.x, y: p.y, w: u.tw, h: u.th } : null;
+        spec.nb = u.node != null ? { x: spec.tb ? p.x + u.tw + GAP : p.x, y: p.y, w: u.nw, h: u.nh } : null;
+        if (spec.tb) this.boxes.set(`t${u.tensor}`, spec.tb);
+        if (spec.nb) this.boxes.set(`n${u.node}`, spec.nb);
       }
-      const tb = u.tensor != null ? { x: p.x, y: p.y, w: u.tw, h: u.th } : null;
-      const nb = u.node != null ? { x: tb ? p.x + u.tw + GAP : p.x, y: p.y, w: u.nw, h: u.nh } : null;
-      if (tb) { this.boxes.set(`t${u.tensor}`, tb); drawTensor(this, gUnits, model.tensors.get(u.tensor), tb, lod); }
-      if (nb) { this.boxes.set(`n${u.node}`, nb); drawNode(this, gUnits, model.nodes.get(u.node), nb, lod, legacyHandles); }
-      if (tb && nb) {
-        const l = el('path', { d: `M${tb.x + tb.w},${tb.y + 14} H${nb.x}`, class: 'gradfn-link' }, gEdges); el('title', {}, l, u.node === model.tensors.get(u.tensor).gradFn ? 'grad_fn' : 'AccumulateGrad of this leaf');
-        this.cullItems.push({ g: l, box: { x: tb.x + tb.w, y: tb.y + 14, w: nb.x - tb.x - tb.w, h: 1 }, c: { culled: false } });
-      }
+      this.unitSpecs.push(spec);
     }
-    const dir = input.dir || 'TB';
-    // Boxes of collapsed units stand for their members.
-    const boxOfNode = (id) => this.boxes.get(`n${id}`) || this.boxes.get(input.unitOfNode[id]);
-    const boxOfTensor = (id) => this.boxes.get(`t${id}`) || this.boxes.get(input.unitOfTensor[id]);
-    const joined = new Set(); // box pairs already joined by a next_functions edge (merged records)
-    for (const n of model.nodes.values()) for (const e of n.next || []) if (e.node != null) { joined.add(`${boxOfNode(n.id)?.x},${boxOfNode(n.id)?.y}>${boxOfNode(e.node)?.x},${boxOfNode(e.node)?.y}`); }
-    const addEdge = (key, a, b, cls, marker, title, spread = 0) => {
-      const [x1, y1, x2, y2] = ends(a, b, dir, spread);
-      const path = el('path', { d: curve(x1, y1, x2, y2, dir), class: cls, 'marker-end': marker }, gEdges);
-      if (title) el('title', {}, path, title);
-      this.edgeEls.set(key, path);
-      this.cullItems.push({ g: path, box: curveBox(x1, y1, x2, y2, dir), c: { culled: false } });
-      this.edgeMid.set(key, curveMid(x1, y1, x2, y2));
-    };
-    for (const ev of model.trace) {
-      if (ev.type !== 'op') continue;
-      for (const i of ev.inputs || []) {
-        const a = boxOfTensor(i); const b = boxOfTensor(ev.output);
-        if (!a || !b || a === b || this.edgeEls.has(`op${i}>${ev.output}`)) continue;
-        if (lod === 'compact' && joined.has(`${b.x},${b.y}>${a.x},${a.y}`)) continue;
-        addEdge(`op${i}>${ev.output}`, a, b, 'edge-op', 'url(#arrow-op)', null);
-      }
+    if (big) { await new Promise((r) => setTimeout(r, 0)); if (token !== this.drawToken) return false; }
+    this.edgeSpecs = edgeSpecs(model, input, this.boxes, lod);
+    for (const e of this.edgeSpecs) this.edgeMid.set(e.key, curveMid(e.c[0], e.c[1], e.c[6], e.c[7]));
+    if (big) {
+      // What follows (first frame, inspector, first canvas) is a task of its own.
+      await new Promise((r) => setTimeout(r, 0));
+      if (token !== this.drawToken) return false;
+      this.overview ||= this.box ? new OverviewCanvas(this.box) : null;
+      const frames = input.clusters.filter((c) => layout.clusters[c.id]).map((c) => ({ box: layout.clusters[c.id], title: `▾ ${c.label}`, frame: true, module: c.id, prio: 120 }));
+      this.overview?.setGraph(overviewItems(this), this.edgeSpecs, frames);
+    } else {
+      this.overview?.clear();
+      for (const spec of this.unitSpecs) { if (await breathe()) return false; this.drawUnit(spec); }
+      for (const e of this.edgeSpecs) this.drawEdge(e);
     }
-    const fanIn = new Map();
-    for (const n of model.nodes.values()) for (const e of n.next || []) if (e.node != null) fanIn.set(e.node, Math.max(fanIn.get(e.node) || 0, e.inputNr + 1));
-    for (const n of model.nodes.values()) {
-      if (await breathe()) return false;
-      (n.next || []).forEach((e, j) => {
-        if (e.node == null) return;
-        const a = boxOfNode(n.id); const b = boxOfNode(e.node);
-        if (!a || !b || a === b) return;
-        const spread = (fanIn.get(e.node) || 1) > 1 ? (e.inputNr - ((fanIn.get(e.node) || 1) - 1) / 2) * 14 : 0;
-        addEdge(`${n.id}>${e.node}#${j}`, a, b, 'edge-next', 'url(#arrow-next)', `${n.name} → ${model.nodes.get(e.node)?.name} (next_functions[${j}])`, spread);
-      });
-    }
-    // First view: the whole figure when it reads (see session.chooseLayout),
-    // else a readable part from the top (the minimap shows the rest).
-    this.fit({ minK: readsWhole(layout, this.size()) ? 0 : 0.8 });
+    this.minimap?.setGraph(layout);
+    this.svg.dataset.layoutWidth = String(Math.round(layout.width)); // the figure's width in graph units (tests: minimap scale)
+    // First view: the whole figure when it reads (see session.chooseLayout) or
+    // when it is big (the overview reads at any size); else a readable part
+    // from the top (the minimap shows the rest).
+    this.fit({ minK: big || readsWhole(layout, this.size()) ? 0 : 0.8 });
     this.focusModuleName = focusModule;
+    this.search?.refresh();
     return true;
+  }
+
+  /** Draws one unit's SVG record(s). */
+  drawUnit(spec) {
+    const { u, p } = spec; const model = this.model; const parent = this.gUnits;
+    spec.drawn = true;
+    if (u.placeholder) { this.drawPlaceholder(parent, u, p); return; }
+    if (this.lod === 'compact') { // one merged record per unit (torchviz-like)
+      drawMerged(this, parent, u.tensor != null ? model.tensors.get(u.tensor) : null, u.node != null ? model.nodes.get(u.node) : null, spec.box, this.legacyHandles);
+      return;
+    }
+    const { tb, nb } = spec;
+    if (tb) drawTensor(this, parent, model.tensors.get(u.tensor), tb, this.lod);
+    if (nb) drawNode(this, parent, model.nodes.get(u.node), nb, this.lod, this.legacyHandles);
+    if (tb && nb) {
+      const l = el('path', { d: `M${tb.x + tb.w},${tb.y + 14} H${nb.x}`, class: 'gradfn-link' }, this.gEdges); el('title', {}, l, u.node === model.tensors.get(u.tensor).gradFn ? 'grad_fn' : 'AccumulateGrad of this leaf');
+      this.cullItems.push({ g: l, box: { x: tb.x + tb.w, y: tb.y + 14, w: nb.x - tb.x - tb.w, h: 1 }, c: { culled: false } });
+    }
+  }
+
+  /** Draws one edge (an entry of edgeSpecs()). */
+  drawEdge(e) {
+    e.drawn = true;
+    const c = e.c;
+    const path = el('path', { d: `M${c[0]},${c[1]} C${c[2]},${c[3]} ${c[4]},${c[5]} ${c[6]},${c[7]}`, class: e.next ? 'edge-next' : 'edge-op', 'marker-end': e.next ? 'url(#arrow-next)' : 'url(#arrow-op)' }, this.gEdges);
+    if (e.title) el('title', {}, path, e.title);
+    this.edgeEls.set(e.key, path);
+    this.cullItems.push({ g: path, box: e.box, c: { culled: false } });
   }
 
   drawPlaceholder(parent, u, p) {
     const c = this.input.clusters.find((x) => x.id === u.placeholder) || this.model.moduleCalls.find((x) => x.key === u.placeholder);
-    const label = c?.label || c?.name || 'module';
+    const label = c?.label || (c?.callNr > 1 ? `${c.name} (call ${c.callNr})` : c?.name) || 'module';
     // A collapsed module that holds a node with a legacy backward hook says so.
     const legacyInside = [...this.model.nodes.values()].some((n) => this.input.unitOfNode[n.id] === u.id && [...(n.preHooks || []), ...(n.postHooks || [])].some((h) => h.kind === 'module-backward'));
-    const g = el('g', { class: `placeholder${legacyInside ? ' has-legacy' : ''}`, role: 'button', tabindex: 0, 'aria-label': `Expand module ${label}`, 'aria-expanded': 'false' }, parent);
+    const g = el('g', { class: `placeholder${legacyInside ? ' has-legacy' : ''}`, 'data-unit': u.id, role: 'button', tabindex: 0, 'aria-label': `Expand module ${label}`, 'aria-expanded': 'false' }, parent);
     el('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 12, class: 'cluster-box collapsed' }, g);
     this.cullItems.push({ g, box: { x: p.x, y: p.y, w: p.w, h: p.h }, c: { culled: false } });
     el('text', { x: p.x + 12, y: p.y + 22, class: 'cluster-label title' }, g, `▸ ${label}`);
@@ -196,7 +221,8 @@ export class GraphView {
     this.apply(p.frame, p);
   }
 
-  apply(frame, { selected = {}, animate = true, follow = false } = {}) {
+  apply(frame, { selected = {}, animate = true, follow = false, redraw = false } = {}) {
+    this.lastApplied = { frame, selected };
     const f = frame.focus || {};
     const ev = frame.step?.event;
     const gradChanged = ev && (ev.type === 'accumulate' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
@@ -287,6 +313,15 @@ export class GraphView {
       this.flowLabels.set(key, { ...l, g: this.edgeLabel(l.mid, l.txt, l.cls) });
     }
     this.drawPins(frame.pins);
+    // (Drawn right away: this runs in an animation frame; the canvas is rasterized once per frame anyway.)
+    if (!redraw) this.drawOverview();
+  }
+
+  /** Big graphs: the canvas is redrawn once per animation frame, however many changes asked for it. */
+  scheduleOverview() {
+    if (!this.big || this.ovRaf) return;
+    if (typeof requestAnimationFrame !== 'function') { this.drawOverview(); return; }
+    this.ovRaf = requestAnimationFrame(() => { this.ovRaf = 0; this.drawOverview(); });
   }
 
   /** A value label centred on an edge's midpoint. */
@@ -318,11 +353,158 @@ export class GraphView {
 
   // ---- pan & zoom ----
   applyView(animate = false) {
+    // Big graphs: the canvas follows the view frame by frame, so no CSS glide.
+    if (this.big) animate = false;
     this.root.style.transition = animate ? 'transform .35s ease' : 'none';
     this.root.style.transform = `translate(${this.view.x}px, ${this.view.y}px) scale(${this.view.k})`;
     // While the transform animates, keep what was shown before visible too.
     this.cull(animate ? this.shownView : null);
     this.shownView = { ...this.view };
+    this.viewChanged();
+  }
+
+  /** After the view moved: minimap rectangle now; the canvas and lazy records at the next animation frame. */
+  viewChanged() {
+    if (!this.layout) return;
+    this.minimap?.update(this.view, this.size());
+    if (!this.big) return;
+    this.scaleToggles();
+    if (this.lazyRaf) return;
+    if (typeof requestAnimationFrame !== 'function') { this.lazyStep(); return; }
+    this.lazyRaf = requestAnimationFrame(() => { this.lazyRaf = 0; this.lazyStep(); });
+  }
+
+  /**
+   * Big graphs, once per animation frame after the view moved: below
+   * DETAIL_K the canvas is the figure (the SVG records are hidden); from
+   * DETAIL_K up, the SVG records near the view are made, at most ~8 ms of
+   * them per frame (the canvas shows the others' boxes meanwhile).
+   */
+  lazyStep() {
+    if (!this.big || !this.model) return;
+    const detail = this.view.k >= DETAIL_K;
+    this.root.classList.toggle('overview-mode', !detail);
+    this.svg.classList.toggle('overview-mode', !detail);
+    let more = false;
+    if (detail) {
+      const { width, height } = this.size(); const v = this.view;
+      const w = width / v.k; const h = height / v.k; const x = -v.x / v.k; const y = -v.y / v.k;
+      const r = { x0: x - 0.5 * w, y0: y - 0.5 * h, x1: x + 1.5 * w, y1: y + 1.5 * h };
+      const near = (b) => b.x < r.x1 && b.x + b.w > r.x0 && b.y < r.y1 && b.y + b.h > r.y0;
+      const t0 = performance.now(); let made = 0;
+      for (const list of [this.unitSpecs, this.edgeSpecs]) {
+        for (const spec of list) {
+          if (spec.drawn || !near(spec.box)) continue;
+          if (performance.now() - t0 > 8) { more = true; break; }
+          if (list === this.edgeSpecs) this.drawEdge(spec); else this.drawUnit(spec);
+          made++;
+        }
+        if (more) break;
+      }
+      if (made) {
+        // The new records get the current frame's state and the match's highlight.
+        if (this.lastApplied) this.apply(this.lastApplied.frame, { selected: this.lastApplied.selected, animate: false, follow: false, redraw: true });
+        this.markMatch();
+        this.cull();
+      }
+    }
+    this.drawOverview();
+    if (more) this.viewChanged();
+  }
+
+  /** Big graphs: module labels keep a readable size when zoomed out (they are few; the SVG keeps them focusable). */
+  scaleToggles() {
+    const s = Math.max(1, Math.round((0.9 / this.view.k) * 20) / 20);
+    if (s === this.toggleScale) return;
+    this.toggleScale = s;
+    for (const { toggle, box } of this.clusterEls.values()) {
+      const x = box.x + 6; const y = box.y + 5;
+      toggle.setAttribute('transform', s === 1 ? '' : `translate(${x},${y}) scale(${s}) translate(${-x},${-y})`);
+    }
+  }
+
+  /** Big graphs: redraws the canvas for the current view and frame. */
+  drawOverview() {
+    if (!this.big || !this.overview) return;
+    this.overview.draw(this.view, this.size(), { frame: this.lastApplied?.frame, selected: this.lastApplied?.selected, hit: this.match?.item || null, drawn: (it) => (it.spec ? it.spec.drawn : it.drawn) });
+    if (!this.overviewShown) {
+      this.overviewShown = true;
+      // For tests and the bench: the first overview of this graph is on screen.
+      this.svg.dataset.overview = String(this.drawToken);
+      performance.mark?.('hookgrad:overview');
+    }
+  }
+
+  /** Overview mode: a click on a box of the canvas selects it (or expands a collapsed module). */
+  installOverviewClicks() {
+    let down = null;
+    this.svg.addEventListener('pointerdown', (e) => { down = { x: e.clientX, y: e.clientY }; });
+    this.svg.addEventListener('click', (e) => {
+      if (!this.big || !this.overview || e.target.closest('[role=button]')) return;
+      if (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4) return; // a drag, not a click
+      const r = this.svg.getBoundingClientRect();
+      const it = this.overview.hit(e.clientX - r.left, e.clientY - r.top, this.view);
+      if (!it || (this.view.k >= DETAIL_K && it.spec.drawn)) return;
+      e.stopImmediatePropagation();
+      if (it.module) this.onToggleModule(it.module);
+      else this.onSelect(it.tensor != null ? { tensor: it.tensor } : { node: it.node });
+    });
+  }
+
+  /** Centres the view on a graph point at the same zoom (the minimap). */
+  centreOn(gx, gy) {
+    const { width, height } = this.size(); const k = this.view.k;
+    this.view = { k, x: width / 2 - gx * k, y: height / 2 - gy * k };
+    this.userMoved = true; this.fitted = null;
+    this.applyView();
+  }
+
+  // ---- search ----
+  /** What the search box looks in: modules, tensors, backward nodes (in the figure's order). */
+  searchIndex() {
+    if (!this.model) return [];
+    const out = [];
+    const collapsedUnits = new Set(this.input.units.filter((u) => u.placeholder).map((u) => u.placeholder));
+    const seenModules = new Set();
+    for (const c of this.model.moduleCalls) {
+      const shown = this.input.clusters.find((x) => x.id === c.key);
+      if (shown || collapsedUnits.has(c.key)) { seenModules.add(c.key); out.push({ kind: 'module', label: shown?.label || (c.callNr > 1 ? `${c.name} (call ${c.callNr})` : c.name), module: c.key, collapsed: !shown }); }
+    }
+    for (const t of this.model.tensors.values()) out.push({ kind: 'tensor', label: t.name || `t${t.id}`, tensor: t.id });
+    for (const n of this.model.nodes.values()) out.push({ kind: 'node', label: n.name || `node ${n.id}`, node: n.id });
+    return out;
+  }
+
+  /** Centres a search match at a readable zoom and rings it; returns where it is when it is hidden in a collapsed module. */
+  showMatch(m) {
+    const own = m.module ? this.clusterEls.get(m.module)?.box || this.boxes.get(`c${m.module}`) : this.boxOf(m);
+    const unit = m.tensor != null ? this.input.unitOfTensor[m.tensor] : m.node != null ? this.input.unitOfNode[m.node] : null;
+    const box = own || (unit && this.boxes.get(unit)) || null;
+    if (!box) { this.clearMatch(); return '(not drawn)'; }
+    const item = this.overview?.items.find((it) => it.box === box) || { box, spec: { drawn: false } };
+    this.match = { m, box, item, key: m.module ? (own && this.clusterEls.has(m.module) ? `m:${m.module}` : `u:c${m.module}`) : m.tensor != null ? `t:${m.tensor}` : `n:${m.node}` };
+    const { width, height } = this.size();
+    const fitK = Math.min((0.8 * width) / box.w, (0.8 * height) / box.h);
+    const k = Math.max(0.05, Math.min(fitK, Math.max(this.view.k, DETAIL_K * 1.3)));
+    this.view = { k, x: width / 2 - (box.x + box.w / 2) * k, y: height / 2 - (box.y + box.h / 2) * k };
+    this.userMoved = true; this.fitted = null;
+    this.applyView(!this.reducedMotion());
+    this.markMatch();
+    this.scheduleOverview();
+    const placeholder = !own && unit ? this.input.units.find((u) => u.id === unit) : null;
+    return placeholder ? `(inside collapsed module ${this.model.moduleCalls.find((c) => c.key === placeholder.placeholder)?.name || ''})` : '';
+  }
+
+  clearMatch() { this.match = null; this.markMatch(); this.scheduleOverview(); }
+
+  /** The SVG record of the match (if drawn) gets the .search-hit class. */
+  markMatch() {
+    this.svg.querySelectorAll('.search-hit').forEach((e) => e.classList.remove('search-hit'));
+    const k = this.match?.key; if (!k) return;
+    const [kind, id] = [k.slice(0, 1), k.slice(2)];
+    const elem = kind === 't' ? this.tensorEls.get(Number(id))?.g : kind === 'n' ? this.nodeEls.get(Number(id))?.g
+      : kind === 'm' ? this.clusterEls.get(id)?.g : this.root.querySelector(`.placeholder[data-unit="${CSS.escape(id)}"]`);
+    elem?.classList.add('search-hit');
   }
 
   /**
@@ -447,6 +629,66 @@ export class GraphView {
   }
 }
 
+/**
+ * Every edge of the figure with its geometry: op edges (input → output
+ * tensor, unless a next_functions edge already joins the two merged
+ * records) and next_functions edges (fanned in when a node has several
+ * inputs). c = [x1, y1, c1x, c1y, c2x, c2y, x2, y2] of the cubic curve.
+ */
+export function edgeSpecs(model, input, boxes, lod, dir = input.dir || 'TB') {
+  const boxOfNode = (id) => boxes.get(`n${id}`) || boxes.get(input.unitOfNode[id]);
+  const boxOfTensor = (id) => boxes.get(`t${id}`) || boxes.get(input.unitOfTensor[id]);
+  const out = []; const seen = new Set();
+  const add = (key, a, b, next, title, spread = 0) => {
+    const [x1, y1, x2, y2] = ends(a, b, dir, spread);
+    out.push({ key, c: curvePoints(x1, y1, x2, y2, dir), box: curveBox(x1, y1, x2, y2, dir), next, title, drawn: false });
+  };
+  const joined = new Set(); // box pairs already joined by a next_functions edge (merged records)
+  const id = new Map(); const idOf = (b) => { if (!id.has(b)) id.set(b, id.size); return id.get(b); };
+  if (lod === 'compact') for (const n of model.nodes.values()) for (const e of n.next || []) if (e.node != null) joined.add(`${idOf(boxOfNode(n.id))}>${idOf(boxOfNode(e.node))}`);
+  for (const ev of model.trace) {
+    if (ev.type !== 'op') continue;
+    for (const i of ev.inputs || []) {
+      const a = boxOfTensor(i); const b = boxOfTensor(ev.output); const key = `op${i}>${ev.output}`;
+      if (!a || !b || a === b || seen.has(key)) continue;
+      if (lod === 'compact' && joined.has(`${idOf(b)}>${idOf(a)}`)) continue;
+      seen.add(key); add(key, a, b, false, null);
+    }
+  }
+  const fanIn = new Map();
+  for (const n of model.nodes.values()) for (const e of n.next || []) if (e.node != null) fanIn.set(e.node, Math.max(fanIn.get(e.node) || 0, e.inputNr + 1));
+  for (const n of model.nodes.values()) {
+    (n.next || []).forEach((e, j) => {
+      if (e.node == null) return;
+      const a = boxOfNode(n.id); const b = boxOfNode(e.node);
+      if (!a || !b || a === b) return;
+      const k = fanIn.get(e.node) || 1; const spread = k > 1 ? (e.inputNr - (k - 1) / 2) * 14 : 0;
+      add(`${n.id}>${e.node}#${j}`, a, b, true, `${n.name} → ${model.nodes.get(e.node)?.name} (next_functions[${j}])`, spread);
+    });
+  }
+  return out;
+}
+
+/** What the overview canvas draws for each unit: box, title, colour, priority of its label. */
+function overviewItems(view) {
+  const { model, input } = view;
+  const consumers = new Map(); for (const e of input.edges) consumers.set(e.v, (consumers.get(e.v) || 0) + 1);
+  return view.unitSpecs.map((spec) => {
+    const { u } = spec;
+    if (u.placeholder) {
+      const c = input.clusters.find((x) => x.id === u.placeholder) || model.moduleCalls.find((x) => x.key === u.placeholder);
+      return { spec, box: spec.box, title: `▸ ${c?.label || (c?.callNr > 1 ? `${c.name} (call ${c.callNr})` : c?.name) || 'module'}`, fill: 'm', module: u.placeholder, prio: 100 };
+    }
+    const t = u.tensor != null ? model.tensors.get(u.tensor) : null; const n = u.node != null ? model.nodes.get(u.node) : null;
+    const hooks = [...(t?.hooks || []), ...(n?.preHooks || []), ...(n?.postHooks || [])];
+    const legacy = hooks.some((h) => h.kind === 'module-backward' || view.legacyHandles.has(h.handle));
+    const root = !consumers.get(u.id);
+    const prio = (root ? 90 : 0) + (hooks.length ? 60 : 0) + (t?.name ? 20 : 0) + (n?.name === 'AccumulateGrad' ? 10 : 0);
+    // Unnamed tensors are labelled with their node's name, sparingly (see placeLabels' maxGeneric).
+    return { spec, box: spec.box, title: t ? t.name || n?.name || `t${t.id}` : n?.name || '', generic: !t?.name && !hooks.length && !root, fill: n ? (n.name === 'AccumulateGrad' ? 'a' : 'n') : 't', tensor: t?.id ?? null, node: n?.id ?? null, legacy, prio };
+  });
+}
+
 /** Largest magnitude (max |x|) of any gradient a node passed on. */
 export function gradMagnitude(v) {
   if (v === null || v === undefined) return 0;
@@ -500,11 +742,17 @@ function curveBox(x1, y1, x2, y2, dir = 'TB') {
   return { x: Math.min(x1, x2), y: Math.min(y1, y2) - dy, w: Math.abs(x2 - x1), h: Math.abs(y2 - y1) + 2 * dy };
 }
 
-export function curve(x1, y1, x2, y2, dir = 'TB') {
+/** Control points of curve(): [x1, y1, c1x, c1y, c2x, c2y, x2, y2]. */
+export function curvePoints(x1, y1, x2, y2, dir = 'TB') {
   if (dir === 'LR') {
     const dx = Math.max(24, Math.abs(x2 - x1) / 2) * (x2 >= x1 ? 1 : -1);
-    return `M${x1},${y1} C${x1 + dx},${y1} ${x2 - dx},${y2} ${x2},${y2}`;
+    return [x1, y1, x1 + dx, y1, x2 - dx, y2, x2, y2];
   }
   const dy = Math.max(24, Math.abs(y2 - y1) / 2) * (y2 >= y1 ? 1 : -1);
-  return `M${x1},${y1} C${x1},${y1 + dy} ${x2},${y2 - dy} ${x2},${y2}`;
+  return [x1, y1, x1, y1 + dy, x2, y2 - dy, x2, y2];
+}
+
+export function curve(x1, y1, x2, y2, dir = 'TB') {
+  const c = curvePoints(x1, y1, x2, y2, dir);
+  return `M${c[0]},${c[1]} C${c[2]},${c[3]} ${c[4]},${c[5]} ${c[6]},${c[7]}`;
 }

@@ -118,10 +118,13 @@ export function renderInspector(infoRoot, ctx) {
     const ref = nodeRef(model, n.id, names);
     if (ref) root.append(attachForm({ kinds: ['node-pre', 'node-post'], refOf: () => ref, targetLabel: ref, program, onProgram, defaultTemplate: 'print' }));
   } else {
-    const rows = [...model.tensors.values()].filter((x) => (x.requiresGrad && (x.isLeaf || x.retainsGrad)) || frame.grads.get(x.id) != null);
+    const all = [...model.tensors.values()].filter((x) => (x.requiresGrad && (x.isLeaf || x.retainsGrad)) || frame.grads.get(x.id) != null);
+    // Big graphs: a table of 1,000 rows costs ~40 ms of layout per step; the rest is one click or search away.
+    const MAX_ROWS = 60; const rows = all.slice(0, MAX_ROWS);
     root.append(h('p', { class: 'muted small' }, 'Click a tensor or a backward node to inspect it and attach hooks.'),
       h('h4', {}, '.grad at this step'),
-      h('table', { class: 'kv grads', 'aria-label': 'Gradients at this step' }, rows.map((x) => row(`${x.name || `t${x.id}`}.grad`, formatValue(frame.grads.get(x.id) ?? null), frame.grads.get(x.id) != null ? 'filled' : ''))));
+      h('table', { class: 'kv grads', 'aria-label': 'Gradients at this step' }, rows.map((x) => row(`${x.name || `t${x.id}`}.grad`, formatValue(frame.grads.get(x.id) ?? null), frame.grads.get(x.id) != null ? 'filled' : ''))),
+      all.length > MAX_ROWS ? h('p', { class: 'muted small' }, `… and ${all.length - MAX_ROWS} more: click a tensor in the graph, or find it by name.`) : null);
     const fired = model.steps.slice(0, frame.k).filter((s) => s.event.type === 'hook');
     if (fired.length) root.append(h('h4', {}, `Hooks fired so far (${fired.length})`), h('ol', { class: 'hooklog', 'aria-label': 'Hooks fired so far' }, fired.slice(-12).map((s) => h('li', { class: 'mono small' }, describeStep(model, s)))));
     const tensorNames = names.filter((x) => [...model.tensors.values()].some((t) => t.name === x));
