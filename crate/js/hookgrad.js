@@ -14,13 +14,57 @@ let wasm = null;
 /** `await init()` (browser) — as wasm-bindgen's, also keeps the exports. */
 export default async function init(...args) {
   wasm = await coreInit(...args);
+  core.__setTapeDecoder(__decodeTape);
   return wasm;
 }
 
 /** `hg.initSync({module})` (Node) — as wasm-bindgen's, also keeps the exports. */
 export function initSync(...args) {
   wasm = core.initSync(...args);
+  core.__setTapeDecoder(__decodeTape);
   return wasm;
+}
+
+// ----- graph() / trace() records ------------------------------------------------
+//
+// The binding writes a record as one flat tape (crate/wasm/src/tape.rs: f64
+// words and a table of distinct strings) and this rebuilds the plain objects
+// in one pass, on the JS side of the boundary (one copy across it instead of
+// a call per field and element).
+
+const TAPE = { NULL: 0, TRUE: 1, FALSE: 2, NUM: 3, STR: 4, ARR: 5, OBJ: 6 };
+
+/** Tape (Float64Array) + strings (Array) → the value. */
+export function __decodeTape(words, strings) {
+  let i = 0;
+  const value = () => {
+    switch (words[i++]) {
+      case TAPE.NUM: return words[i++];
+      case TAPE.STR: return strings[words[i++]];
+      case TAPE.NULL: return null;
+      case TAPE.TRUE: return true;
+      case TAPE.FALSE: return false;
+      case TAPE.ARR: {
+        const n = words[i++];
+        const a = [];
+        for (let k = 0; k < n; k++) a.push(value());
+        return a;
+      }
+      case TAPE.OBJ: {
+        const n = words[i++];
+        const o = {};
+        for (let k = 0; k < n; k++) {
+          const key = value();
+          o[key] = value();
+        }
+        return o;
+      }
+      default: throw new Error(`internal: graph/trace record: bad tape word ${words[i - 1]} at ${i - 1}`);
+    }
+  };
+  const v = value();
+  if (i !== words.length) throw new Error(`internal: graph/trace record: ${words.length - i} tape words left over`);
+  return v;
 }
 
 // ----- handles ------------------------------------------------------------------

@@ -25,7 +25,7 @@ use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 /// Node ids are small sequential integers: a multiplicative hash is enough
 /// and much cheaper than SipHash (6% of backward time before).
 #[derive(Default)]
-struct IdHasher(u64);
+pub(crate) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -42,7 +42,7 @@ impl Hasher for IdHasher {
 }
 
 type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<IdHasher>>;
-type HashSet<K> = StdHashSet<K, BuildHasherDefault<IdHasher>>;
+pub(crate) type HashSet<K> = StdHashSet<K, BuildHasherDefault<IdHasher>>;
 
 /// `t.backward(gradient, retain_graph, inputs)`.
 pub fn backward(
