@@ -378,11 +378,9 @@ fn execute(
     let mut not_ready: HashMap<NodeId, InputBuffer> = HashMap::default();
 
     // The roots act as the outputs of PyTorch's GraphRoot.
-    let root_outputs: Vec<(Option<Edge>, Option<Tensor>)> =
-        roots.into_iter().map(|(e, g)| (Some(e), g)).collect();
     route_outputs(
         task,
-        root_outputs,
+        roots.iter().map(|(e, g)| (Some(e), g.clone())),
         &mut dependencies,
         &mut not_ready,
         &mut queue,
@@ -393,8 +391,8 @@ fn execute(
         let outputs =
             evaluate(task, &node, buffer.slots).inspect_err(|e| record_error(e, &node))?;
         let Some(outputs) = outputs else { continue };
-        let routed: Vec<(Option<Edge>, Option<Tensor>)> =
-            node.next.iter().cloned().zip(outputs).collect();
+        // Edges by reference: no Vec and no Rc clone per output.
+        let routed = node.next.iter().map(Option::as_ref).zip(outputs);
         route_outputs(task, routed, &mut dependencies, &mut not_ready, &mut queue)?;
     }
     Ok(())
@@ -402,9 +400,9 @@ fn execute(
 
 /// Hands each output to its next node's buffer; a node whose dependencies
 /// all arrived becomes ready (PyTorch's `evaluate_function` tail).
-fn route_outputs(
+fn route_outputs<'e>(
     task: &GraphTask,
-    outputs: Vec<(Option<Edge>, Option<Tensor>)>,
+    outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Tensor>)>,
     dependencies: &mut HashMap<NodeId, usize>,
     not_ready: &mut HashMap<NodeId, InputBuffer>,
     queue: &mut ReadyQueue<InputBuffer>,
