@@ -467,32 +467,6 @@ pub fn values_to_js(values: &[Value]) -> JsValue {
     values.iter().map(value_to_js).collect::<JsArray>().into()
 }
 
-/// `opts[key]` as bool (absent → default; wrong type → TypeError).
-pub fn opt_bool(opts: &JsValue, key: &str, default: bool) -> JsResult<bool> {
-    if !opts.is_object() {
-        return Ok(default);
-    }
-    let v = Reflect::get(opts, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    if v.is_undefined() || v.is_null() {
-        return Ok(default);
-    }
-    v.as_bool().ok_or_else(|| {
-        type_error(format!(
-            "option '{key}' must be a boolean, not {}",
-            type_name(&v)
-        ))
-    })
-}
-
-pub fn opt_get(opts: &JsValue, key: &str) -> Option<JsValue> {
-    if !opts.is_object() {
-        return None;
-    }
-    Reflect::get(opts, &key.into())
-        .ok()
-        .filter(|v| !v.is_undefined() && !v.is_null())
-}
-
 /// `opts` must be undefined, null or an object.
 pub fn check_opts(opts: &JsValue, fn_name: &str) -> JsResult<()> {
     if opts.is_undefined() || opts.is_null() || (opts.is_object() && !JsArray::is_array(opts)) {
