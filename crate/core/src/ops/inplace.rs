@@ -85,7 +85,7 @@ fn inplace(
             .storage()
             .data
             .try_borrow_mut()
-            .map_err(|_| Error::runtime("internal: tensor data is busy"))?;
+            .map_err(|_| Error::internal("tensor data is busy"))?;
         *data = new;
     }
     t.storage().bump_version();

@@ -93,7 +93,7 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         .collect::<Result<Vec<_>>>()?;
     let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
     let out = ndarray::concatenate(Axis(axis), &views)
-        .map_err(|e| Error::runtime(format!("internal: cat failed: {e}")))?;
+        .map_err(|e| Error::internal(format!("cat failed: {e}")))?;
     crate::shape::checked_numel(out.shape())?;
     let sizes: Vec<usize> = arrays.iter().map(|a| a.shape()[axis]).collect();
     let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
@@ -133,7 +133,7 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         .collect::<Result<Vec<_>>>()?;
     let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
     let out = ndarray::concatenate(Axis(axis), &views)
-        .map_err(|e| Error::runtime(format!("internal: stack failed: {e}")))?;
+        .map_err(|e| Error::internal(format!("stack failed: {e}")))?;
     crate::shape::checked_numel(out.shape())?;
     let n = tensors.len();
     let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();

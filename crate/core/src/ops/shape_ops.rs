@@ -13,7 +13,7 @@ use crate::tensor::{Array, Tensor};
 fn reshaped(a: &Array, shape: &[usize]) -> Result<Array> {
     let flat: Vec<f32> = a.iter().copied().collect();
     Array::from_shape_vec(IxDyn(shape), flat)
-        .map_err(|e| Error::runtime(format!("internal: reshape failed: {e}")))
+        .map_err(|e| Error::internal(format!("reshape failed: {e}")))
 }
 
 /// A node whose backward reshapes the gradient back to `from`.
