@@ -29,7 +29,7 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
         .serialize_maps_as_objects(true);
     serialize_numbers(value, &s).map_err(|e| {
         js_sys::Error::new(&format!(
-            "internal: converting a graph/trace to JS failed: {e}"
+            "internal error: converting a graph/trace to JS failed: {e}"
         ))
         .into()
     })
