@@ -159,23 +159,6 @@ impl SavedTensor {
         SavedTensor::constant_storage(Storage::new(data))
     }
 
-    /// The value `self` had before an in-place op overwrote it, with the
-    /// history it had then (PyTorch saves `original_self` for `mul_`/`div_`).
-    pub fn save_original(data: Array, edge: Option<Edge>) -> SavedTensor {
-        let mut st = SavedTensor::constant_storage(Storage::new(data));
-        if let Some(e) = edge {
-            st.history = if e.node.is_accumulate_grad() {
-                e.node
-                    .variable()
-                    .map(SavedHistory::Leaf)
-                    .unwrap_or(SavedHistory::None)
-            } else {
-                SavedHistory::Edge(e)
-            };
-        }
-        st
-    }
-
     fn version_error(&self, data: &Array, current: u32) -> Error {
         let shape = crate::shape::fmt_shape(data.shape());
         let mut msg = format!(
