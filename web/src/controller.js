@@ -99,7 +99,7 @@ export class Controller {
     const result = await this.runner.run(src.program, src.semantics);
     if (this.running !== myRun) return false;
     const pane = this.view.size();
-    const session = await buildSession(result, { collapsed: this.collapsed, pane });
+    const session = await buildSession(result, { collapsed: this.collapsed, pane, keep: src.lesson?.view?.module });
     if (this.running !== myRun) return false;
     this.session = session; this.dirty = false;
     if (!(await this.draw()) || this.running !== myRun) return false;
@@ -123,7 +123,7 @@ export class Controller {
     await frame(); await frame(); // the ResizeObserver has reported by then
     const now = this.view.size();
     if (!this.session || !(now.width > 0) || (Math.abs(now.width - pane.width) <= 8 && Math.abs(now.height - pane.height) <= 8)) return true;
-    const again = await chooseLayout(this.session.model, { collapsed: this.collapsed, pane: now });
+    const again = await chooseLayout(this.session.model, { collapsed: this.collapsed, pane: now, keep: this.getSource().lesson?.view?.module });
     this.session = { ...this.session, ...again, lod: again.input.lod };
     if (!(await this.draw())) return false;
     this.render();

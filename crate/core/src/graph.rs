@@ -1,7 +1,9 @@
 //! `hg.graph(roots)`: a plain-data snapshot of every tensor and backward node
 //! reachable from the roots, with copied values, for the playground.
 
-use std::collections::HashSet;
+// Ids are small sequential integers: the engine's multiplicative hash, not
+// SipHash (which was a quarter of graph() in wasm).
+use crate::engine::HashSet;
 
 use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
@@ -86,8 +88,8 @@ fn node_info(n: &NodeRef) -> NodeInfo {
 /// leaves of AccumulateGrad nodes and the live outputs of every node.
 pub fn graph(roots: &[Tensor]) -> GraphInfo {
     let mut info = GraphInfo::default();
-    let mut seen_t: HashSet<TensorId> = HashSet::new();
-    let mut seen_n: HashSet<NodeId> = HashSet::new();
+    let mut seen_t: HashSet<TensorId> = HashSet::default();
+    let mut seen_n: HashSet<NodeId> = HashSet::default();
     let mut stack: Vec<NodeRef> = Vec::new();
     let mut add_tensor = |t: &Tensor,
                           info: &mut GraphInfo,

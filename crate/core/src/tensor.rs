@@ -23,36 +23,57 @@ pub type TensorHookList = HookList<TensorHookEntry>;
 /// base share the counter (PyTorch: views share their base's version).
 pub struct Storage {
     pub(crate) data: RefCell<Array>,
-    version: RefCell<Rc<Cell<u32>>>,
+    /// The counter, inline until a view shares it (one allocation less per
+    /// tensor: most storages are never viewed).
+    own: Cell<u32>,
+    shared: RefCell<Option<Rc<Cell<u32>>>>,
 }
 
 impl Storage {
     pub fn new(data: Array) -> Rc<Self> {
         Rc::new(Storage {
             data: RefCell::new(data),
-            version: RefCell::new(Rc::new(Cell::new(0))),
+            own: Cell::new(0),
+            shared: RefCell::new(None),
         })
     }
 
+    /// The shared counter, creating it from the inline one on first use.
     fn counter(&self) -> Rc<Cell<u32>> {
-        self.version
-            .try_borrow()
-            .map(|v| v.clone())
-            .unwrap_or_else(|_| fault_default("storage version counter is busy"))
+        match self.shared.try_borrow_mut() {
+            Ok(mut s) => s
+                .get_or_insert_with(|| Rc::new(Cell::new(self.own.get())))
+                .clone(),
+            // A detached counter would miss later bumps: a fault, not a copy.
+            Err(_) => {
+                fault("storage version counter is busy");
+                Rc::new(Cell::new(self.own.get()))
+            }
+        }
     }
 
     pub fn version(&self) -> u32 {
-        self.counter().get()
+        match self.shared.try_borrow() {
+            Ok(s) => s.as_ref().map_or(self.own.get(), |c| c.get()),
+            Err(_) => self.own.get(),
+        }
     }
 
     pub fn bump_version(&self) {
-        let c = self.counter();
-        c.set(c.get().wrapping_add(1));
+        match self.shared.try_borrow() {
+            Ok(s) if s.is_some() => {
+                if let Some(c) = s.as_ref() {
+                    c.set(c.get().wrapping_add(1));
+                }
+            }
+            _ => self.own.set(self.own.get().wrapping_add(1)),
+        }
     }
 
     pub(crate) fn share_version_with(&self, other: &Storage) {
-        match self.version.try_borrow_mut() {
-            Ok(mut v) => *v = other.counter(),
+        let c = other.counter();
+        match self.shared.try_borrow_mut() {
+            Ok(mut v) => *v = Some(c),
             Err(_) => fault("storage version counter is busy while sharing it"),
         }
     }

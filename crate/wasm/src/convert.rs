@@ -24,9 +24,34 @@ thread_local! {
     static STASH_KEY: JsValue = JsValue::from_str("__hgStash");
 }
 
+thread_local! {
+    /// What the last JS call made by the engine (a hook) threw, if it threw.
+    /// The engine rethrows a hook's exception in PyTorch's words and keeps only
+    /// its message; the original goes on the new Error as `cause`, so a page
+    /// can show where in the hook it was thrown (its stack).
+    static HOOK_THROW: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+}
+
+/// Records what a JS call threw (`None`: it returned) — see `HOOK_THROW`.
+pub fn note_js_call(thrown: Option<&JsValue>) {
+    HOOK_THROW.with(|t| {
+        if let Ok(mut t) = t.try_borrow_mut() {
+            *t = thrown.cloned();
+        }
+    });
+}
+
 pub fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(e.message());
     err.set_name(e.kind());
+    // "… hook 'h' on tensor 'c' raised an error: …" (engine::hook_error):
+    // the hook's own exception becomes `cause`.
+    if e.message().contains(" raised an error: ") {
+        let thrown = HOOK_THROW.with(|t| t.try_borrow_mut().ok().and_then(|mut t| t.take()));
+        if let Some(thrown) = thrown {
+            let _ = js_sys::Reflect::set(&err, &JsValue::from_str("cause"), &thrown);
+        }
+    }
     err.into()
 }
 
@@ -104,6 +129,9 @@ pub fn tensor_arg(v: &JsValue) -> JsResult<Option<Tensor>> {
     if !v.is_object() {
         return Ok(None);
     }
+    if let Some(t) = live_tensor_fast(v) {
+        return Ok(Some(t));
+    }
     let Ok(f) = STASH_KEY.with(|k| Reflect::get(v, k)) else {
         return Ok(None);
     };
@@ -113,6 +141,34 @@ pub fn tensor_arg(v: &JsValue) -> JsResult<Option<Tensor>> {
     STASH.with(|s| s.replace(None));
     f.call0(v)?;
     Ok(STASH.with(|s| s.replace(None)))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// Any JS object, asked for the facade's `Tensor.prototype.__hgPtr`.
+    type MaybeTensor;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgPtr)]
+    fn hg_ptr(this: &MaybeTensor) -> Result<JsValue, JsValue>;
+}
+
+/// One property read instead of three calls (`__hgStash`): a live Tensor
+/// handle's pointer, from the getter the facade (crate/js/hookgrad.js)
+/// defines on `Tensor.prototype`. Anything else — not a Tensor, a released
+/// handle (pointer 0), no facade loaded — takes the general path and its
+/// errors.
+fn live_tensor_fast(v: &JsValue) -> Option<Tensor> {
+    use wasm_bindgen::convert::RefFromWasmAbi;
+    let p = v.unchecked_ref::<MaybeTensor>().hg_ptr().ok()?.as_f64()?;
+    if !(p >= 1.0 && p <= f64::from(u32::MAX) && p.fract() == 0.0) {
+        return None;
+    }
+    // SAFETY: the getter returns `this.__wbg_ptr` of a Tensor wrapper, the
+    // pointer wasm-bindgen itself passes to every `&self` method of that
+    // handle (as this `WasmPtr`; wasm-bindgen is pinned in Cargo.toml); the
+    // facade zeroes it when the handle is freed.
+    let ptr = wasm_bindgen::__rt::WasmPtr::from_usize(p as usize);
+    let handle = unsafe { crate::tensor::Tensor::ref_from_abi(ptr) };
+    Some(handle.inner.clone())
 }
 
 pub fn expect_tensor(v: &JsValue, what: &str) -> JsResult<Tensor> {

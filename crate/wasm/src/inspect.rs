@@ -15,24 +15,58 @@
 //! 0.4 ms (trace); in wasm, decoding ~300 KB of UTF-8 and JSON.parse cost
 //! more than building the objects directly.
 
+use std::cell::RefCell;
+
+use js_sys::Function;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use hookgrad_core::protocol::{serialize_numbers, Event, GraphInfo};
 
 use crate::convert::JsResult;
+use crate::tape::Tape;
+
+thread_local! {
+    /// The facade's tape decoder (`hg.init` sets it); without it (the wasm
+    /// tests, or hookgrad_core.js used bare) serde-wasm-bindgen builds the
+    /// objects call by call.
+    static DECODER: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Called once by the facade with its `decodeTape(words, strings)`.
+#[wasm_bindgen(js_name = __setTapeDecoder)]
+pub fn set_tape_decoder(f: JsValue) {
+    DECODER.with(|d| {
+        if let Ok(mut d) = d.try_borrow_mut() {
+            *d = f.dyn_into::<Function>().ok();
+        }
+    });
+}
+
+fn internal(e: impl std::fmt::Display) -> JsValue {
+    js_sys::Error::new(&format!(
+        "internal error: converting a graph/trace to JS failed: {e}"
+    ))
+    .into()
+}
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+    // Cloned out first: no borrow is held while the decoder (JS) runs.
+    let decoder = DECODER.with(|d| d.try_borrow().ok().and_then(|d| d.clone()));
+    if let Some(decode) = decoder {
+        let mut tape = Tape::default();
+        serialize_numbers(value, &mut tape).map_err(internal)?;
+        let words = js_sys::Float64Array::from(&tape.words[..]);
+        let strings: js_sys::Array = tape.strings.iter().map(|s| JsValue::from_str(s)).collect();
+        return decode.call2(&JsValue::UNDEFINED, &words, &strings);
+    }
+
     // Plain objects for maps (a hook event's flattened target), null for None.
     let s = serde_wasm_bindgen::Serializer::new()
         .serialize_missing_as_null(true)
         .serialize_maps_as_objects(true);
-    serialize_numbers(value, &s).map_err(|e| {
-        js_sys::Error::new(&format!(
-            "internal error: converting a graph/trace to JS failed: {e}"
-        ))
-        .into()
-    })
+    serialize_numbers(value, &s).map_err(internal)
 }
 
 pub fn graph_to_js(g: &GraphInfo) -> JsResult<JsValue> {

@@ -12,6 +12,7 @@ pub mod inspect;
 pub mod live;
 pub mod module;
 pub mod node;
+mod tape;
 pub mod tensor;
 
 use std::rc::Rc;
