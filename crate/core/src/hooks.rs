@@ -187,8 +187,9 @@ impl<H: ?Sized> HookList<H> {
     /// Adds a hook under a handle id chosen by the caller (one handle
     /// removing entries from several lists: a multi-grad hook).
     pub fn add_with_id(&self, id: HandleId, hook: Rc<H>) {
-        if let Ok(mut entries) = self.entries.try_borrow_mut() {
-            entries.push((id, hook));
+        match self.entries.try_borrow_mut() {
+            Ok(mut entries) => entries.push((id, hook)),
+            Err(_) => fault("a hook list is busy while registering a hook"),
         }
     }
 

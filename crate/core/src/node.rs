@@ -329,6 +329,7 @@ impl Node {
             custom_function: Cell::new(false),
         });
         if let NodeKind::Op { saved, .. } = &node.kind {
+            // A node made just above: nothing else can hold its saved list.
             if let Ok(saved) = saved.try_borrow() {
                 for st in saved.iter() {
                     st.record_pack(node.id);
