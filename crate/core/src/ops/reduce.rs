@@ -122,11 +122,16 @@ pub fn sum_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
 fn sum_dims_keep(a: &Tensor, dims: &[usize]) -> Result<Tensor> {
     let (out, shape) = {
         let d = a.data()?;
-        let mut r = d.to_owned();
+        // The first sum reads the data in place (no copy of the gradient).
+        let mut r: Option<Array> = None;
         for &axis in dims {
-            r = r.sum_axis(Axis(axis)).insert_axis(Axis(axis));
+            let next = match &r {
+                None => d.sum_axis(Axis(axis)),
+                Some(x) => x.sum_axis(Axis(axis)),
+            };
+            r = Some(next.insert_axis(Axis(axis)));
         }
-        (r, d.shape().to_vec())
+        (r.unwrap_or_else(|| d.to_owned()), d.shape().to_vec())
     };
     let out_shape = out.shape().to_vec();
     let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
