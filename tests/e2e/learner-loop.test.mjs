@@ -11,6 +11,8 @@ const scenario = (program) => encodeState({ program, semantics: 'pytorch-2', les
 
 /** The editor's error marker: 1-based line of the marked line, and the caret's column. */
 async function errorMarker(page) {
+  // The editor is loaded lazily: on a busy machine the marker comes a little later.
+  await page.locator('#editor .cm-error-line').first().waitFor({ timeout: 10000 }).catch(() => {});
   return page.evaluate(() => {
     const line = document.querySelector('#editor .cm-error-line');
     if (!line) return null;
