@@ -132,3 +132,23 @@ fn fused_backward_ops_double_backward() {
         }
     });
 }
+
+/// Backward formulas that build views, selects, Scalar divisions and sums of
+/// a gradient (mean, squeeze/unsqueeze, stack, broadcasting's sum_to) are
+/// differentiable like the rest.
+#[test]
+fn view_and_reduction_backward_formulas_double_backward() {
+    check_unary_double_backward("mean^2", &[2, 3], |a| reduce::mean(a)?.pow(2.0));
+    check_unary_double_backward("mean_dim^2", &[2, 3], |a| a.mean_dim(1, false)?.pow(2.0));
+    check_unary_double_backward("squeeze^2", &[2, 3], |a| {
+        a.unsqueeze(1)?.squeeze(None)?.pow(2.0)
+    });
+    check_unary_double_backward("unsqueeze^2", &[2, 3], |a| a.unsqueeze(-1)?.pow(3.0));
+    check_unary_double_backward("stack^2", &[2, 3], |a| {
+        join::stack(&[a.clone(), a.exp()?], 1)?.pow(2.0)
+    });
+    check_binary_double_backward("broadcast mul", &[2, 3], &[3], |a, b| a.mul(b)?.pow(2.0));
+    check_binary_double_backward("broadcast add keep", &[2, 3], &[2, 1], |a, b| {
+        a.add(b)?.pow(2.0)
+    });
+}

@@ -75,7 +75,8 @@ pub fn backward_ext(
         // PyTorch: engine.cpp, TORCH_WARN_ONCE.
         context::warn_once(CREATE_GRAPH_CYCLE_WARNING);
     }
-    run_backward(
+    // A fault an infallible accessor recorded during backward fails it.
+    crate::error::checked(run_backward(
         std::slice::from_ref(root),
         vec![gradient],
         retain_graph,
@@ -83,7 +84,7 @@ pub fn backward_ext(
         true,
         inputs.unwrap_or(&[]),
         true,
-    )
+    ))
     .map(|_| ())
 }
 
@@ -119,7 +120,7 @@ pub fn grad_ext(
     if inputs.is_empty() {
         return Err(Error::runtime("grad requires non-empty inputs."));
     }
-    run_backward(
+    crate::error::checked(run_backward(
         outputs,
         grad_outputs,
         retain_graph,
@@ -127,7 +128,7 @@ pub fn grad_ext(
         false,
         inputs,
         allow_unused,
-    )
+    ))
 }
 
 struct GraphTask {
@@ -354,8 +355,8 @@ impl InputBuffer {
     fn add(&mut self, pos: usize, grad: Option<Tensor>) -> Result<()> {
         let Some(grad) = grad else { return Ok(()) };
         let Some(slot) = self.slots.get_mut(pos) else {
-            return Err(Error::runtime(format!(
-                "internal: gradient for input {pos} of {} which has {} inputs",
+            return Err(Error::internal(format!(
+                "gradient for input {pos} of {} which has {} inputs",
                 self.node.name,
                 self.node.num_inputs()
             )));
@@ -498,7 +499,10 @@ fn check_hook_value(name: &str, before: &Option<Tensor>, after: &Tensor) -> Resu
 fn snapshot(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
     values
         .iter()
-        .map(|v| v.as_ref().and_then(|t| t.to_array().ok()))
+        .map(|v| {
+            v.as_ref()
+                .and_then(|t| crate::error::snapshot(t.to_array()))
+        })
         .collect()
 }
 
@@ -528,7 +532,8 @@ fn call_tensor_pre_hooks(
                 match &*entry {
                     TensorHookEntry::User(hook) => {
                         // Copied before the call: a hook may change its argument in place.
-                        let before = trace::is_recording().then(|| current.to_array().ok());
+                        let before = trace::is_recording()
+                            .then(|| crate::error::snapshot(current.to_array()));
                         let result = hook.call(&current).map_err(|e| {
                             hook_error(e, "tensor hook", &tensor_label(*owner, node), &hook.name())
                         })?;
@@ -548,7 +553,7 @@ fn call_tensor_pre_hooks(
                             handle,
                             target: HookTarget::Tensor(*owner),
                             before: HookValue::One(before.flatten()),
-                            after: HookValue::One(after.to_array().ok()),
+                            after: HookValue::One(crate::error::snapshot(after.to_array())),
                         });
                         values[*nr] = Some(after);
                     }
@@ -559,8 +564,8 @@ fn call_tensor_pre_hooks(
                                 kind: HookKind::RetainGrad,
                                 handle,
                                 target: HookTarget::Tensor(*owner),
-                                before: HookValue::One(current.to_array().ok()),
-                                after: HookValue::One(current.to_array().ok()),
+                                before: HookValue::One(crate::error::snapshot(current.to_array())),
+                                after: HookValue::One(crate::error::snapshot(current.to_array())),
                             });
                         }
                     }
@@ -736,12 +741,12 @@ fn validate_outputs(
             continue;
         }
         let Some(g) = slot.as_ref() else { continue };
-        let expected = edge
-            .node
-            .input_shapes
-            .get(edge.input_nr)
-            .cloned()
-            .unwrap_or_default();
+        let Some(expected) = edge.node.input_shapes.get(edge.input_nr).cloned() else {
+            return Err(Error::internal(format!(
+                "{} has no input shape for input {} (edge from {})",
+                edge.node.name, edge.input_nr, node.name
+            )));
+        };
         let got = g.shape();
         if got != expected {
             if !is_expandable_to(&expected, &got) {
@@ -825,7 +830,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
                     .storage()
                     .data
                     .try_borrow_mut()
-                    .map_err(|_| Error::runtime("internal: grad is busy"))?;
+                    .map_err(|_| Error::internal("grad is busy"))?;
                 *d = sum;
             }
             existing.storage().bump_version();
@@ -836,17 +841,26 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
 
 /// The `accumulate` event, then post-accumulate-grad hooks.
 fn after_accumulate(variable: &Tensor) -> Result<()> {
-    trace::record(|| Event::Accumulate {
-        tensor: variable.id(),
-        grad: variable
+    if trace::is_recording() {
+        // Just accumulated: a missing or unreadable .grad is a fault, never
+        // an empty gradient in the trace.
+        let grad = variable
             .grad_raw()
-            .and_then(|g| g.to_array().ok())
-            .unwrap_or_default(),
-    });
+            .ok_or_else(|| Error::internal("AccumulateGrad left .grad unset"))?
+            .to_array()?;
+        trace::record(|| Event::Accumulate {
+            tensor: variable.id(),
+            grad,
+        });
+    }
     for (handle, hook) in variable.post_accumulate_hook_entries() {
         // Copied before the call: the hook may change `.grad` in place.
         let before = trace::is_recording()
-            .then(|| variable.grad_raw().and_then(|g| g.to_array().ok()))
+            .then(|| {
+                variable
+                    .grad_raw()
+                    .and_then(|g| crate::error::snapshot(g.to_array()))
+            })
             .flatten();
         let returned_a_value = hook.call(variable).map_err(|e| {
             hook_error(
@@ -866,7 +880,11 @@ fn after_accumulate(variable: &Tensor) -> Result<()> {
             handle,
             target: HookTarget::Tensor(variable.id()),
             before: HookValue::One(before),
-            after: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),
+            after: HookValue::One(
+                variable
+                    .grad_raw()
+                    .and_then(|g| crate::error::snapshot(g.to_array())),
+            ),
         });
     }
     Ok(())

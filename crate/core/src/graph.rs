@@ -39,12 +39,16 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
         name: t.name(),
         shape: t.shape(),
         stride: t.strides(),
-        data: t.to_array().unwrap_or_default(),
+        data: t.to_array().unwrap_or_else(|_| {
+            crate::error::fault_default("tensor data is busy while describing the graph")
+        }),
         requires_grad: t.requires_grad(),
         is_leaf: t.is_leaf(),
         retains_grad: t.retains_grad(),
         grad_fn: t.grad_fn().map(|f| f.id),
-        grad: t.grad_raw().and_then(|g| g.to_array().ok()),
+        grad: t
+            .grad_raw()
+            .and_then(|g| crate::error::snapshot(g.to_array())),
         hooks,
     }
 }
@@ -94,9 +98,7 @@ pub fn graph(roots: &[Tensor]) -> GraphInfo {
         if seen_t.insert(t.id()) {
             info.tensors.push(tensor_info(t));
         }
-        let node = t
-            .grad_fn()
-            .or_else(|| t.meta().ok().and_then(|m| m.grad_accumulator.upgrade()));
+        let node = t.grad_fn().or_else(|| t.existing_grad_accumulator());
         if let Some(n) = node {
             if seen_n.insert(n.id) {
                 stack.push(n);

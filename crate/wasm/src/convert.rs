@@ -66,8 +66,10 @@ pub trait IntoJs<T> {
 }
 
 impl<T> IntoJs<T> for hookgrad_core::error::Result<T> {
+    /// Also fails when an internal fault was recorded during the call (an
+    /// infallible accessor whose borrow failed: `hookgrad_core::error::fault`).
     fn js(self) -> JsResult<T> {
-        self.map_err(js_error)
+        hookgrad_core::error::checked(self).map_err(js_error)
     }
 }
 
@@ -114,7 +116,9 @@ pub fn type_name(v: &JsValue) -> String {
     }
 }
 
-/// The core tensor behind a JS `Tensor`, or None for anything else.
+/// The core tensor behind a JS `Tensor`, or None for anything else. Benign
+/// `.ok()`: callers only ask "is this a tensor?" and then report a bad
+/// argument in PyTorch's words; no value is made up from the failure.
 pub fn as_tensor(v: &JsValue) -> Option<Tensor> {
     tensor_arg(v).ok().flatten()
 }

@@ -46,7 +46,7 @@ pub fn set_tape_decoder(f: JsValue) {
 
 fn internal(e: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&format!(
-        "internal: converting a graph/trace to JS failed: {e}"
+        "internal error: converting a graph/trace to JS failed: {e}"
     ))
     .into()
 }

@@ -165,10 +165,14 @@ pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
                 Some(s) => div(&g, &Operand::Scalar(s)),
                 None => div(&g, &Operand::Tensor(ctx.saved[1].clone())),
             })?;
+            // PyTorch div_tensor_other_backward: -grad * ((self / other) / other).
             let gb = need(ctx.needs, 1, || {
                 let (x, y) = (&ctx.saved[0], &ctx.saved[1]);
-                let num = mul(&neg(&g)?, &Operand::Tensor(x.clone()))?;
-                div(&num, &Operand::Tensor(mul(y, &Operand::Tensor(y.clone()))?))
+                let q = div(
+                    &div(x, &Operand::Tensor(y.clone()))?,
+                    &Operand::Tensor(y.clone()),
+                )?;
+                mul(&neg(&g)?, &Operand::Tensor(q))
             })?;
             Ok(vec![ga, gb])
         }),

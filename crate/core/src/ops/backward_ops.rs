@@ -320,6 +320,26 @@ pub fn nll_loss_backward(
     )
 }
 
+/// `select_backward(grad, sizes, dim, index)`: zeros of `sizes` with
+/// `grad` at `index` along `dim`; its backward selects again.
+pub fn select_backward(g: &Tensor, sizes: &[usize], axis: usize, index: usize) -> Result<Tensor> {
+    let mut out = Array::zeros(ndarray::IxDyn(sizes));
+    out.index_axis_mut(ndarray::Axis(axis), index)
+        .assign(&*g.data()?);
+    let shape = sizes.to_vec();
+    record(
+        "SelectBackwardBackward0",
+        &[Some(g)],
+        out,
+        Vec::new,
+        // PyTorch: grad.select(dim, index).
+        Box::new(move |ctx| {
+            let gg = grad_in(ctx.grads, &shape);
+            Ok(vec![Some(super::join::select(&gg, axis, index)?)])
+        }),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,5 +358,9 @@ mod tests {
         check_unary_gradients("mul_scalar", &[3], |a| mul_scalar(a, -2.5));
         check_unary_gradients("add_scalar", &[3], |a| add_scalar(a, 4.0)?.mul(a));
         check_unary_gradients("div_scalar", &[3], |a| div_scalar(a, 3.0));
+        check_unary_gradients("select", &[2, 3], |a| super::super::join::select(a, 1, 2));
+        check_unary_gradients("select_backward", &[3], |a| {
+            select_backward(a, &[3, 2], 1, 0)
+        });
     }
 }
