@@ -732,14 +732,16 @@ fn validate_outputs(
             continue;
         }
         let Some(g) = slot.as_ref() else { continue };
-        let expected = edge
+        let expected: &[usize] = edge
             .node
             .input_shapes
             .get(edge.input_nr)
-            .cloned()
-            .unwrap_or_default();
-        let got = g.shape();
-        if got != expected {
+            .map_or(&[], Vec::as_slice);
+        // Compared in place (no Vec per gradient); copied only on a mismatch.
+        let same = g.data().map(|d| d.shape() == expected).unwrap_or(false);
+        if !same {
+            let got = g.shape();
+            let expected = expected.to_vec();
             if !is_expandable_to(&expected, &got) {
                 return Err(Error::runtime(format!(
                     "Function {} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",

@@ -302,6 +302,8 @@ pub struct Node {
     pub kind: NodeKind,
     /// The forward outputs, weakly: lets `graph()` find live intermediate
     /// tensors without a tensor → node → tensor cycle.
+    /// The first inline (almost every node has one output): no allocation.
+    pub(crate) first_output: RefCell<Option<std::rc::Weak<crate::tensor::TensorImpl>>>,
     pub(crate) outputs: RefCell<Vec<std::rc::Weak<crate::tensor::TensorImpl>>>,
     /// `(output_nr, owning tensor, its hook list)`.
     pub(crate) tensor_pre_hooks: RefCell<Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
@@ -334,6 +336,7 @@ impl Node {
                 has_saved: Cell::new(has_saved),
                 released: Cell::new(false),
             },
+            first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
             tensor_pre_hooks: RefCell::new(Vec::new()),
             pre_hooks: LazyHooks::default(),
@@ -361,6 +364,7 @@ impl Node {
             next: Vec::new(),
             input_shapes: vec![shape],
             kind: NodeKind::AccumulateGrad { variable },
+            first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
             tensor_pre_hooks: RefCell::new(Vec::new()),
             pre_hooks: LazyHooks::default(),
@@ -396,6 +400,12 @@ impl Node {
     }
 
     pub(crate) fn add_output(&self, t: &Tensor) {
+        if let Ok(mut first) = self.first_output.try_borrow_mut() {
+            if first.is_none() {
+                *first = Some(Rc::downgrade(&t.0));
+                return;
+            }
+        }
         if let Ok(mut outs) = self.outputs.try_borrow_mut() {
             outs.push(Rc::downgrade(&t.0));
         }
@@ -403,10 +413,17 @@ impl Node {
 
     /// The live forward outputs of this node.
     pub fn output_tensors(&self) -> Vec<Tensor> {
-        self.outputs
+        let first = self
+            .first_output
             .try_borrow()
-            .map(|o| o.iter().filter_map(|w| w.upgrade()).map(Tensor).collect())
-            .unwrap_or_default()
+            .ok()
+            .and_then(|f| f.as_ref().and_then(|w| w.upgrade()));
+        let more = self
+            .outputs
+            .try_borrow()
+            .map(|o| o.iter().filter_map(|w| w.upgrade()).collect::<Vec<_>>())
+            .unwrap_or_default();
+        first.into_iter().chain(more).map(Tensor).collect()
     }
 
     /// Tensor pre-hooks by input index. AccumulateGrad reads its leaf's list
