@@ -45,17 +45,21 @@ for (const lesson of LESSONS) {
   });
 }
 
-test('700×480 embed of every lesson: whole figure in view, titles ≥ 11 px', async () => {
-  const page = await env.browser.newPage({ viewport: { width: 700, height: 480 } });
-  for (const lesson of LESSONS) {
+// A fresh page per lesson: embed.html reads its hash once, at load.
+for (const lesson of LESSONS) {
+  test(`700×480 embed of lesson ${lesson.n} (${lesson.id}): whole figure in view, titles ≥ 11 px`, async () => {
+    const page = await env.browser.newPage({ viewport: { width: 700, height: 480 } });
+    const errors = []; page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${env.url}embed.html#lesson=${lesson.id}`);
     await page.waitForFunction(() => document.getElementById('step-count').textContent !== '0 / 0' && !document.body.classList.contains('busy'), null, { timeout: 15000 });
     await settle(page);
+    assert.match(await page.locator('#embed-title').textContent(), new RegExp(`${lesson.n}\\.`), 'the embed shows this lesson');
     const m = await measureFigure(page);
     if (lesson.id === 'legacy-hook') await page.screenshot({ path: path.join(SHOTS, 'embed-700x480-legacy-hook.png') });
-    assert.ok(m.n > 0, `lesson ${lesson.n}: the figure has nodes`);
-    assert.deepEqual(m.outside, [], `lesson ${lesson.n}: every node inside the pane`);
-    assert.ok(m.minTitle >= 11, `lesson ${lesson.n}: smallest title ${m.minTitle.toFixed(1)} px`);
-  }
-  await page.close();
-});
+    assert.ok(m.n > 0, 'the figure has nodes');
+    assert.deepEqual(m.outside, [], 'every node inside the pane');
+    assert.ok(m.minTitle >= 11, `smallest title ${m.minTitle.toFixed(1)} px`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}

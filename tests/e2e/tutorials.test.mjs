@@ -79,17 +79,28 @@ async function figureReady(page, id) {
   return { frame, step: Number(step), total: Number(total) };
 }
 
-/** Presses ▶ in a figure and waits for the player to reach the last step. */
-async function playToEnd(frame, total) {
+/** Presses ▶ in a figure and waits for the player to reach the last step
+ * (and for the figure's element to report `done`, as a host page would see it). */
+async function playToEnd(page, id, frame, total) {
+  await page.locator(`#${id} hookgrad-playground`).evaluate((el) => {
+    el.dataset.done = '';
+    el.addEventListener('done', (e) => { el.dataset.done = String(e.detail.step); });
+  });
   await frame.locator('#play-btn').click();
   await frame.locator('#step-count').filter({ hasText: `${total} / ${total}` }).waitFor({ timeout: 30000 });
+  await page.waitForFunction(([fid, n]) => document.querySelector(`#${fid} hookgrad-playground`).dataset.done === String(n), [id, total], { timeout: 10000 });
 }
 
 /** Every figure of the page loads its embed at the step it names. */
 async function allFigures(page) {
   const ids = await page.locator('figure.hg-figure').evaluateAll((els) => els.map((e) => e.id));
   assert.ok(ids.length >= 2, 'a tutorial has several figures');
-  for (const id of ids) await figureReady(page, id);
+  for (const id of ids) {
+    await figureReady(page, id);
+    // The site's own element, opened at the figure's step.
+    const el = page.locator(`#${id} .fig-frame > hookgrad-playground`);
+    assert.equal(await el.getAttribute('step'), await page.locator(`#${id}`).getAttribute('data-step'), `${id} step attribute`);
+  }
   return ids;
 }
 
@@ -193,7 +204,7 @@ test('hooks in depth: editing a cell re-runs it and redraws its figure; figures 
   // Figure 1 opens where cHook runs: it turns what it received into what printGrad receives.
   const { frame, total } = await figureReady(page, 'fig-1');
   assertClose(numbers(await frame.locator('#step-text').textContent()), [video.pytorch2.log[0][1], video.pytorch2.log[1][1]], 'figure 1 step text');
-  await playToEnd(frame, total);
+  await playToEnd(page, 'fig-1', frame, total);
 
   // Cell 2 switched back to PyTorch 2 by editing its first line: e.grad becomes 2.x's, figure 2 follows.
   const src0 = await page.locator('#fig-2').getAttribute('data-src');
@@ -208,6 +219,13 @@ test('hooks in depth: editing a cell re-runs it and redraws its figure; figures 
   await area.fill('const t = hg.tensor([1, 2], { requiresGrad: true });\nt.mul(2).backward();');
   await runCell(page, 'cell-v1');
   assert.match(await page.locator('#cell-v1 .cell-error').textContent(), /grad can be implicitly created only for scalar outputs/);
+  // A runaway hook cannot freeze the article: the worker is stopped, the page stays responsive.
+  await area.fill('const t = hg.tensor(1, { requiresGrad: true });\nt.registerHook(function spin(g) { while (true) {} });\nt.mul(2).backward();');
+  await runCell(page, 'cell-v1');
+  assert.match(await page.locator('#cell-v1 .cell-error').textContent(), /Stopped: the program was still running/);
+  await page.locator('#cell-v1 .cell-bar button', { hasText: 'Reset' }).click();
+  await page.waitForFunction(() => Number(document.querySelector('#cell-v1').dataset.runs) >= 5, null, { timeout: 15000 });
+  assertClose(await printed(page, 'cell-v1', 'e.grad'), video.pytorch1.grads.e, 'cell 2 after Reset');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -263,7 +281,7 @@ test('adjoint: full backward hooks equal the recursion; editing A changes both, 
   await checkAdjoint(page, fx.edited, 'edited A');
   await allFigures(page);
   const { frame, total } = await figureReady(page, 'fig-1');
-  await playToEnd(frame, total);
+  await playToEnd(page, 'fig-1', frame, total);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -293,7 +311,7 @@ test('capture: the Routine keeps the layer\'s output and input gradient; the leg
   assert.ok((await lines(page, 'cell-legacy')).includes(`out.gradFn ${legacy.node}`));
   const ids = await allFigures(page);
   const { frame, total } = await figureReady(page, ids[1]);
-  await playToEnd(frame, total);
+  await playToEnd(page, ids[1], frame, total);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -346,6 +364,9 @@ test('tutorials: #fig-2 anchors land on the figure; print shows code and hides l
     const top = await page.locator('#fig-2').evaluate((el) => el.getBoundingClientRect().top);
     assert.ok(top >= -5 && top < 200, `${name}: #fig-2 is at the top of the viewport (top ${top})`);
     assert.equal(await page.locator('#fig-2 figcaption a.anchor').getAttribute('href'), '#fig-2');
+    // Every link of the page (site nav, previous/next, lesson links) resolves.
+    const hrefs = await page.locator('a[href]').evaluateAll((as) => as.map((a) => a.href.split('#')[0]));
+    for (const href of new Set(hrefs.filter((h) => h.startsWith(env.url)))) assert.equal((await page.request.get(href)).status(), 200, `${name}: ${href}`);
     await page.waitForFunction(() => document.body.dataset.cellsReady === '1', null, { timeout: 30000 });
     await page.emulateMedia({ media: 'print' });
     const view = await page.evaluate(() => ({
@@ -385,7 +406,8 @@ test('front page links the playground, every lesson and every tutorial, and they
   }
   for (const name of PAGES) assert.ok(local.includes(`${env.url}tutorials/${name}.html`), `front page links ${name}`);
   assert.ok(local.includes(`${env.url}playground.html`));
-  const lessonLinks = local.filter((h) => h.includes('playground.html#lesson='));
+  // The lesson list's links (the hero's caption links one lesson too).
+  const lessonLinks = [...new Set(await page.locator('#lesson-list a[href*="playground.html#lesson="]').evaluateAll((as) => as.map((a) => a.href)))];
   assert.equal(lessonLinks.length, await page.locator('#lesson-list li').count());
   assert.ok(lessonLinks.length >= 10);
   // Every lesson link opens that lesson in the playground.

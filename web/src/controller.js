@@ -2,7 +2,7 @@
 // → graph view → player → step text, the player's buttons and keys, Stop.
 // The pages only wire what they have on top (editor, URL, inspector, console).
 import { Runner } from './runner.js';
-import { buildSession, relayout } from './session.js';
+import { buildSession, relayout, chooseLayout } from './session.js';
 import { frameAt } from './model/trace-model.js';
 import { stepSentence, hasBackward, summaryParts } from './model/step-text.js';
 import { GraphView } from './view/graph-view.js';
@@ -98,15 +98,35 @@ export class Controller {
     const src = this.getSource();
     const result = await this.runner.run(src.program, src.semantics);
     if (this.running !== myRun) return false;
-    const session = await buildSession(result, { collapsed: this.collapsed, pane: this.view.size() });
+    const pane = this.view.size();
+    const session = await buildSession(result, { collapsed: this.collapsed, pane, keep: src.lesson?.view?.module });
     if (this.running !== myRun) return false;
     this.session = session; this.dirty = false;
     if (!(await this.draw()) || this.running !== myRun) return false;
     const { model } = session;
     this.player.load(model.steps.length, step ?? model.forwardEnd);
+    if (!(await this.refitToPane(pane)) || this.running !== myRun) return false;
     this.setBusy(false);
     this.onSession(session, this);
     if (backward && hasBackward(model)) this.player.play({ from: model.forwardEnd });
+    return true;
+  }
+
+  /**
+   * The first frame can change the pane's size (a lesson's comparison table
+   * appears beside or below the figure, the step text wraps): the level of
+   * detail was chosen for `pane`, so choose it again for the pane the reader
+   * actually sees. Returns false if the draw failed.
+   */
+  async refitToPane(pane) {
+    const frame = () => new Promise((r) => { requestAnimationFrame(() => r()); });
+    await frame(); await frame(); // the ResizeObserver has reported by then
+    const now = this.view.size();
+    if (!this.session || !(now.width > 0) || (Math.abs(now.width - pane.width) <= 8 && Math.abs(now.height - pane.height) <= 8)) return true;
+    const again = await chooseLayout(this.session.model, { collapsed: this.collapsed, pane: now, keep: this.getSource().lesson?.view?.module });
+    this.session = { ...this.session, ...again, lod: again.input.lod };
+    if (!(await this.draw())) return false;
+    this.render();
     return true;
   }
 

@@ -2,7 +2,7 @@
 // the layout (off the main thread for big graphs) and console reveal steps.
 import { analyze, consoleLines } from './model/trace-model.js';
 import { buildLayoutInput, layoutFor, BIG_UNITS } from './model/layout.js';
-import { readsWhole, fitScale } from './model/records.js';
+import { readsWhole, fitScale, smallestTitlePx } from './model/records.js';
 
 export const WORKER_LAYOUT_UNITS = 120;
 let layoutWorker = null; let layoutSeq = 0;
@@ -45,16 +45,20 @@ export function legacyHandles(model) {
  * Level of detail for the first view: full records if the whole graph reads
  * in the pane (titles ≥ 11 px), else compact records (titles only), else
  * compact with the outermost modules collapsed. Big graphs (laid out in the
- * worker) go straight to compact. Returns { input, layout, autoCollapsed }.
+ * worker) go straight to compact. `keep`: the lesson's module name, collapsed
+ * last. Returns { input, layout, collapsed }.
  */
-export async function chooseLayout(model, { collapsed = new Set(), pane = null } = {}) {
+export async function chooseLayout(model, { collapsed = new Set(), pane = null, keep = null } = {}) {
   const big = model.tensors.size + model.nodes.size >= 2 * WORKER_LAYOUT_UNITS;
   // Full records first, then the merged overview; top-down, then left-to-right
   // (many leaves make a wide graph: LR stacks them); finally modules collapsed.
   const hasChild = new Set(model.moduleCalls.map((c) => c.parent).filter(Boolean));
   // Innermost module calls, largest first: collapsed one by one until the figure reads.
   const size = (c) => c.tensors.size + c.nodes.size;
-  const inner = model.moduleCalls.filter((c) => !hasChild.has(c.key)).sort((a, b) => size(b) - size(a));
+  // The lesson's module (`keep`, its first call above all) is collapsed last: it holds the lesson's key node.
+  const firstKept = model.moduleCalls.find((c) => c.name === keep);
+  const rankOf = (c) => (c === firstKept ? 2 : c.name === keep ? 1 : 0);
+  const inner = model.moduleCalls.filter((c) => !hasChild.has(c.key)).sort((a, b) => rankOf(a) - rankOf(b) || size(b) - size(a));
   const sets = [new Set(collapsed)];
   for (const c of inner) { const s = new Set(sets[sets.length - 1]); s.add(c.key); sets.push(s); }
   const top = new Set(collapsed); for (const c of model.moduleCalls) if (!c.parent) top.add(c.key);
@@ -67,22 +71,27 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null }
     await yieldToPage();
     return { input, layout: await layoutAsync(input), collapsed: sets[0] };
   }
-  const tries = big ? [['compact', sets[0], 'TB']]
-    : [['full', sets[0], 'TB'], ['full', sets[0], 'LR'], ...sets.flatMap((set) => [['compact', set, 'TB'], ['compact', set, 'LR']])];
-  let last = null; let best = null;
-  for (const [lod, set, dir] of tries) {
+  // dagre top-down and left-to-right; then the same records folded into
+  // columns shaped like the pane (a long chain, e.g. a double backward).
+  const fold = pane?.width > 0 && pane?.height > 0;
+  const tries = [['full', sets[0], 'TB'], ['full', sets[0], 'LR'], ...(fold ? [['full', sets[0], 'TB', true]] : []),
+    ...sets.flatMap((set) => [['compact', set, 'TB'], ['compact', set, 'LR'], ...(fold ? [['compact', set, 'TB', true]] : [])])];
+  let last = null; let best = null; let bestTitle = -1;
+  for (const [lod, set, dir, folded] of tries) {
     const input = buildLayoutInput(model, { collapsed: set, lod, dir });
+    if (folded) { input.fold = true; input.aspect = pane.width / pane.height; }
     const layout = await layoutAsync(input);
     last = { input, layout, collapsed: set };
     if (!pane) break;
-    if (readsWhole(layout, pane)) return last;
+    if (readsWhole(layout, pane, lod)) return last;
     // Nothing reads whole: keep the one with the largest titles.
-    if (!best || fitScale(layout, pane) > fitScale(best.layout, pane)) best = last;
+    const title = fitScale(layout, pane) * smallestTitlePx(lod);
+    if (title > bestTitle) { best = last; bestTitle = title; }
   }
   return best || last;
 }
 
-export async function buildSession(result, { collapsed = new Set(), pane = null } = {}) {
+export async function buildSession(result, { collapsed = new Set(), pane = null, keep = null } = {}) {
   // For tests and the bench: "first overview within 1 s after the run ends" starts here.
   performance.mark?.('hookgrad:run-end');
   // A big result: receiving it, analyzing it and building the layout input are separate tasks (each < 100 ms).
@@ -90,7 +99,7 @@ export async function buildSession(result, { collapsed = new Set(), pane = null 
   if (big) await yieldToPage();
   const model = analyze(result.graph, result.trace);
   if (big) await yieldToPage();
-  const { input, layout, collapsed: used } = await chooseLayout(model, { collapsed, pane });
+  const { input, layout, collapsed: used } = await chooseLayout(model, { collapsed, pane, keep });
   const lines = consoleLines(model, result.error);
   return { result, model, input, layout, lines, legacy: legacyHandles(model), collapsed: used, lod: input.lod };
 }
@@ -99,5 +108,6 @@ export async function buildSession(result, { collapsed = new Set(), pane = null 
 export async function relayout(session, collapsed) {
   const input = buildLayoutInput(session.model, { collapsed, lod: session.lod || 'full', dir: session.input.dir });
   if (session.input.aspect) input.aspect = session.input.aspect;
+  if (session.input.fold) input.fold = true;
   return { ...session, input, layout: await layoutAsync(input), collapsed };
 }

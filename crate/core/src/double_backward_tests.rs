@@ -87,3 +87,48 @@ fn addmm_and_inplace_double_backward() {
         c.mul(a)
     });
 }
+
+/// The fused backward ops (`ops::backward_ops`) are differentiable twice
+/// too: a triple backward through `tanh(x)` differentiates their own
+/// formulas' graphs.
+#[test]
+fn fused_backward_ops_double_backward() {
+    use crate::ops::backward_ops as b;
+    check_binary_double_backward("tanh_backward", &[2, 3], &[2, 3], b::tanh_backward);
+    check_binary_double_backward("sigmoid_backward", &[2, 3], &[2, 3], b::sigmoid_backward);
+    check_binary_double_backward("threshold_backward*y", &[4], &[4], |g, x| {
+        b::threshold_backward(g, &x.sub(0.3)?)?.mul(x)
+    });
+    check_binary_double_backward("softmax_backward_data", &[2, 3], &[2, 3], |g, y| {
+        b::softmax_backward_data(g, y, Some(1))
+    });
+    check_binary_double_backward("log_softmax_backward_data", &[2, 3], &[2, 3], |g, y| {
+        b::log_softmax_backward_data(g, y, Some(0))
+    });
+    for r in [
+        loss::Reduction::Mean,
+        loss::Reduction::Sum,
+        loss::Reduction::None,
+    ] {
+        check_binary_double_backward("mse_loss_backward", &[2, 3], &[2, 3], |x, t| {
+            let go = x.sum()?.mul(&t.sum()?)?;
+            let go = if r == loss::Reduction::None {
+                x.mul(&go)?
+            } else {
+                go
+            };
+            b::mse_loss_backward(&go, x, t, r)
+        });
+    }
+    check_unary_double_backward("sgn*x", &[3], |a| b::sgn(&a.sub(0.5)?)?.mul(a));
+    // Third order: d³/dx³ tanh through TanhBackwardBackward0's own graph.
+    check_unary_double_backward("tanh'", &[3], |a| {
+        let y = reduce::sum(&unary::tanh(a)?)?;
+        let g =
+            crate::engine::grad_ext(&[y], std::slice::from_ref(a), vec![None], true, true, false)?;
+        match g.into_iter().next().flatten() {
+            Some(g) => Ok(g),
+            None => Err(crate::error::Error::runtime("no gradient".to_string())),
+        }
+    });
+}

@@ -527,6 +527,8 @@ fn call_tensor_pre_hooks(
                 };
                 match &*entry {
                     TensorHookEntry::User(hook) => {
+                        // Copied before the call: a hook may change its argument in place.
+                        let before = trace::is_recording().then(|| current.to_array().ok());
                         let result = hook.call(&current).map_err(|e| {
                             hook_error(e, "tensor hook", &tensor_label(*owner, node), &hook.name())
                         })?;
@@ -545,7 +547,7 @@ fn call_tensor_pre_hooks(
                             kind: HookKind::Tensor,
                             handle,
                             target: HookTarget::Tensor(*owner),
-                            before: HookValue::One(current.to_array().ok()),
+                            before: HookValue::One(before.flatten()),
                             after: HookValue::One(after.to_array().ok()),
                         });
                         values[*nr] = Some(after);
@@ -625,10 +627,11 @@ fn call_node(
     let target = || format!("node {} (#{})", node.name, node.id.0);
 
     for (handle, hook) in node.pre_hooks.snapshot() {
+        // Copied before the call: a hook may change its arguments in place.
+        let before = trace::is_recording().then(|| snapshot(&inputs));
         let result = hook
             .call(&inputs)
             .map_err(|e| hook_error(e, "pre-hook", &target(), &hook.name()))?;
-        let before = snapshot(&inputs);
         if let Some(new) = result {
             check_hook_list(&hook.name(), &inputs, &new)?;
             inputs = new;
@@ -637,7 +640,7 @@ fn call_node(
             kind: hook.kind(),
             handle,
             target: HookTarget::Node(node.id),
-            before: HookValue::Many(before),
+            before: HookValue::Many(before.unwrap_or_default()),
             after: HookValue::Many(snapshot(&inputs)),
         });
     }
@@ -672,6 +675,8 @@ fn call_node(
     }
     for (handle, hook) in node.post_hooks.snapshot() {
         let own = hook.records_itself();
+        // Copied before the call: a hook may change its arguments in place.
+        let before = (!own && trace::is_recording()).then(|| snapshot(&outputs));
         let result = hook.call(&outputs, hook_outputs_ref).map_err(|e| {
             if own {
                 e
@@ -679,7 +684,6 @@ fn call_node(
                 hook_error(e, "hook", &target(), &hook.name())
             }
         })?;
-        let before = snapshot(&outputs);
         if let Some(new) = result {
             check_hook_list(&hook.name(), &outputs, &new)?;
             outputs = new;
@@ -691,7 +695,7 @@ fn call_node(
             kind: hook.kind(),
             handle,
             target: HookTarget::Node(node.id),
-            before: HookValue::Many(before),
+            before: HookValue::Many(before.unwrap_or_default()),
             after: HookValue::Many(snapshot(&outputs)),
         });
     }
@@ -842,6 +846,10 @@ fn after_accumulate(variable: &Tensor) -> Result<()> {
             .unwrap_or_default(),
     });
     for (handle, hook) in variable.post_accumulate_hook_entries() {
+        // Copied before the call: the hook may change `.grad` in place.
+        let before = trace::is_recording()
+            .then(|| variable.grad_raw().and_then(|g| g.to_array().ok()))
+            .flatten();
         let returned_a_value = hook.call(variable).map_err(|e| {
             hook_error(
                 e,
@@ -859,7 +867,7 @@ fn after_accumulate(variable: &Tensor) -> Result<()> {
             kind: HookKind::PostAccumulate,
             handle,
             target: HookTarget::Tensor(variable.id()),
-            before: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),
+            before: HookValue::One(before),
             after: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),
         });
     }

@@ -24,9 +24,34 @@ thread_local! {
     static STASH_KEY: JsValue = JsValue::from_str("__hgStash");
 }
 
+thread_local! {
+    /// What the last JS call made by the engine (a hook) threw, if it threw.
+    /// The engine rethrows a hook's exception in PyTorch's words and keeps only
+    /// its message; the original goes on the new Error as `cause`, so a page
+    /// can show where in the hook it was thrown (its stack).
+    static HOOK_THROW: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+}
+
+/// Records what a JS call threw (`None`: it returned) — see `HOOK_THROW`.
+pub fn note_js_call(thrown: Option<&JsValue>) {
+    HOOK_THROW.with(|t| {
+        if let Ok(mut t) = t.try_borrow_mut() {
+            *t = thrown.cloned();
+        }
+    });
+}
+
 pub fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(e.message());
     err.set_name(e.kind());
+    // "… hook 'h' on tensor 'c' raised an error: …" (engine::hook_error):
+    // the hook's own exception becomes `cause`.
+    if e.message().contains(" raised an error: ") {
+        let thrown = HOOK_THROW.with(|t| t.try_borrow_mut().ok().and_then(|mut t| t.take()));
+        if let Some(thrown) = thrown {
+            let _ = js_sys::Reflect::set(&err, &JsValue::from_str("cause"), &thrown);
+        }
+    }
     err.into()
 }
 
@@ -440,32 +465,6 @@ pub fn value_to_js(v: &Value) -> JsValue {
 
 pub fn values_to_js(values: &[Value]) -> JsValue {
     values.iter().map(value_to_js).collect::<JsArray>().into()
-}
-
-/// `opts[key]` as bool (absent → default; wrong type → TypeError).
-pub fn opt_bool(opts: &JsValue, key: &str, default: bool) -> JsResult<bool> {
-    if !opts.is_object() {
-        return Ok(default);
-    }
-    let v = Reflect::get(opts, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    if v.is_undefined() || v.is_null() {
-        return Ok(default);
-    }
-    v.as_bool().ok_or_else(|| {
-        type_error(format!(
-            "option '{key}' must be a boolean, not {}",
-            type_name(&v)
-        ))
-    })
-}
-
-pub fn opt_get(opts: &JsValue, key: &str) -> Option<JsValue> {
-    if !opts.is_object() {
-        return None;
-    }
-    Reflect::get(opts, &key.into())
-        .ok()
-        .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 /// `opts` must be undefined, null or an object.

@@ -68,6 +68,7 @@ impl JsHook {
             [a, b, c] => self.f.call3(this, a, b, c),
             _ => self.f.apply(this, &args.iter().collect::<JsArray>()),
         };
+        crate::convert::note_js_call(r.as_ref().err());
         r.map_err(|e| Error::runtime(js_message(&e)))
     }
 

@@ -13,7 +13,7 @@
 //     pane's aspect ratio instead of a hairline at "Fit".
 // Every step is O(units + edges) per sweep (sorting per rank aside).
 
-const NODESEP = 16; const RANKSEP = 28; const COLGAP = 64; const M = 8;
+const NODESEP = 16; const RANKSEP = 28; const SUBSEP = 10; const COLGAP = 64; const M = 8;
 
 /** Kahn's topological order; units on a cycle (none expected) come last, in input order. */
 function topoOrder(n, succ, pred) {
@@ -75,6 +75,99 @@ export function foldRanks(layerW, layerH, aspect, breaks = []) {
   return best.starts;
 }
 
+/** Units of one rank (sorted by x) dealt over k rows, packed left to right: [rows, width]. */
+function staggerRank(L, x, units, k) {
+  const rows = Array.from({ length: k }, () => []);
+  L.forEach((v, i) => rows[i % k].push(v));
+  const nx = new Map(); let hi = 0;
+  for (let i = 0; i < L.length; i++) {
+    const v = L[i]; const w = units[v].w;
+    // After the unit k places back (same row), and 1/k of a slot right of the one before (reading order).
+    const same = i >= k ? L[i - k] : null; const prev = i ? L[i - 1] : null;
+    let c = w / 2;
+    if (same != null) c = Math.max(c, nx.get(same) + (units[same].w + w) / 2 + NODESEP);
+    if (prev != null) c = Math.max(c, nx.get(prev) + ((units[prev].w + w) / 2 + NODESEP) / k);
+    nx.set(v, c); hi = Math.max(hi, c + w / 2);
+  }
+  return [rows, hi, nx];
+}
+
+/**
+ * Ranks wider than the best target width are dealt over a few rows (a
+ * shallow graph with many leaves: otherwise a hairline at "Fit"). The target
+ * is the one that gives the largest scale in a pane of `aspect`. Rewrites x
+ * of the moved units; returns the new list of layers.
+ */
+export function staggerRanks(layers, x, units, aspect) {
+  const span = (L) => (L.length ? Math.max(...L.map((v) => x[v] + units[v].w / 2)) - Math.min(...L.map((v) => x[v] - units[v].w / 2)) : 0);
+  const heights = layers.map((L) => Math.max(0, ...L.map((v) => units[v].h)));
+  const widths = layers.map(span); const maxW = Math.max(0, ...widths);
+  const plan = (target) => {
+    let w = 0; let h = 0; const ks = [];
+    layers.forEach((L, r) => {
+      let k = 1; let lw = widths[r];
+      while (lw > target && k < Math.min(4, L.length)) { k++; lw = staggerRank(L, x, units, k)[1]; }
+      ks.push(k); w = Math.max(w, lw); h += k * heights[r] + RANKSEP + (k - 1) * SUBSEP;
+    });
+    return { ks, scale: Math.min(aspect / Math.max(1, w), 1 / Math.max(1, h)) };
+  };
+  let best = plan(Infinity);
+  for (const f of [0.8, 0.65, 0.5, 0.4, 0.3]) { const p = plan(maxW * f); if (p.scale > best.scale * 1.05) best = p; }
+  if (best.ks.every((k) => k === 1)) return layers;
+  const out = [];
+  layers.forEach((L, r) => {
+    const k = best.ks[r];
+    if (k === 1) { out.push(L); return; }
+    // Centred where the rank was.
+    const [rows, w, nx] = staggerRank(L, x, units, k);
+    const lo = Math.min(...L.map((v) => x[v] - units[v].w / 2));
+    const shift = lo + (widths[r] - w) / 2;
+    for (const v of L) x[v] = nx.get(v) + shift;
+    rows.forEach((row, i) => { if (i) row.cont = true; });
+    out.push(...rows);
+  });
+  return out;
+}
+
+/**
+ * A unit that does not belong to a module is moved out of that module's
+ * frame (its members' x-span over the rows it covers, and the row above,
+ * where the frame's label band reaches) to the nearer side,
+ * then the row is spread again: a leaf consumed inside a module (lesson 5's
+ * r) otherwise lands between the module's members, inside its frame.
+ */
+export function keepOutOfFrames(layers, x, units, clusters) {
+  const byId = new Map(clusters.map((c) => [c.id, c]));
+  const chain = (u) => { const s = new Set(); for (let k = u.parent; k && byId.has(k); k = byId.get(k).parent) s.add(k); return s; };
+  const ins = units.map(chain);
+  const span = new Map();
+  layers.forEach((L, r) => {
+    for (const v of L) for (const k of ins[v]) {
+      const b = span.get(k) || { x0: Infinity, x1: -Infinity, r0: r, r1: r };
+      b.x0 = Math.min(b.x0, x[v] - units[v].w / 2); b.x1 = Math.max(b.x1, x[v] + units[v].w / 2); b.r0 = Math.min(b.r0, r); b.r1 = Math.max(b.r1, r);
+      span.set(k, b);
+    }
+  });
+  const PAD = 12;
+  layers.forEach((L, r) => {
+    let moved = false;
+    for (const v of L) {
+      const half = units[v].w / 2;
+      for (const [k, b] of span) {
+        if (ins[v].has(k) || r < b.r0 - 1 || r > b.r1 || x[v] + half <= b.x0 - PAD || x[v] - half >= b.x1 + PAD) continue;
+        // A unit whose own module encloses this one stays (the frames nest).
+        if ([...ins[v]].some((a) => chain({ parent: k }).has(a))) continue;
+        const left = b.x0 - PAD - NODESEP / 2 - half; const right = b.x1 + PAD + NODESEP / 2 + half;
+        x[v] = Math.abs(left - x[v]) <= Math.abs(right - x[v]) ? left : right; moved = true;
+      }
+    }
+    if (!moved) return;
+    // Spread the row again, keeping the new order: from the middle outwards.
+    L.sort((a, b) => x[a] - x[b]);
+    for (let i = 1; i < L.length; i++) x[L[i]] = Math.max(x[L[i]], x[L[i - 1]] + (units[L[i - 1]].w + units[L[i]].w) / 2 + NODESEP);
+  });
+}
+
 /** Lays out a layout input (layout.buildLayoutInput) for a pane of `aspect` = width / height. */
 export function layeredLayout(input, { aspect = 1.3 } = {}) {
   const units = input.units; const n = units.length;
@@ -86,7 +179,7 @@ export function layeredLayout(input, { aspect = 1.3 } = {}) {
     succ[v].push(w); pred[w].push(v);
   }
   const rank = rankUnits(n, succ, pred);
-  let R = 0; for (let i = 0; i < n; i++) R = Math.max(R, rank[i] + 1);
+  let R = 0; for (let i = 0; i < n; i++) R = Math.max(R, rank[i] + 1); // grows when wide ranks are staggered (3b)
   const layers = Array.from({ length: R }, () => []);
   const topo = topoOrder(n, succ, pred);
   for (const v of topo) layers[rank[v]].push(v);
@@ -147,6 +240,13 @@ export function layeredLayout(input, { aspect = 1.3 } = {}) {
   };
   for (let r = 1; r < R; r++) place(layers[r], pred);
   for (let r = R - 2; r >= 0; r--) place(layers[r], succ);
+  // 3b. a rank much wider than the pane allows (many leaves side by side) is
+  // staggered over a few rows, in its left-to-right order.
+  const wrapped = staggerRanks(layers, x, units, aspect);
+  // Rows of one staggered rank are closer together: no edge runs between them.
+  const gapAfter = wrapped.map((L, r) => (r + 1 < wrapped.length && wrapped[r + 1].cont ? SUBSEP : RANKSEP));
+  layers.splice(0, layers.length, ...wrapped); R = layers.length;
+  if (n <= 400) keepOutOfFrames(layers, x, units, input.clusters);
   // 4. fold the ranks into columns.
   const layerMin = []; const layerW = []; const layerH = [];
   for (const L of layers) {
@@ -169,7 +269,7 @@ export function layeredLayout(input, { aspect = 1.3 } = {}) {
     let y = 0;
     for (let r = starts[c]; r < end; r++) {
       for (const v of layers[r]) { const u = units[v]; pos[u.id] = { x: colX + x[v] - u.w / 2 - lo, y: y + (layerH[r] - u.h) / 2, w: u.w, h: u.h }; column[u.id] = c; }
-      y += layerH[r] + RANKSEP;
+      y += layerH[r] + gapAfter[r];
     }
     colX += hi - lo + COLGAP;
   }

@@ -19,7 +19,9 @@ export const BIG_UNITS = 400;
 
 /** The layout for an input: dagre up to BIG_UNITS units, layered.js above (and when dagre fails). */
 export function layoutFor(input) {
-  if (input.units.length > BIG_UNITS) return layeredLayout(input, { aspect: input.aspect || 1.3 });
+  // `fold`: a long chain folded into columns shaped like the pane (layered.js),
+  // for small graphs that dagre draws too tall or too wide to read whole.
+  if (input.units.length > BIG_UNITS || input.fold) return layeredLayout(input, { aspect: input.aspect || 1.3 });
   try { return computeLayout(input); } catch { return layeredLayout(input, { aspect: input.aspect || 1.3 }); }
 }
 

@@ -117,7 +117,13 @@ export function fitScale(layout, pane, margin = 16) {
 /** Smallest title the first view may show (the page's body text is 11 px). */
 export const MIN_TITLE_PX = 11.2;
 
-/** True when a layout shown whole in `pane` keeps titles at least MIN_TITLE_PX. */
-export function readsWhole(layout, pane) {
-  return fitScale(layout, pane) * TITLE_PX >= MIN_TITLE_PX;
+/** The merged overview record's second title (the node's PyTorch name) is drawn at 15 px (styles.css .node-title). */
+export const NODE_TITLE_PX = 15;
+
+/** Smallest title font (graph units) a level of detail draws. */
+export const smallestTitlePx = (lod = 'full') => (lod === 'compact' ? NODE_TITLE_PX : TITLE_PX);
+
+/** True when a layout shown whole in `pane` keeps its smallest title at least MIN_TITLE_PX. */
+export function readsWhole(layout, pane, lod = 'full') {
+  return fitScale(layout, pane) * smallestTitlePx(lod) >= MIN_TITLE_PX;
 }

@@ -1,5 +1,7 @@
 // Live figures: the playground's embed (graph + player) for a program, opened
-// at the step that matters.
+// at the step that matters — a <hookgrad-playground scenario step> element
+// (web/hookgrad-element.js), or a plain iframe of embed.html#s=… where the
+// site's element does not take a step.
 //
 // Markup:
 //   <figure class="hg-figure" id="fig-1" data-cell="cell-video" data-at="hook:double">
@@ -116,6 +118,9 @@ export class Figure {
       el.setAttribute('scenario', hash);
       el.setAttribute('step', String(this.step));
       el.setAttribute('title', this.frameTitle());
+      // A pinned height: the embed's graph fills it. Its own content height
+      // (autosize) leaves the graph a strip on a phone, too small to read.
+      el.setAttribute('height', String(this.height()));
       this.iframe = null;
       this.box.replaceChildren(el);
       this.el.dataset.src = hash;
@@ -130,6 +135,14 @@ export class Figure {
     this.iframe = iframe;
     this.box.replaceChildren(iframe);
     this.el.dataset.src = iframe.src;
+  }
+
+  /** Figure height in px: `data-height`, else by the column's width. */
+  height() {
+    const fixed = Number(this.el.dataset.height);
+    if (fixed > 0) return fixed;
+    const w = this.box.getBoundingClientRect().width || 700;
+    return w < 560 ? 580 : 560;
   }
 
   frameTitle() {

@@ -148,7 +148,7 @@ export class GraphView {
     // First view: the whole figure when it reads (see session.chooseLayout) or
     // when it is big (the overview reads at any size); else a readable part
     // from the top (the minimap shows the rest).
-    this.fit({ minK: big || readsWhole(layout, this.size()) ? 0 : 0.8 });
+    this.fit({ minK: big || readsWhole(layout, this.size(), input.lod) ? 0 : 0.8 });
     this.focusModuleName = focusModule;
     this.search?.refresh();
     return true;
@@ -332,6 +332,15 @@ export class GraphView {
     return g;
   }
 
+  /** Where a warning pin points: its node or tensor, else its module; inside a collapsed module, that module's box. */
+  pinBox(p) {
+    const direct = (p.node != null && this.boxes.get(`n${p.node}`)) || (p.tensor != null && this.boxes.get(`t${p.tensor}`)) || (p.module && this.clusterEls.get(p.module)?.box);
+    if (direct) return direct;
+    const unit = (p.node != null && this.input?.unitOfNode?.[p.node]) || (p.tensor != null && this.input?.unitOfTensor?.[p.tensor])
+      || (p.module && this.input?.units?.find((u) => u.placeholder === p.module)?.id);
+    return (unit && this.layout?.pos?.[unit]) || null;
+  }
+
   drawPins(pins) {
     const key = JSON.stringify(pins.map((p) => [p.level, p.message, p.node, p.tensor, p.module]));
     if (key === this.pinKey) return;
@@ -339,12 +348,15 @@ export class GraphView {
     this.gPins.replaceChildren();
     const stackAt = new Map();
     for (const p of pins) {
-      const box = (p.node != null && this.boxes.get(`n${p.node}`)) || (p.tensor != null && this.boxes.get(`t${p.tensor}`)) || (p.module && this.clusterEls.get(p.module)?.box) || null;
+      const box = this.pinBox(p);
       const anchor = box ? { x: box.x + box.w - 10, y: box.y } : { x: 10, y: 10 };
       const key = `${anchor.x},${anchor.y}`; const n = stackAt.get(key) || 0; stackAt.set(key, n + 1);
-      const msg = p.message.length > 64 ? `${p.message.slice(0, 63)}…` : p.message;
-      const g = el('g', { class: `pin ${p.level}`, transform: `translate(${anchor.x},${anchor.y - 24 - n * 24})` }, this.gPins);
+      // The overview (compact records) has little room: a shorter pin, the full text is its tooltip.
+      const max = this.lod === 'compact' ? 34 : 64;
+      const msg = p.message.length > max ? `${p.message.slice(0, max - 1)}…` : p.message;
       const w = msg.length * 6.4 + 30;
+      // Kept inside the figure (what "Fit" shows): not left of it, not above it.
+      const g = el('g', { class: `pin ${p.level}`, transform: `translate(${Math.max(anchor.x, w - 18)},${Math.max(2, anchor.y - 24 - n * 24)})` }, this.gPins);
       el('rect', { x: -w + 20, y: 0, width: w, height: 20, rx: 10 }, g);
       el('text', { x: -w + 30, y: 14 }, g, `${p.level === 'error' ? '✖' : '⚠'} ${msg}`);
       el('title', {}, g, p.message);

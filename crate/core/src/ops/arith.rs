@@ -208,10 +208,9 @@ pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
             if exponent == 0.0 {
                 return Ok(vec![Some(mul(&g, &Operand::Scalar(0.0))?)]);
             }
-            let d = mul(
-                &pow(&ctx.saved[0], exponent - 1.0)?,
-                &Operand::Scalar(exponent),
-            )?;
+            // `exponent * …` is mul.Scalar: MulBackward1.
+            let d =
+                super::backward_ops::mul_scalar(&pow(&ctx.saved[0], exponent - 1.0)?, exponent)?;
             Ok(vec![Some(mul(&g, &Operand::Tensor(d))?)])
         }),
     )?;

@@ -9,6 +9,7 @@ use crate::tensor::{Array, Storage, Tensor};
 use crate::trace;
 
 pub mod arith;
+pub mod backward_ops;
 pub mod inplace;
 pub mod join;
 pub mod kernel;
