@@ -125,12 +125,13 @@ RemovableHandle.__wrap = function wrap(ptr) {
 }
 /** End of a tidy for a RemovableHandle it owns. */
 function settleHandle(h) {
-  if (h.__live()) {
+  const id = h.__deadId(); // 0 while live (ids start at 1)
+  if (id === 0) {
     handleFree.register(h, h.__wbg_ptr, h);
     return;
   }
   const ptr = h.__wbg_ptr;
-  h.__hgId = h.id;
+  h.__hgId = id;
   h.__wbg_ptr = 0;
   wasm.__wbg_removablehandle_free(ptr, 0);
 }

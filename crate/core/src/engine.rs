@@ -741,14 +741,18 @@ fn validate_outputs(
             continue;
         }
         let Some(g) = slot.as_ref() else { continue };
-        let Some(expected) = edge.node.input_shapes.get(edge.input_nr).cloned() else {
+        let Some(expected) = edge.node.input_shapes.get(edge.input_nr) else {
             return Err(Error::internal(format!(
                 "{} has no input shape for input {} (edge from {})",
                 edge.node.name, edge.input_nr, node.name
             )));
         };
-        let got = g.shape();
-        if got != expected {
+        let expected: &[usize] = expected.as_slice();
+        // Compared in place (no Vec per gradient); copied only on a mismatch.
+        let same = g.data().map(|d| d.shape() == expected).unwrap_or(false);
+        if !same {
+            let got = g.shape();
+            let expected = expected.to_vec();
             if !is_expandable_to(&expected, &got) {
                 return Err(Error::runtime(format!(
                     "Function {} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",

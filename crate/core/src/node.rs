@@ -290,6 +290,8 @@ pub struct Node {
     pub kind: NodeKind,
     /// The forward outputs, weakly: lets `graph()` find live intermediate
     /// tensors without a tensor → node → tensor cycle.
+    /// The first inline (almost every node has one output): no allocation.
+    pub(crate) first_output: RefCell<Option<std::rc::Weak<crate::tensor::TensorImpl>>>,
     pub(crate) outputs: RefCell<Vec<std::rc::Weak<crate::tensor::TensorImpl>>>,
     /// `(output_nr, owning tensor, its hook list)`.
     pub(crate) tensor_pre_hooks: RefCell<Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
@@ -322,6 +324,7 @@ impl Node {
                 has_saved: Cell::new(has_saved),
                 released: Cell::new(false),
             },
+            first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
             tensor_pre_hooks: RefCell::new(Vec::new()),
             pre_hooks: LazyHooks::default(),
@@ -350,6 +353,7 @@ impl Node {
             next: Vec::new(),
             input_shapes: vec![shape],
             kind: NodeKind::AccumulateGrad { variable },
+            first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
             tensor_pre_hooks: RefCell::new(Vec::new()),
             pre_hooks: LazyHooks::default(),
@@ -386,6 +390,17 @@ impl Node {
     }
 
     pub(crate) fn add_output(&self, t: &Tensor) {
+        match self.first_output.try_borrow_mut() {
+            Ok(mut first) if first.is_none() => {
+                *first = Some(Rc::downgrade(&t.0));
+                return;
+            }
+            Ok(_) => {}
+            Err(_) => {
+                fault("a node's first output is busy while adding one");
+                return;
+            }
+        }
         match self.outputs.try_borrow_mut() {
             Ok(mut outs) => outs.push(Rc::downgrade(&t.0)),
             Err(_) => fault("a node's outputs are busy while adding one"),
@@ -394,10 +409,17 @@ impl Node {
 
     /// The live forward outputs of this node.
     pub fn output_tensors(&self) -> Vec<Tensor> {
-        self.outputs
+        let first = self
+            .first_output
             .try_borrow()
-            .map(|o| o.iter().filter_map(|w| w.upgrade()).map(Tensor).collect())
-            .unwrap_or_else(|_| fault_default("a node's outputs are busy"))
+            .map(|f| f.as_ref().and_then(|w| w.upgrade()))
+            .unwrap_or_else(|_| fault_default("a node's first output is busy"));
+        let more = self
+            .outputs
+            .try_borrow()
+            .map(|o| o.iter().filter_map(|w| w.upgrade()).collect::<Vec<_>>())
+            .unwrap_or_else(|_| fault_default("a node's outputs are busy"));
+        first.into_iter().chain(more).map(Tensor).collect()
     }
 
     /// Tensor pre-hooks by input index. AccumulateGrad reads its leaf's list

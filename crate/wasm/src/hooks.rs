@@ -316,6 +316,16 @@ impl Handle {
     pub fn live(&self) -> bool {
         self.inner.is_live()
     }
+    /// `hg.tidy`'s question in one call: 0 while anything it removes from
+    /// lives, else its id (kept by JS after the handle is freed).
+    #[wasm_bindgen(js_name = __deadId)]
+    pub fn dead_id(&self) -> u32 {
+        if self.inner.is_live() {
+            0
+        } else {
+            self.inner.id.0
+        }
+    }
 }
 
 impl Handle {

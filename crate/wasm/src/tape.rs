@@ -82,6 +82,14 @@ impl ser::Error for TapeError {
 type R = Result<(), TapeError>;
 
 impl Tape {
+    /// Empties the tape, keeping its buffers' capacity for the next record.
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.strings.clear();
+        self.index.clear();
+        self.statics.clear();
+    }
+
     fn static_string(&mut self, s: &'static str) {
         let key = (s.as_ptr() as usize, s.len());
         let i = match self.statics.get(&key) {
