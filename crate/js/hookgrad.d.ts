@@ -295,8 +295,12 @@ export function registerModuleFullBackwardPreHook(hook: GlobalFullBackwardPreHoo
 export function savedTensorsHooks<P, R>(pack: (tensor: Tensor) => P, unpack: (packed: P) => Tensor, fn: () => R): R;
 
 /** `torch.autograd.graph.register_multi_grad_hook`. */
-export function registerMultiGradHook(tensors: Tensor[], hook: (grads: Grads) => void, opts?: { mode?: 'all' }): RemovableHandle;
-export function registerMultiGradHook(tensors: Tensor[], hook: (grad: Tensor) => void, opts: { mode: 'any' }): RemovableHandle;
+export interface MultiGradHookOptions {
+  /** 'all' (default): the hook gets every gradient once all are computed; 'any': the first one. */
+  mode?: 'all' | 'any';
+}
+export function registerMultiGradHook(tensors: Tensor[], hook: (grads: Grads) => void, opts?: MultiGradHookOptions & { mode?: 'all' }): RemovableHandle;
+export function registerMultiGradHook(tensors: Tensor[], hook: (grad: Tensor) => void, opts: MultiGradHookOptions & { mode: 'any' }): RemovableHandle;
 
 // ---------------------------------------------------------------- memory
 

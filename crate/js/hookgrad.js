@@ -14,13 +14,57 @@ let wasm = null;
 /** `await init()` (browser) — as wasm-bindgen's, also keeps the exports. */
 export default async function init(...args) {
   wasm = await coreInit(...args);
+  core.__setTapeDecoder(__decodeTape);
   return wasm;
 }
 
 /** `hg.initSync({module})` (Node) — as wasm-bindgen's, also keeps the exports. */
 export function initSync(...args) {
   wasm = core.initSync(...args);
+  core.__setTapeDecoder(__decodeTape);
   return wasm;
+}
+
+// ----- graph() / trace() records ------------------------------------------------
+//
+// The binding writes a record as one flat tape (crate/wasm/src/tape.rs: f64
+// words and a table of distinct strings) and this rebuilds the plain objects
+// in one pass, on the JS side of the boundary (one copy across it instead of
+// a call per field and element).
+
+const TAPE = { NULL: 0, TRUE: 1, FALSE: 2, NUM: 3, STR: 4, ARR: 5, OBJ: 6 };
+
+/** Tape (Float64Array) + strings (Array) → the value. */
+export function __decodeTape(words, strings) {
+  let i = 0;
+  const value = () => {
+    switch (words[i++]) {
+      case TAPE.NUM: return words[i++];
+      case TAPE.STR: return strings[words[i++]];
+      case TAPE.NULL: return null;
+      case TAPE.TRUE: return true;
+      case TAPE.FALSE: return false;
+      case TAPE.ARR: {
+        const n = words[i++];
+        const a = [];
+        for (let k = 0; k < n; k++) a.push(value());
+        return a;
+      }
+      case TAPE.OBJ: {
+        const n = words[i++];
+        const o = {};
+        for (let k = 0; k < n; k++) {
+          const key = value();
+          o[key] = value();
+        }
+        return o;
+      }
+      default: throw new Error(`internal: graph/trace record: bad tape word ${words[i - 1]} at ${i - 1}`);
+    }
+  };
+  const v = value();
+  if (i !== words.length) throw new Error(`internal: graph/trace record: ${words.length - i} tape words left over`);
+  return v;
 }
 
 // ----- handles ------------------------------------------------------------------
@@ -54,6 +98,8 @@ let scope = null;
 const scopes = [];
 /** Handles hg.keep() exempted from every enclosing tidy. */
 const kept = new WeakSet();
+/** Calls of hg.keep() so far (lets tidy skip the WeakSet when none happened). */
+let keepCalls = 0;
 
 // RemovableHandle: `{id, remove()}`. Inside a tidy it is scope-owned; at
 // the end it is freed only if everything it removes from is gone (then
@@ -79,14 +125,23 @@ RemovableHandle.__wrap = function wrap(ptr) {
 }
 /** End of a tidy for a RemovableHandle it owns. */
 function settleHandle(h) {
-  if (h.__live()) {
+  const id = h.__deadId(); // 0 while live (ids start at 1)
+  if (id === 0) {
     handleFree.register(h, h.__wbg_ptr, h);
     return;
   }
   const ptr = h.__wbg_ptr;
-  h.__hgId = h.id;
+  h.__hgId = id;
   h.__wbg_ptr = 0;
   wasm.__wbg_removablehandle_free(ptr, 0);
+}
+
+// The typed arithmetic exports, unguarded: the dispatchers below check the
+// handle themselves (one call layer less on the hottest path).
+const OPS = ['add', 'sub', 'mul', 'div'];
+const rawTyped = {};
+for (const op of OPS) {
+  rawTyped[op] = [Tensor.prototype[`__${op}Scalar`], Tensor.prototype[`__${op}Tensor`]];
 }
 
 for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node'], [Module, 'module']]) {
@@ -139,6 +194,13 @@ function guardPrototype(cls, message) {
   }
 }
 
+// How the binding recognises a live Tensor argument in one property read
+// (crate/wasm/src/convert.rs, live_tensor_fast): its pointer, 0 once released.
+Object.defineProperty(Tensor.prototype, '__hgPtr', {
+  configurable: true,
+  get() { return this.__wbg_ptr; },
+});
+
 const isHandle = (x) => x instanceof Tensor || x instanceof Node || x instanceof Module;
 
 /** Frees one handle now (idempotent). `owned`: by a scope, not the GC. */
@@ -184,6 +246,7 @@ export function tidy(fn) {
   const mine = [];
   scopes.push(mine);
   scope = mine;
+  const keeps = keepCalls;
   let result;
   let ok = false;
   try {
@@ -192,20 +255,38 @@ export function tidy(fn) {
   } finally {
     scopes.pop();
     scope = scopes.length ? scopes[scopes.length - 1] : null;
-    const survivors = new Set();
-    if (ok) eachHandle(result, (h) => survivors.add(h));
-    for (const h of mine) {
-      if (h.__wbg_ptr === 0) continue;
-      if (h instanceof RemovableHandle) {
-        if (scope !== null) scope.push(h); // decided by the outermost tidy
-        else settleHandle(h);
+    // Every handle in `mine` was made during fn, so a keep() of one of them
+    // moved keepCalls; the WeakSet and the survivor Set are only consulted
+    // when they can answer yes (a training step's scope holds ~10^4 handles).
+    const anyKept = keepCalls !== keeps;
+    const survivors = ok && result !== null && typeof result === 'object' ? new Set() : null;
+    if (survivors) eachHandle(result, (h) => survivors.add(h));
+    // RemovableHandles last: once the scope's tensors are released, the
+    // hook lists of a finished graph are usually gone, and their handles
+    // can be freed now instead of through the FinalizationRegistry.
+    const handles = [];
+    for (let i = 0; i < mine.length; i++) {
+      const h = mine[i];
+      const ptr = h.__wbg_ptr;
+      if (ptr === 0) continue;
+      if (!anyKept && (survivors === null || !survivors.has(h)) && h instanceof Tensor) {
+        h.__wbg_ptr = 0;
+        wasm.__wbg_tensor_free(ptr, 0);
         continue;
       }
-      if (kept.has(h)) gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
-      else if (survivors.has(h)) {
+      if (h instanceof RemovableHandle) {
+        handles.push(h);
+        continue;
+      }
+      if (anyKept && kept.has(h)) gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
+      else if (survivors !== null && survivors.has(h)) {
         if (scope !== null) scope.push(h);
         else gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
       } else release(h, true);
+    }
+    for (const h of handles) {
+      if (scope !== null) scope.push(h); // decided by the outermost tidy
+      else settleHandle(h);
     }
   }
   if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
@@ -219,6 +300,7 @@ export function keep(t) {
   if (!isHandle(t)) throw new TypeError(`keep(t): t must be a Tensor, Node or Module, not ${t === null ? 'null' : typeof t}`);
   if (t.__wbg_ptr === 0) throw new Error(RELEASED[kindOf(t)]);
   kept.add(t);
+  keepCalls++;
   return t;
 }
 
@@ -267,15 +349,18 @@ Module.prototype.call = function call(...args) {
 // which skip the generic conversion of an unknown JS value (the common case
 // in scalar-heavy code); anything else (a released handle too) takes the
 // generic path and its error.
-for (const op of ['add', 'sub', 'mul', 'div']) {
+for (const op of OPS) {
   const generic = Tensor.prototype[op];
-  const scalar = Tensor.prototype[`__${op}Scalar`];
-  const tensor = Tensor.prototype[`__${op}Tensor`];
-  Tensor.prototype[op] = function (other) {
-    if (typeof other === 'number') return scalar.call(this, other);
-    if (other instanceof Tensor && other.__wbg_ptr) return tensor.call(this, other);
+  const [scalar, tensor] = rawTyped[op];
+  const f = function (other) {
+    if (this.__wbg_ptr !== 0) {
+      if (typeof other === 'number') return scalar.call(this, other);
+      if (other instanceof Tensor && other.__wbg_ptr) return tensor.call(this, other);
+    }
     return generic.call(this, other);
   };
+  Object.defineProperty(f, 'name', { value: op });
+  Tensor.prototype[op] = f;
 }
 
 /** Runs `f` outside any tidy scope: what it makes is the caller's, like `new hg.Module`. */

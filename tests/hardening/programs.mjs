@@ -85,6 +85,90 @@ function factorShape(r, n) {
 
 // --------------------------------------------------------- generation
 
+/** The second release's ops (tensor methods, hg.cat / hg.stack, mseLoss). */
+const NEW_OPS = ['abs', 'sqrt', 'softmax', 'logSoftmax', 'unsqueeze', 'squeeze', 'expand', 'cat', 'stack', 'mseLoss'];
+/** Ops whose result is always a view of their input. */
+const VIEW_OPS = ['t', 'transpose', 'unsqueeze', 'squeeze'];
+/**
+ * Ops whose result may be modified in place through a view: not a view
+ * itself, and not saved by its own node (exp, tanh, sigmoid, relu, sqrt,
+ * softmax save their result: PyTorch's backward would then fail with the
+ * "modified by an inplace operation" error).
+ */
+const INPLACE_BASES = ['add', 'sub', 'mul', 'div', 'neg', 'clone', 'matmul', 'sum', 'mean', 'pow', 'log', 'sin', 'cos', 'abs', 'cat', 'stack', 'mseLoss'];
+
+const shapeEq = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** params (and extra tensor arguments) for a new op on `a`, or null when it does not fit. */
+function newOpParams(r, op, a, pool, newLeaf) {
+  const s = a.val.shape;
+  const rank = s.length;
+  const dimIn = (n) => r.int(-n, n - 1);
+  switch (op) {
+    case 'abs': return minAbs(a.val) > 0.05 ? { params: undefined, extra: [] } : null;
+    case 'sqrt': return minVal(a.val) > 0.1 ? { params: undefined, extra: [] } : null;
+    case 'softmax': case 'logSoftmax': return { params: { dim: rank === 0 ? 0 : dimIn(rank) }, extra: [] };
+    case 'unsqueeze': return rank < 3 ? { params: { dim: dimIn(rank + 1) }, extra: [] } : null;
+    case 'squeeze': return { params: rank > 0 && r.chance(0.6) ? { dim: dimIn(rank) } : {}, extra: [] };
+    case 'expand': {
+      const lead = rank < 3 && r.chance(0.4) ? [r.int(1, 3)] : [];
+      const sizes = s.map((d) => (d === 1 ? r.pick([1, 2, 3, -1]) : r.pick([d, -1])));
+      return { params: { shape: [...lead, ...sizes] }, extra: [] };
+    }
+    case 'cat': case 'stack': {
+      if (op === 'cat' && rank === 0) return null;
+      const dim = op === 'cat' ? dimIn(rank) : dimIn(rank + 1);
+      const d = dim < 0 ? dim + rank : dim;
+      const fits = (p) => p !== a && (op === 'stack' ? shapeEq(p.val.shape, s)
+        : p.val.shape.length === rank && p.val.shape.every((x, i) => i === d || x === s[i]));
+      const extra = [];
+      for (let n = r.int(1, 2); n > 0; n--) {
+        const cands = pool.filter(fits);
+        if (cands.length && r.chance(0.4)) extra.push(r.pick(cands));
+        else {
+          const shape = s.slice();
+          if (op === 'cat') shape[d] = r.int(1, 3);
+          extra.push(newLeaf(shape, r.chance(0.6)));
+        }
+      }
+      return { params: { dim }, extra };
+    }
+    case 'mseLoss': {
+      const cands = pool.filter((p) => p !== a && shapeEq(p.val.shape, s));
+      const t = cands.length && r.chance(0.3) ? r.pick(cands) : newLeaf(s, r.chance(0.3));
+      return { params: { reduction: r.pick(['mean', 'sum', 'none']) }, extra: [t] };
+    }
+    default: return null;
+  }
+}
+
+/**
+ * `view.mul_(c)` / `view.add_(c)` where `view` (just made by a view op) is a
+ * view of `base`, a fresh non-leaf nothing else uses or hooks: PyTorch
+ * writes through to the base (CopySlices). The reference models it as
+ * base' = base * c (or + c; the view covers all of base) and view' =
+ * viewop(base'); later instructions use base' and view' (the same JS tensors).
+ */
+function inplaceThroughView(r, prog, pool, base, view, viewOp, viewParams, newId) {
+  if (base.leaf || !base.rg || !INPLACE_BASES.includes(base.op)) return null;
+  const usedElsewhere = prog.ins.some((i) => (i.k === 'op' && i.id !== view.id && i.args.includes(base.id))
+    || i.on === base.id || (i.k === 'inplace' && i.args.includes(base.id)));
+  if (usedElsewhere) return null;
+  const op = r.pick(['mul_', 'add_']);
+  const c = r.pick([2, -0.5, 1.5, 3]);
+  const nb = newId();
+  const nv = newId();
+  prog.ins.push({ k: 'inplace', view: view.id, base: base.id, args: [view.id, base.id], op, c, newBase: nb, newView: nv, viewOp, viewParams });
+  const bval = R.forward(op === 'mul_' ? 'mul' : 'add', [base.val, c]).out;
+  const vval = R.forward(viewOp, [bval], viewParams).out;
+  pool.splice(pool.indexOf(base), 1);
+  pool.splice(pool.indexOf(view), 1);
+  const eb = { id: nb, val: bval, rg: true, leaf: false, op: 'inplace' };
+  const ev = { id: nv, val: vval, rg: true, leaf: false, op: viewOp };
+  pool.push(eb, ev);
+  return { base: eb, view: ev };
+}
+
 /**
  * Generate the program for `seed`. Forward values are computed with the
  * reference while generating, so each op is only chosen where it is well
@@ -142,11 +226,13 @@ export function generate(seed) {
   for (let attempt = 0; made < nOps && attempt < nOps * 10; attempt++) {
     const a = r.chance(0.5) ? pool[pool.length - 1] : r.pick(pool);
     const op = r.pick(['add', 'sub', 'mul', 'div', 'add', 'mul', 'neg', 'pow', 'exp', 'log', 'sin', 'cos', 'tanh', 'sigmoid', 'relu',
-      'matmul', 'matmul', 'sum', 'mean', 'sum', 'reshape', 'transpose', 't', 'clone']);
+      'matmul', 'matmul', 'sum', 'mean', 'sum', 'reshape', 'transpose', 't', 'clone', 'transpose', 'reshape',
+      ...NEW_OPS]);
     let args = [a.id];
     let argVals = [a.val];
     let params;
     let partner = null;
+    let extra = []; // more tensor arguments (cat, stack, mseLoss)
     let ok = true;
     if (['add', 'sub', 'mul', 'div'].includes(op)) {
       if (r.chance(0.3)) {
@@ -194,8 +280,13 @@ export function generate(seed) {
       if (minAbs(a.val) < 0.01) ok = false;
     } else if (op === 'exp') {
       if (a.val.data.some((x) => x > 3)) ok = false;
+    } else if (NEW_OPS.includes(op)) {
+      const g = newOpParams(r, op, a, pool, newLeaf);
+      if (!g) ok = false;
+      else { params = g.params; extra = g.extra; }
     }
     if (!ok) continue;
+    for (const x of extra) { args.push(x.id); argVals.push(x.val); }
     if (partner && partner.spec) {
       const shape = partner.spec;
       if (R.numel(shape) > MAX_NUMEL) continue;
@@ -216,9 +307,14 @@ export function generate(seed) {
     const id = `t${nextId++}`;
     const rg = args.some((x) => typeof x === 'string' && pool.find((p) => p.id === x).rg);
     emit({ k: 'op', id, op, args, params });
-    const e = { id, val: res.out, rg, leaf: !rg };
+    const e = { id, val: res.out, rg, leaf: !rg, op };
     pool.push(e);
     made++;
+    // In place through the view just made, where the reference can model it.
+    if (VIEW_OPS.includes(op) && r.chance(0.35)) {
+      const done = inplaceThroughView(r, prog, pool, a, e, op, params, () => `t${nextId++}`);
+      if (done) { addHooks(done.base); addHooks(done.view); continue; }
+    }
     addHooks(e);
   }
 
@@ -267,6 +363,12 @@ export function runReference(prog) {
       const { out, back } = R.forward(ins.op, argVals, ins.params);
       const rg = ins.args.some((a) => typeof a === 'string' && vals.get(a).rg);
       vals.set(ins.id, { val: out, rg, leaf: !rg, back, args: ins.args });
+    } else if (ins.k === 'inplace') {
+      const base = vals.get(ins.base).val;
+      const b = R.forward(ins.op === 'mul_' ? 'mul' : 'add', [base, ins.c], {});
+      vals.set(ins.newBase, { val: b.out, rg: true, leaf: false, back: b.back, args: [ins.base, ins.c] });
+      const v = R.forward(ins.viewOp, [b.out], ins.viewParams);
+      vals.set(ins.newView, { val: v.out, rg: true, leaf: false, back: v.back, args: [ins.newBase] });
     } else if (ins.k === 'hook') {
       if (!hooks.has(ins.on)) hooks.set(ins.on, []);
       hooks.get(ins.on).push(ins);
@@ -376,10 +478,15 @@ export function toSource(prog) {
         else if (ins.op === 'sum' || ins.op === 'mean') call = p.dim === undefined ? `${ins.op}()` : `${ins.op}(${p.dim}, ${p.keepdim})`;
         else if (ins.op === 'reshape') call = `reshape(${JSON.stringify(p.shape)})`;
         else if (ins.op === 'transpose') call = `transpose(${p.d0}, ${p.d1})`;
+        else if (['softmax', 'logSoftmax', 'unsqueeze'].includes(ins.op) || (ins.op === 'squeeze' && p.dim !== undefined)) call = `${ins.op}(${p.dim})`;
+        else if (ins.op === 'expand') call = `expand(${JSON.stringify(p.shape)})`;
         else call = `${ins.op}(${ins.args.slice(1).map(arg).join(', ')})`;
-        L.push(`const ${ins.id} = ${ins.args[0]}.${call};`);
+        if (ins.op === 'cat' || ins.op === 'stack') L.push(`const ${ins.id} = hg.${ins.op}([${ins.args.join(', ')}], ${p.dim});`);
+        else if (ins.op === 'mseLoss') L.push(`const ${ins.id} = hg.nn.functional.mseLoss(${ins.args[0]}, ${ins.args[1]}, { reduction: '${p.reduction}' });`);
+        else L.push(`const ${ins.id} = ${ins.args[0]}.${call};`);
         break;
       }
+      case 'inplace': L.push(`${ins.view}.${ins.op}(${ins.c}); const ${ins.newBase} = ${ins.base}; const ${ins.newView} = ${ins.view};`); break;
       case 'hook': {
         const body = {
           scale: `(g) => g.mul(${ins.c})`,
@@ -465,11 +572,17 @@ export function runHookgrad(hg, prog) {
           else if (ins.op === 'sum' || ins.op === 'mean') v = p.dim === undefined ? a[ins.op]() : a[ins.op](p.dim, p.keepdim);
           else if (ins.op === 'reshape') v = a.reshape(p.shape);
           else if (ins.op === 'transpose') v = a.transpose(p.d0, p.d1);
+          else if (['softmax', 'logSoftmax', 'unsqueeze'].includes(ins.op)) v = a[ins.op](p.dim);
+          else if (ins.op === 'squeeze') v = p.dim === undefined ? a.squeeze() : a.squeeze(p.dim);
+          else if (ins.op === 'expand') v = a.expand(p.shape);
+          else if (ins.op === 'cat' || ins.op === 'stack') v = hg[ins.op]([a, ...rest], p.dim);
+          else if (ins.op === 'mseLoss') v = hg.nn.functional.mseLoss(a, rest[0], { reduction: p.reduction });
           else v = a[ins.op](...rest);
           t.set(ins.id, v);
           if (!v.requiresGrad) leaves.push(null);
           break;
         }
+        case 'inplace': t.get(ins.view)[ins.op](ins.c); t.set(ins.newBase, t.get(ins.base)); t.set(ins.newView, t.get(ins.view)); break;
         case 'hook': h.set(ins.hid, t.get(ins.on).registerHook(hookFn(ins, obs, keptT))); break;
         case 'retain': t.get(ins.on).retainGrad(); retained.add(ins.on); break;
         case 'pahook': h.set(ins.hid, t.get(ins.on).registerPostAccumulateGradHook(hookFn(ins, obs, keptT))); break;
@@ -612,8 +725,8 @@ export function minimize(prog, fails, budget = 300) {
     for (let i = cur.ins.length - 1; i >= 0; i--) {
       const ins = cur.ins[i];
       if (ins.k === 'backward') continue;
-      const name = ins.k === 'leaf' || ins.k === 'op' ? ins.id : ins.hid;
-      if (name && cur.ins.some((o, j) => j !== i && uses(o, name))) continue;
+      const names = ins.k === 'inplace' ? [ins.newBase, ins.newView] : [ins.k === 'leaf' || ins.k === 'op' ? ins.id : ins.hid];
+      if (names.some((name) => name && cur.ins.some((o, j) => j !== i && uses(o, name)))) continue;
       const cand = { ...cur, ins: cur.ins.filter((_, j) => j !== i) };
       if (safeFails(cand)) { cur = cand; changed = true; }
     }
@@ -632,6 +745,7 @@ function requiresGradIds(prog) {
   for (const ins of prog.ins) {
     if (ins.k === 'leaf' && ins.rg) rg.add(ins.id);
     if (ins.k === 'op' && ins.args.some((a) => rg.has(a))) rg.add(ins.id);
+    if (ins.k === 'inplace') { rg.add(ins.newBase); rg.add(ins.newView); }
   }
   return rg;
 }

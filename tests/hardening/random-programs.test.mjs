@@ -80,9 +80,10 @@ for (let start = BASE; start < BASE + N; start += BATCH) {
 
 test('random programs: the generator covers every op and hook kind', () => {
   if (N < 200) return; // too few programs to expect full coverage
-  const ops = ['add', 'sub', 'mul', 'div', 'neg', 'pow', 'exp', 'log', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'matmul', 'sum', 'mean', 'reshape', 'transpose', 't', 'clone'];
+  const ops = ['add', 'sub', 'mul', 'div', 'neg', 'pow', 'exp', 'log', 'sin', 'cos', 'tanh', 'sigmoid', 'relu', 'matmul', 'sum', 'mean', 'reshape', 'transpose', 't', 'clone',
+    'abs', 'sqrt', 'softmax', 'logSoftmax', 'unsqueeze', 'squeeze', 'expand', 'cat', 'stack', 'mseLoss'];
   assert.deepEqual(ops.filter((o) => !stats.ops.has(o)), [], 'ops never generated');
-  const hooks = ['hook:scale', 'hook:affine', 'hook:observe', 'hook:keep', 'hook:identity', 'retain', 'pahook', 'nodepre', 'nodepost', 'remove'];
+  const hooks = ['hook:scale', 'hook:affine', 'hook:observe', 'hook:keep', 'hook:identity', 'retain', 'pahook', 'nodepre', 'nodepost', 'remove', 'inplace'];
   assert.deepEqual(hooks.filter((h) => !stats.hooks.has(h)), [], 'hook kinds never generated');
   assert.ok(stats.twice > 0 && stats.p1 > 0, 'double backward and pytorch-1 semantics are exercised');
   console.log(`# random programs: ${stats.programs} programs, ${stats.twice} with two backward passes, ${stats.p1} under pytorch-1`);

@@ -83,7 +83,92 @@ const unaryFns = {
   tanh: [Math.tanh, (x, y) => 1 - y * y],
   sigmoid: [(x) => 1 / (1 + Math.exp(-x)), (x, y) => y * (1 - y)],
   relu: [(x) => (x > 0 ? x : 0), (x) => (x > 0 ? 1 : 0)],
+  abs: [Math.abs, (x) => Math.sign(x)],
+  sqrt: [Math.sqrt, (x, y) => 0.5 / y],
 };
+
+const wrap = (dim, rank) => (dim < 0 ? dim + rank : dim);
+
+/** outer × n × inner around dimension d of shape. */
+const lanes = (shape, d) => ({ outer: numel(shape.slice(0, d)), n: shape[d], inner: numel(shape.slice(d + 1)) });
+
+/** softmax / log_softmax along dim (a 0-d tensor is its own class). */
+function softmaxOp(a, dim, log) {
+  if (a.shape.length === 0) {
+    const out = make([], [log ? 0 : 1]);
+    return { out, back: (G) => [make([], [log ? 0 : 0 * G.data[0]])] };
+  }
+  const { outer, n, inner } = lanes(a.shape, wrap(dim, a.shape.length));
+  const y = new Float64Array(a.data.length);
+  const at = (o, k, i) => (o * n + k) * inner + i;
+  for (let o = 0; o < outer; o++) for (let i = 0; i < inner; i++) {
+    let m = -Infinity;
+    for (let k = 0; k < n; k++) m = Math.max(m, a.data[at(o, k, i)]);
+    let s = 0;
+    for (let k = 0; k < n; k++) s += Math.exp(a.data[at(o, k, i)] - m);
+    for (let k = 0; k < n; k++) {
+      const lp = a.data[at(o, k, i)] - m - Math.log(s);
+      y[at(o, k, i)] = log ? lp : Math.exp(lp);
+    }
+  }
+  return {
+    out: make(a.shape, y),
+    back: (G) => {
+      const g = new Float64Array(y.length);
+      for (let o = 0; o < outer; o++) for (let i = 0; i < inner; i++) {
+        let s = 0;
+        for (let k = 0; k < n; k++) s += log ? G.data[at(o, k, i)] : G.data[at(o, k, i)] * y[at(o, k, i)];
+        for (let k = 0; k < n; k++) {
+          const j = at(o, k, i);
+          g[j] = log ? G.data[j] - Math.exp(y[j]) * s : y[j] * (G.data[j] - s);
+        }
+      }
+      return [make(a.shape, g)];
+    },
+  };
+}
+
+/** torch.cat along dim; inputs agree on every other dimension. */
+function catOp(ts, dim) {
+  const d = wrap(dim, ts[0].shape.length);
+  const sizes = ts.map((t) => t.shape[d]);
+  const total = sizes.reduce((x, y) => x + y, 0);
+  const shape = ts[0].shape.slice();
+  shape[d] = total;
+  const { outer, inner } = lanes(shape, d);
+  const out = new Float64Array(numel(shape));
+  let off = 0;
+  const offs = [];
+  ts.forEach((t, j) => {
+    offs.push(off);
+    for (let o = 0; o < outer; o++) for (let k = 0; k < sizes[j]; k++) for (let i = 0; i < inner; i++) out[(o * total + off + k) * inner + i] = t.data[(o * sizes[j] + k) * inner + i];
+    off += sizes[j];
+  });
+  return {
+    out: make(shape, out),
+    back: (G) => ts.map((t, j) => {
+      const g = new Float64Array(t.data.length);
+      for (let o = 0; o < outer; o++) for (let k = 0; k < sizes[j]; k++) for (let i = 0; i < inner; i++) g[(o * sizes[j] + k) * inner + i] = G.data[(o * total + offs[j] + k) * inner + i];
+      return make(t.shape, g);
+    }),
+  };
+}
+
+/** The shape of a.unsqueeze(dim) / a.squeeze(dim?) / a.expand(sizes). */
+export function viewShape(op, shape, params) {
+  if (op === 'unsqueeze') { const s = shape.slice(); s.splice(wrap(params.dim, shape.length + 1), 0, 1); return s; }
+  if (op === 'squeeze') {
+    if (params.dim === undefined) return shape.filter((x) => x !== 1);
+    const d = wrap(params.dim, shape.length);
+    return shape.length === 0 || shape[d] !== 1 ? shape.slice() : shape.filter((_, i) => i !== d);
+  }
+  if (op === 'expand') {
+    const sizes = params.shape;
+    const off = sizes.length - shape.length;
+    return sizes.map((x, i) => (x === -1 ? shape[i - off] : x));
+  }
+  throw new Error(`viewShape: ${op}`);
+}
 
 function reduceDim(t, dim, keepdim, mean) {
   const r = t.shape.length;
@@ -222,6 +307,38 @@ export function forward(op, args, params = {}) {
     }
     case 'clone':
       return { out: make(a.shape, a.data.slice()), back: (G) => [make(a.shape, G.data.slice())] };
+    case 'unsqueeze': case 'squeeze':
+      return { out: make(viewShape(op, a.shape, params), a.data.slice()), back: (G) => [make(a.shape, G.data.slice())] };
+    case 'expand': {
+      const shape = viewShape(op, a.shape, params);
+      const map = indexMap(a.shape, shape);
+      return { out: make(shape, Array.from(map, (j) => a.data[j])), back: (G) => [sumTo(G.data, shape, a.shape)] };
+    }
+    case 'softmax': case 'logSoftmax':
+      return softmaxOp(a, params.dim, op === 'logSoftmax');
+    case 'cat':
+      return catOp(args, params.dim);
+    case 'stack': {
+      const d = wrap(params.dim, a.shape.length + 1);
+      const u = args.map((t) => make(viewShape('unsqueeze', t.shape, { dim: d }), t.data));
+      const { out, back } = catOp(u, d);
+      return { out, back: (G) => back(G).map((g, j) => make(args[j].shape, g.data)) };
+    }
+    case 'mseLoss': { // same shapes; reduction 'mean' | 'sum' | 'none'
+      const n = a.data.length;
+      const diff = a.data.map((x, i) => x - b.data[i]);
+      const sq = diff.map((x) => x * x);
+      const red = params.reduction;
+      const out = red === 'none' ? make(a.shape, sq) : make([], [sq.reduce((x, y) => x + y, 0) / (red === 'mean' ? n : 1)]);
+      return {
+        out,
+        back: (G) => {
+          const k = red === 'mean' ? 2 / n : 2;
+          const ga = diff.map((x, i) => k * x * (red === 'none' ? G.data[i] : G.data[0]));
+          return [make(a.shape, ga), make(b.shape, ga.map((x) => -x))];
+        },
+      };
+    }
     default: {
       const u = unaryFns[op];
       if (!u) throw new Error(`reference: unknown op ${op}`);

@@ -90,7 +90,10 @@ pub fn warn(message: &str) {
     crate::trace::record(|| crate::trace::Event::Warning {
         message: message.to_string(),
     });
-    let sink = WARNING_SINK.with(|w| w.try_borrow().ok().and_then(|s| s.clone()));
+    let sink = WARNING_SINK.with(|w| match w.try_borrow() {
+        Ok(s) => s.clone(),
+        Err(_) => crate::error::fault_default("the warning sink is busy"),
+    });
     if let Some(sink) = sink {
         sink(message);
     }
@@ -107,7 +110,8 @@ pub fn warn_once(message: &'static str) {
             w.push(message);
             true
         }
-        _ => false,
+        Ok(_) => false,
+        Err(_) => crate::error::fault_default("the warn-once list is busy"),
     });
     if first {
         warn(message);
@@ -130,8 +134,8 @@ thread_local! {
 pub fn saved_tensors_hooks() -> Option<Rc<dyn crate::hooks::SavedTensorsHooks>> {
     SAVED_HOOKS.with(|s| {
         s.try_borrow()
-            .ok()
-            .and_then(|s| s.last().cloned().flatten())
+            .map(|s| s.last().cloned().flatten())
+            .unwrap_or_else(|_| crate::error::fault_default("the saved-tensor hook stack is busy"))
     })
 }
 
@@ -142,10 +146,9 @@ impl SavedHooksGuard {
     /// `with saved_tensors_hooks(pack, unpack):` (or, with `None`, a region
     /// where nothing is packed).
     pub fn push(hooks: Option<Rc<dyn crate::hooks::SavedTensorsHooks>>) -> Self {
-        SAVED_HOOKS.with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                s.push(hooks);
-            }
+        SAVED_HOOKS.with(|s| match s.try_borrow_mut() {
+            Ok(mut s) => s.push(hooks),
+            Err(_) => crate::error::fault("the saved-tensor hook stack is busy"),
         });
         SavedHooksGuard(())
     }
@@ -153,10 +156,9 @@ impl SavedHooksGuard {
 
 impl Drop for SavedHooksGuard {
     fn drop(&mut self) {
-        SAVED_HOOKS.with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                s.pop();
-            }
+        SAVED_HOOKS.with(|s| match s.try_borrow_mut() {
+            Ok(mut s) => drop(s.pop()),
+            Err(_) => crate::error::fault("the saved-tensor hook stack is busy"),
         });
     }
 }
@@ -172,14 +174,18 @@ pub fn with_saved_tensors_hooks<T>(
 
 pub(crate) fn set_pending_error(e: Error) {
     PENDING_ERROR.with(|p| {
-        if let Ok(mut p) = p.try_borrow_mut() {
-            if p.is_none() {
-                *p = Some(e);
-            }
+        match p.try_borrow_mut() {
+            Ok(mut p) if p.is_none() => *p = Some(e),
+            Ok(_) => {}
+            // A pack hook's error must not vanish.
+            Err(_) => crate::error::fault("the pending-error slot is busy"),
         }
     });
 }
 
 pub(crate) fn take_pending_error() -> Option<Error> {
-    PENDING_ERROR.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()))
+    PENDING_ERROR.with(|p| match p.try_borrow_mut() {
+        Ok(mut p) => p.take(),
+        Err(_) => Some(Error::internal("the pending-error slot is busy")),
+    })
 }

@@ -87,3 +87,68 @@ fn addmm_and_inplace_double_backward() {
         c.mul(a)
     });
 }
+
+/// The fused backward ops (`ops::backward_ops`) are differentiable twice
+/// too: a triple backward through `tanh(x)` differentiates their own
+/// formulas' graphs.
+#[test]
+fn fused_backward_ops_double_backward() {
+    use crate::ops::backward_ops as b;
+    check_binary_double_backward("tanh_backward", &[2, 3], &[2, 3], b::tanh_backward);
+    check_binary_double_backward("sigmoid_backward", &[2, 3], &[2, 3], b::sigmoid_backward);
+    check_binary_double_backward("threshold_backward*y", &[4], &[4], |g, x| {
+        b::threshold_backward(g, &x.sub(0.3)?)?.mul(x)
+    });
+    check_binary_double_backward("softmax_backward_data", &[2, 3], &[2, 3], |g, y| {
+        b::softmax_backward_data(g, y, Some(1))
+    });
+    check_binary_double_backward("log_softmax_backward_data", &[2, 3], &[2, 3], |g, y| {
+        b::log_softmax_backward_data(g, y, Some(0))
+    });
+    for r in [
+        loss::Reduction::Mean,
+        loss::Reduction::Sum,
+        loss::Reduction::None,
+    ] {
+        check_binary_double_backward("mse_loss_backward", &[2, 3], &[2, 3], |x, t| {
+            let go = x.sum()?.mul(&t.sum()?)?;
+            let go = if r == loss::Reduction::None {
+                x.mul(&go)?
+            } else {
+                go
+            };
+            b::mse_loss_backward(&go, x, t, r)
+        });
+    }
+    check_unary_double_backward("sgn*x", &[3], |a| b::sgn(&a.sub(0.5)?)?.mul(a));
+    // Third order: d³/dx³ tanh through TanhBackwardBackward0's own graph.
+    check_unary_double_backward("tanh'", &[3], |a| {
+        let y = reduce::sum(&unary::tanh(a)?)?;
+        let g =
+            crate::engine::grad_ext(&[y], std::slice::from_ref(a), vec![None], true, true, false)?;
+        match g.into_iter().next().flatten() {
+            Some(g) => Ok(g),
+            None => Err(crate::error::Error::runtime("no gradient".to_string())),
+        }
+    });
+}
+
+/// Backward formulas that build views, selects, Scalar divisions and sums of
+/// a gradient (mean, squeeze/unsqueeze, stack, broadcasting's sum_to) are
+/// differentiable like the rest.
+#[test]
+fn view_and_reduction_backward_formulas_double_backward() {
+    check_unary_double_backward("mean^2", &[2, 3], |a| reduce::mean(a)?.pow(2.0));
+    check_unary_double_backward("mean_dim^2", &[2, 3], |a| a.mean_dim(1, false)?.pow(2.0));
+    check_unary_double_backward("squeeze^2", &[2, 3], |a| {
+        a.unsqueeze(1)?.squeeze(None)?.pow(2.0)
+    });
+    check_unary_double_backward("unsqueeze^2", &[2, 3], |a| a.unsqueeze(-1)?.pow(3.0));
+    check_unary_double_backward("stack^2", &[2, 3], |a| {
+        join::stack(&[a.clone(), a.exp()?], 1)?.pow(2.0)
+    });
+    check_binary_double_backward("broadcast mul", &[2, 3], &[3], |a, b| a.mul(b)?.pow(2.0));
+    check_binary_double_backward("broadcast add keep", &[2, 3], &[2, 1], |a, b| {
+        a.add(b)?.pow(2.0)
+    });
+}

@@ -25,7 +25,7 @@ use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 /// Node ids are small sequential integers: a multiplicative hash is enough
 /// and much cheaper than SipHash (6% of backward time before).
 #[derive(Default)]
-struct IdHasher(u64);
+pub(crate) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -42,7 +42,7 @@ impl Hasher for IdHasher {
 }
 
 type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<IdHasher>>;
-type HashSet<K> = StdHashSet<K, BuildHasherDefault<IdHasher>>;
+pub(crate) type HashSet<K> = StdHashSet<K, BuildHasherDefault<IdHasher>>;
 
 /// `t.backward(gradient, retain_graph, inputs)`.
 pub fn backward(
@@ -75,7 +75,8 @@ pub fn backward_ext(
         // PyTorch: engine.cpp, TORCH_WARN_ONCE.
         context::warn_once(CREATE_GRAPH_CYCLE_WARNING);
     }
-    run_backward(
+    // A fault an infallible accessor recorded during backward fails it.
+    crate::error::checked(run_backward(
         std::slice::from_ref(root),
         vec![gradient],
         retain_graph,
@@ -83,7 +84,7 @@ pub fn backward_ext(
         true,
         inputs.unwrap_or(&[]),
         true,
-    )
+    ))
     .map(|_| ())
 }
 
@@ -119,7 +120,7 @@ pub fn grad_ext(
     if inputs.is_empty() {
         return Err(Error::runtime("grad requires non-empty inputs."));
     }
-    run_backward(
+    crate::error::checked(run_backward(
         outputs,
         grad_outputs,
         retain_graph,
@@ -127,7 +128,7 @@ pub fn grad_ext(
         false,
         inputs,
         allow_unused,
-    )
+    ))
 }
 
 struct GraphTask {
@@ -354,8 +355,8 @@ impl InputBuffer {
     fn add(&mut self, pos: usize, grad: Option<Tensor>) -> Result<()> {
         let Some(grad) = grad else { return Ok(()) };
         let Some(slot) = self.slots.get_mut(pos) else {
-            return Err(Error::runtime(format!(
-                "internal: gradient for input {pos} of {} which has {} inputs",
+            return Err(Error::internal(format!(
+                "gradient for input {pos} of {} which has {} inputs",
                 self.node.name,
                 self.node.num_inputs()
             )));
@@ -378,11 +379,9 @@ fn execute(
     let mut not_ready: HashMap<NodeId, InputBuffer> = HashMap::default();
 
     // The roots act as the outputs of PyTorch's GraphRoot.
-    let root_outputs: Vec<(Option<Edge>, Option<Tensor>)> =
-        roots.into_iter().map(|(e, g)| (Some(e), g)).collect();
     route_outputs(
         task,
-        root_outputs,
+        roots.iter().map(|(e, g)| (Some(e), g.clone())),
         &mut dependencies,
         &mut not_ready,
         &mut queue,
@@ -393,8 +392,8 @@ fn execute(
         let outputs =
             evaluate(task, &node, buffer.slots).inspect_err(|e| record_error(e, &node))?;
         let Some(outputs) = outputs else { continue };
-        let routed: Vec<(Option<Edge>, Option<Tensor>)> =
-            node.next.iter().cloned().zip(outputs).collect();
+        // Edges by reference: no Vec and no Rc clone per output.
+        let routed = node.next.iter().map(Option::as_ref).zip(outputs);
         route_outputs(task, routed, &mut dependencies, &mut not_ready, &mut queue)?;
     }
     Ok(())
@@ -402,9 +401,9 @@ fn execute(
 
 /// Hands each output to its next node's buffer; a node whose dependencies
 /// all arrived becomes ready (PyTorch's `evaluate_function` tail).
-fn route_outputs(
+fn route_outputs<'e>(
     task: &GraphTask,
-    outputs: Vec<(Option<Edge>, Option<Tensor>)>,
+    outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Tensor>)>,
     dependencies: &mut HashMap<NodeId, usize>,
     not_ready: &mut HashMap<NodeId, InputBuffer>,
     queue: &mut ReadyQueue<InputBuffer>,
@@ -500,7 +499,10 @@ fn check_hook_value(name: &str, before: &Option<Tensor>, after: &Tensor) -> Resu
 fn snapshot(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
     values
         .iter()
-        .map(|v| v.as_ref().and_then(|t| t.to_array().ok()))
+        .map(|v| {
+            v.as_ref()
+                .and_then(|t| crate::error::snapshot(t.to_array()))
+        })
         .collect()
 }
 
@@ -530,13 +532,18 @@ fn call_tensor_pre_hooks(
                 match &*entry {
                     TensorHookEntry::User(hook) => {
                         // Copied before the call: a hook may change its argument in place.
-                        let before = trace::is_recording().then(|| current.to_array().ok());
+                        let before = trace::is_recording()
+                            .then(|| crate::error::snapshot(current.to_array()));
                         let result = hook.call(&current).map_err(|e| {
                             hook_error(e, "tensor hook", &tensor_label(*owner, node), &hook.name())
                         })?;
                         let after = match result {
                             Some(new) => {
-                                check_hook_value(&hook.name(), &Some(current.clone()), &new)?;
+                                // The name only for the error: a JS hook's name
+                                // is a string conversion per call otherwise.
+                                if new.shape() != current.shape() {
+                                    check_hook_value(&hook.name(), &Some(current.clone()), &new)?;
+                                }
                                 new
                             }
                             None => current.clone(),
@@ -546,7 +553,7 @@ fn call_tensor_pre_hooks(
                             handle,
                             target: HookTarget::Tensor(*owner),
                             before: HookValue::One(before.flatten()),
-                            after: HookValue::One(after.to_array().ok()),
+                            after: HookValue::One(crate::error::snapshot(after.to_array())),
                         });
                         values[*nr] = Some(after);
                     }
@@ -557,8 +564,8 @@ fn call_tensor_pre_hooks(
                                 kind: HookKind::RetainGrad,
                                 handle,
                                 target: HookTarget::Tensor(*owner),
-                                before: HookValue::One(current.to_array().ok()),
-                                after: HookValue::One(current.to_array().ok()),
+                                before: HookValue::One(crate::error::snapshot(current.to_array())),
+                                after: HookValue::One(crate::error::snapshot(current.to_array())),
                             });
                         }
                     }
@@ -734,14 +741,18 @@ fn validate_outputs(
             continue;
         }
         let Some(g) = slot.as_ref() else { continue };
-        let expected = edge
-            .node
-            .input_shapes
-            .get(edge.input_nr)
-            .cloned()
-            .unwrap_or_default();
-        let got = g.shape();
-        if got != expected {
+        let Some(expected) = edge.node.input_shapes.get(edge.input_nr) else {
+            return Err(Error::internal(format!(
+                "{} has no input shape for input {} (edge from {})",
+                edge.node.name, edge.input_nr, node.name
+            )));
+        };
+        let expected: &[usize] = expected.as_slice();
+        // Compared in place (no Vec per gradient); copied only on a mismatch.
+        let same = g.data().map(|d| d.shape() == expected).unwrap_or(false);
+        if !same {
+            let got = g.shape();
+            let expected = expected.to_vec();
             if !is_expandable_to(&expected, &got) {
                 return Err(Error::runtime(format!(
                     "Function {} returned an invalid gradient at index {i} - got {} but expected shape compatible with {}",
@@ -823,7 +834,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
                     .storage()
                     .data
                     .try_borrow_mut()
-                    .map_err(|_| Error::runtime("internal: grad is busy"))?;
+                    .map_err(|_| Error::internal("grad is busy"))?;
                 *d = sum;
             }
             existing.storage().bump_version();
@@ -834,17 +845,26 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
 
 /// The `accumulate` event, then post-accumulate-grad hooks.
 fn after_accumulate(variable: &Tensor) -> Result<()> {
-    trace::record(|| Event::Accumulate {
-        tensor: variable.id(),
-        grad: variable
+    if trace::is_recording() {
+        // Just accumulated: a missing or unreadable .grad is a fault, never
+        // an empty gradient in the trace.
+        let grad = variable
             .grad_raw()
-            .and_then(|g| g.to_array().ok())
-            .unwrap_or_default(),
-    });
+            .ok_or_else(|| Error::internal("AccumulateGrad left .grad unset"))?
+            .to_array()?;
+        trace::record(|| Event::Accumulate {
+            tensor: variable.id(),
+            grad,
+        });
+    }
     for (handle, hook) in variable.post_accumulate_hook_entries() {
         // Copied before the call: the hook may change `.grad` in place.
         let before = trace::is_recording()
-            .then(|| variable.grad_raw().and_then(|g| g.to_array().ok()))
+            .then(|| {
+                variable
+                    .grad_raw()
+                    .and_then(|g| crate::error::snapshot(g.to_array()))
+            })
             .flatten();
         let returned_a_value = hook.call(variable).map_err(|e| {
             hook_error(
@@ -864,7 +884,11 @@ fn after_accumulate(variable: &Tensor) -> Result<()> {
             handle,
             target: HookTarget::Tensor(variable.id()),
             before: HookValue::One(before),
-            after: HookValue::One(variable.grad_raw().and_then(|g| g.to_array().ok())),
+            after: HookValue::One(
+                variable
+                    .grad_raw()
+                    .and_then(|g| crate::error::snapshot(g.to_array())),
+            ),
         });
     }
     Ok(())

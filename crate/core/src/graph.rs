@@ -1,7 +1,9 @@
 //! `hg.graph(roots)`: a plain-data snapshot of every tensor and backward node
 //! reachable from the roots, with copied values, for the playground.
 
-use std::collections::HashSet;
+// Ids are small sequential integers: the engine's multiplicative hash, not
+// SipHash (which was a quarter of graph() in wasm).
+use crate::engine::HashSet;
 
 use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
@@ -37,12 +39,16 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
         name: t.name(),
         shape: t.shape(),
         stride: t.strides(),
-        data: t.to_array().unwrap_or_default(),
+        data: t.to_array().unwrap_or_else(|_| {
+            crate::error::fault_default("tensor data is busy while describing the graph")
+        }),
         requires_grad: t.requires_grad(),
         is_leaf: t.is_leaf(),
         retains_grad: t.retains_grad(),
         grad_fn: t.grad_fn().map(|f| f.id),
-        grad: t.grad_raw().and_then(|g| g.to_array().ok()),
+        grad: t
+            .grad_raw()
+            .and_then(|g| crate::error::snapshot(g.to_array())),
         hooks,
     }
 }
@@ -82,8 +88,8 @@ fn node_info(n: &NodeRef) -> NodeInfo {
 /// leaves of AccumulateGrad nodes and the live outputs of every node.
 pub fn graph(roots: &[Tensor]) -> GraphInfo {
     let mut info = GraphInfo::default();
-    let mut seen_t: HashSet<TensorId> = HashSet::new();
-    let mut seen_n: HashSet<NodeId> = HashSet::new();
+    let mut seen_t: HashSet<TensorId> = HashSet::default();
+    let mut seen_n: HashSet<NodeId> = HashSet::default();
     let mut stack: Vec<NodeRef> = Vec::new();
     let mut add_tensor = |t: &Tensor,
                           info: &mut GraphInfo,
@@ -92,9 +98,7 @@ pub fn graph(roots: &[Tensor]) -> GraphInfo {
         if seen_t.insert(t.id()) {
             info.tensors.push(tensor_info(t));
         }
-        let node = t
-            .grad_fn()
-            .or_else(|| t.meta().ok().and_then(|m| m.grad_accumulator.upgrade()));
+        let node = t.grad_fn().or_else(|| t.existing_grad_accumulator());
         if let Some(n) = node {
             if seen_n.insert(n.id) {
                 stack.push(n);

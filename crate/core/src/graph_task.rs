@@ -58,7 +58,10 @@ impl Drop for Watch {
 
 /// The innermost backward pass running now.
 pub fn current() -> Option<Rc<TaskInfo>> {
-    TASKS.with(|t| t.try_borrow().ok().and_then(|t| t.last().cloned()))
+    TASKS.with(|t| match t.try_borrow() {
+        Ok(t) => t.last().cloned(),
+        Err(_) => crate::error::fault_default("the backward task stack is busy"),
+    })
 }
 
 /// Marks a backward pass as running until dropped.
@@ -71,10 +74,9 @@ impl TaskGuard {
             n.set(id);
             id
         });
-        TASKS.with(|t| {
-            if let Ok(mut t) = t.try_borrow_mut() {
-                t.push(Rc::new(TaskInfo { id, will_execute }));
-            }
+        TASKS.with(|t| match t.try_borrow_mut() {
+            Ok(mut t) => t.push(Rc::new(TaskInfo { id, will_execute })),
+            Err(_) => crate::error::fault("the backward task stack is busy"),
         });
         TaskGuard(())
     }
@@ -82,10 +84,9 @@ impl TaskGuard {
 
 impl Drop for TaskGuard {
     fn drop(&mut self) {
-        TASKS.with(|t| {
-            if let Ok(mut t) = t.try_borrow_mut() {
-                t.pop();
-            }
+        TASKS.with(|t| match t.try_borrow_mut() {
+            Ok(mut t) => drop(t.pop()),
+            Err(_) => crate::error::fault("the backward task stack is busy"),
         });
     }
 }

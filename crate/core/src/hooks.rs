@@ -8,6 +8,7 @@
 //! The hook *types* are traits defined here; the wasm binding implements them
 //! with a wrapper of `js_sys::Function`, native tests with closures.
 
+use crate::error::{fault, fault_default};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
@@ -156,7 +157,7 @@ pub enum TensorHookEntry {
 /// An ordered `(HandleId, hook)` list with interior mutability. Borrows are
 /// never held across a hook call: callers take a `snapshot()`.
 pub struct HookList<H: ?Sized> {
-    entries: RefCell<Vec<(HandleId, Rc<H>)>>,
+    pub(crate) entries: RefCell<Vec<(HandleId, Rc<H>)>>,
 }
 
 impl<H: ?Sized> Default for HookList<H> {
@@ -174,12 +175,11 @@ impl<H: ?Sized> HookList<H> {
 
     pub fn add(&self, hook: Rc<H>, prepend: bool) -> HandleId {
         let id = HandleId::next();
-        if let Ok(mut entries) = self.entries.try_borrow_mut() {
-            if prepend {
-                entries.insert(0, (id, hook));
-            } else {
-                entries.push((id, hook));
-            }
+        match self.entries.try_borrow_mut() {
+            Ok(mut entries) if prepend => entries.insert(0, (id, hook)),
+            Ok(mut entries) => entries.push((id, hook)),
+            // Never a registration silently dropped.
+            Err(_) => crate::error::fault("a hook list is busy while registering a hook"),
         }
         id
     }
@@ -187,8 +187,9 @@ impl<H: ?Sized> HookList<H> {
     /// Adds a hook under a handle id chosen by the caller (one handle
     /// removing entries from several lists: a multi-grad hook).
     pub fn add_with_id(&self, id: HandleId, hook: Rc<H>) {
-        if let Ok(mut entries) = self.entries.try_borrow_mut() {
-            entries.push((id, hook));
+        match self.entries.try_borrow_mut() {
+            Ok(mut entries) => entries.push((id, hook)),
+            Err(_) => fault("a hook list is busy while registering a hook"),
         }
     }
 
@@ -196,18 +197,24 @@ impl<H: ?Sized> HookList<H> {
         self.entries
             .try_borrow()
             .map(|e| e.clone())
-            .unwrap_or_default()
+            .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 
     pub fn is_empty(&self) -> bool {
         self.entries
             .try_borrow()
             .map(|e| e.is_empty())
-            .unwrap_or(true)
+            .unwrap_or_else(|_| {
+                fault("a hook list is busy while reading its hooks");
+                true
+            })
     }
 
     pub fn len(&self) -> usize {
-        self.entries.try_borrow().map(|e| e.len()).unwrap_or(0)
+        self.entries
+            .try_borrow()
+            .map(|e| e.len())
+            .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 
     pub fn ids(&self) -> Vec<HandleId> {
@@ -218,7 +225,7 @@ impl<H: ?Sized> HookList<H> {
         self.entries
             .try_borrow()
             .map(|e| e.iter().any(|(h, _)| *h == id))
-            .unwrap_or(false)
+            .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 }
 
@@ -235,7 +242,7 @@ impl<H: ?Sized> RemoveHook for HookList<H> {
                 entries.retain(|(h, _)| *h != id);
                 entries.len() != before
             }
-            Err(_) => false,
+            Err(_) => fault_default("a hook list is busy while removing a hook"),
         }
     }
 }
@@ -296,6 +303,7 @@ impl<H: ?Sized> LazyHooks<H> {
         self.cell.get_or_init(HookList::new).clone()
     }
     pub fn snapshot(&self) -> Vec<(HandleId, Rc<H>)> {
+        // Benign default: no list yet means no hooks registered.
         self.cell.get().map(|l| l.snapshot()).unwrap_or_default()
     }
 }

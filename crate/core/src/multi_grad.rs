@@ -76,7 +76,7 @@ impl TensorHook for Inner {
             let mut st = s
                 .state
                 .try_borrow_mut()
-                .map_err(|_| Error::runtime("internal: multi-grad hook state is busy"))?;
+                .map_err(|_| Error::internal("multi-grad hook state is busy"))?;
             let fresh = !matches!(&*st, Some((id, ..)) if *id == task.id);
             if fresh {
                 if s.mode == Mode::Any {
@@ -134,7 +134,10 @@ fn run(s: &Shared, grads: &[Option<Tensor>]) -> Result<()> {
     trace::record(|| {
         let values = grads
             .iter()
-            .map(|g| g.as_ref().and_then(|t| t.to_array().ok()))
+            .map(|g| {
+                g.as_ref()
+                    .and_then(|t| crate::error::snapshot(t.to_array()))
+            })
             .collect::<Vec<_>>();
         Event::Hook {
             kind: crate::protocol::HookKind::MultiGrad,

@@ -3,6 +3,7 @@
 //! node's hook lists. Ops build nodes through `ops::record`; the engine runs
 //! them through `engine::call_node`.
 
+use crate::error::{fault, fault_default};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
@@ -77,7 +78,7 @@ impl SavedTensor {
         let mut st = SavedTensor {
             storage: t.storage().clone(),
             saved_version: t.version(),
-            strides: t.meta().ok().and_then(|m| m.strides.clone()),
+            strides: t.stored_strides(),
             history,
             owner: Rc::downgrade(&t.0),
             output_nr: t.output_nr(),
@@ -107,7 +108,7 @@ impl SavedTensor {
                     tensor: t.id(),
                     shape: t.shape(),
                     before: crate::trace::is_recording()
-                        .then(|| t.to_array().ok())
+                        .then(|| crate::error::snapshot(t.to_array()))
                         .flatten(),
                 }));
             }
@@ -125,7 +126,10 @@ impl SavedTensor {
             handle: p.handle(),
             target: crate::trace::HookTarget::Saved(info.tensor, node),
             before: crate::trace::HookValue::One(info.before.clone()),
-            after: crate::trace::HookValue::One(p.packed_tensor().and_then(|t| t.to_array().ok())),
+            after: crate::trace::HookValue::One(
+                p.packed_tensor()
+                    .and_then(|t| crate::error::snapshot(t.to_array())),
+            ),
         });
     }
 
@@ -153,23 +157,6 @@ impl SavedTensor {
     /// Saves a private copy of values (a number operand of an in-place op).
     pub fn save_copy(data: Array) -> SavedTensor {
         SavedTensor::constant_storage(Storage::new(data))
-    }
-
-    /// The value `self` had before an in-place op overwrote it, with the
-    /// history it had then (PyTorch saves `original_self` for `mul_`/`div_`).
-    pub fn save_original(data: Array, edge: Option<Edge>) -> SavedTensor {
-        let mut st = SavedTensor::constant_storage(Storage::new(data));
-        if let Some(e) = edge {
-            st.history = if e.node.is_accumulate_grad() {
-                e.node
-                    .variable()
-                    .map(SavedHistory::Leaf)
-                    .unwrap_or(SavedHistory::None)
-            } else {
-                SavedHistory::Edge(e)
-            };
-        }
-        st
     }
 
     fn version_error(&self, data: &Array, current: u32) -> Error {
@@ -221,11 +208,12 @@ impl SavedTensor {
                     handle: p.handle(),
                     target: crate::trace::HookTarget::Saved(info.tensor, saved_for.id),
                     before: crate::trace::HookValue::One(
-                        p.packed_tensor().and_then(|t| t.to_array().ok()),
+                        p.packed_tensor()
+                            .and_then(|t| crate::error::snapshot(t.to_array())),
                     ),
-                    after: crate::trace::HookValue::One(t.to_array().ok()),
+                    after: crate::trace::HookValue::One(crate::error::snapshot(t.to_array())),
                 });
-                let strides = t.meta().ok().and_then(|m| m.strides.clone());
+                let strides = t.stored_strides();
                 (t.storage().clone(), strides)
             }
             _ => {
@@ -235,7 +223,7 @@ impl SavedTensor {
                         .storage
                         .data
                         .try_borrow()
-                        .map_err(|_| Error::runtime("internal: saved tensor is busy"))?;
+                        .map_err(|_| Error::internal("saved tensor is busy"))?;
                     return Err(self.version_error(&data, current));
                 }
                 if let SavedHistory::Leaf(leaf) = &self.history {
@@ -302,6 +290,8 @@ pub struct Node {
     pub kind: NodeKind,
     /// The forward outputs, weakly: lets `graph()` find live intermediate
     /// tensors without a tensor → node → tensor cycle.
+    /// The first inline (almost every node has one output): no allocation.
+    pub(crate) first_output: RefCell<Option<std::rc::Weak<crate::tensor::TensorImpl>>>,
     pub(crate) outputs: RefCell<Vec<std::rc::Weak<crate::tensor::TensorImpl>>>,
     /// `(output_nr, owning tensor, its hook list)`.
     pub(crate) tensor_pre_hooks: RefCell<Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
@@ -334,6 +324,7 @@ impl Node {
                 has_saved: Cell::new(has_saved),
                 released: Cell::new(false),
             },
+            first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
             tensor_pre_hooks: RefCell::new(Vec::new()),
             pre_hooks: LazyHooks::default(),
@@ -341,6 +332,7 @@ impl Node {
             custom_function: Cell::new(false),
         });
         if let NodeKind::Op { saved, .. } = &node.kind {
+            // A node made just above: nothing else can hold its saved list.
             if let Ok(saved) = saved.try_borrow() {
                 for st in saved.iter() {
                     st.record_pack(node.id);
@@ -361,6 +353,7 @@ impl Node {
             next: Vec::new(),
             input_shapes: vec![shape],
             kind: NodeKind::AccumulateGrad { variable },
+            first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
             tensor_pre_hooks: RefCell::new(Vec::new()),
             pre_hooks: LazyHooks::default(),
@@ -390,23 +383,43 @@ impl Node {
         owner: crate::ids::TensorId,
         list: Rc<TensorHookList>,
     ) {
-        if let Ok(mut hooks) = self.tensor_pre_hooks.try_borrow_mut() {
-            hooks.push((output_nr, owner, list));
+        match self.tensor_pre_hooks.try_borrow_mut() {
+            Ok(mut hooks) => hooks.push((output_nr, owner, list)),
+            Err(_) => fault("a node's tensor hooks are busy while registering one"),
         }
     }
 
     pub(crate) fn add_output(&self, t: &Tensor) {
-        if let Ok(mut outs) = self.outputs.try_borrow_mut() {
-            outs.push(Rc::downgrade(&t.0));
+        match self.first_output.try_borrow_mut() {
+            Ok(mut first) if first.is_none() => {
+                *first = Some(Rc::downgrade(&t.0));
+                return;
+            }
+            Ok(_) => {}
+            Err(_) => {
+                fault("a node's first output is busy while adding one");
+                return;
+            }
+        }
+        match self.outputs.try_borrow_mut() {
+            Ok(mut outs) => outs.push(Rc::downgrade(&t.0)),
+            Err(_) => fault("a node's outputs are busy while adding one"),
         }
     }
 
     /// The live forward outputs of this node.
     pub fn output_tensors(&self) -> Vec<Tensor> {
-        self.outputs
+        let first = self
+            .first_output
             .try_borrow()
-            .map(|o| o.iter().filter_map(|w| w.upgrade()).map(Tensor).collect())
-            .unwrap_or_default()
+            .map(|f| f.as_ref().and_then(|w| w.upgrade()))
+            .unwrap_or_else(|_| fault_default("a node's first output is busy"));
+        let more = self
+            .outputs
+            .try_borrow()
+            .map(|o| o.iter().filter_map(|w| w.upgrade()).collect::<Vec<_>>())
+            .unwrap_or_else(|_| fault_default("a node's outputs are busy"));
+        first.into_iter().chain(more).map(Tensor).collect()
     }
 
     /// Tensor pre-hooks by input index. AccumulateGrad reads its leaf's list
@@ -421,14 +434,14 @@ impl Node {
                     m.hooks
                         .get()
                         .map(|l| vec![(0, variable.id(), l.clone())])
-                        .unwrap_or_default()
+                        .unwrap_or_default() // no hooks registered yet
                 })
-                .unwrap_or_default(),
+                .unwrap_or_else(|_| fault_default("tensor metadata is busy reading its hooks")),
             NodeKind::Op { .. } => self
                 .tensor_pre_hooks
                 .try_borrow()
                 .map(|h| h.clone())
-                .unwrap_or_default(),
+                .unwrap_or_else(|_| fault_default("a node's tensor hooks are busy")),
         }
     }
 
@@ -469,8 +482,9 @@ impl Node {
             saved, released, ..
         } = &self.kind
         {
-            if let Ok(mut s) = saved.try_borrow_mut() {
-                s.clear();
+            match saved.try_borrow_mut() {
+                Ok(mut s) => s.clear(),
+                Err(_) => fault("saved tensors are busy while releasing them"),
             }
             released.set(true);
         }
@@ -493,13 +507,16 @@ impl Node {
                     return Err(Error::runtime(FREED_GRAPH_ERROR));
                 }
                 // Unpack without holding the borrow while an unpack hook runs.
-                let count = saved.try_borrow().map(|s| s.len()).unwrap_or(0);
+                let count = saved
+                    .try_borrow()
+                    .map(|s| s.len())
+                    .map_err(|_| Error::internal("saved tensors are busy"))?;
                 let mut tensors = Vec::with_capacity(count);
                 for i in 0..count {
                     let entry = {
                         let s = saved
                             .try_borrow()
-                            .map_err(|_| Error::runtime("internal: saved tensors are busy"))?;
+                            .map_err(|_| Error::internal("saved tensors are busy"))?;
                         s.get(i).cloned()
                     };
                     let Some(entry) = entry else { break };
@@ -539,9 +556,12 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
         // cycle); unpacking gives it this node back, as PyTorch does.
         st.history = SavedHistory::Output;
         st.record_pack(node.id);
-        if let Ok(mut s) = saved.try_borrow_mut() {
-            s.push(st);
-            has_saved.set(true);
+        match saved.try_borrow_mut() {
+            Ok(mut s) => {
+                s.push(st);
+                has_saved.set(true);
+            }
+            Err(_) => fault("saved tensors are busy while saving an output"),
         }
     }
 }

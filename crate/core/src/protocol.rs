@@ -412,7 +412,7 @@ pub struct Json {
 pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<Json> {
     WROTE_NONFINITE.with(|c| c.set(false));
     let text = serde_json::to_string(value)
-        .map_err(|e| Error::runtime(format!("internal: serializing a trace failed: {e}")))?;
+        .map_err(|e| Error::internal(format!("serializing a trace failed: {e}")))?;
     Ok(Json {
         text,
         has_nonfinite: WROTE_NONFINITE.with(|c| c.get()),

@@ -207,7 +207,9 @@ fn repr_with_suffixes(a: &Array, suffixes: &[String]) -> String {
 
 /// `repr(t)` as PyTorch prints it.
 pub fn tensor_repr(t: &Tensor) -> String {
-    let data = t.to_array().unwrap_or_default();
+    let data = t
+        .to_array()
+        .unwrap_or_else(|_| crate::error::fault_default("tensor data is busy while printing it"));
     let mut suffixes = Vec::new();
     if let Some(f) = t.grad_fn() {
         suffixes.push(format!("grad_fn=<{}>", f.name));

@@ -9,7 +9,7 @@ use std::rc::{Rc, Weak};
 use ndarray::{ArrayD, IxDyn};
 
 use crate::context;
-use crate::error::{Error, Result};
+use crate::error::{fault, fault_default, Error, Result};
 use crate::hooks::{
     HookList, LazyHooks, PostAccumulateGradHook, RemovableHandle, TensorHook, TensorHookEntry,
 };
@@ -23,36 +23,58 @@ pub type TensorHookList = HookList<TensorHookEntry>;
 /// base share the counter (PyTorch: views share their base's version).
 pub struct Storage {
     pub(crate) data: RefCell<Array>,
-    version: RefCell<Rc<Cell<u32>>>,
+    /// The counter, inline until a view shares it (one allocation less per
+    /// tensor: most storages are never viewed).
+    own: Cell<u32>,
+    shared: RefCell<Option<Rc<Cell<u32>>>>,
 }
 
 impl Storage {
     pub fn new(data: Array) -> Rc<Self> {
         Rc::new(Storage {
             data: RefCell::new(data),
-            version: RefCell::new(Rc::new(Cell::new(0))),
+            own: Cell::new(0),
+            shared: RefCell::new(None),
         })
     }
 
+    /// The shared counter, creating it from the inline one on first use.
     fn counter(&self) -> Rc<Cell<u32>> {
-        self.version
-            .try_borrow()
-            .map(|v| v.clone())
-            .unwrap_or_else(|_| Rc::new(Cell::new(0)))
+        match self.shared.try_borrow_mut() {
+            Ok(mut s) => s
+                .get_or_insert_with(|| Rc::new(Cell::new(self.own.get())))
+                .clone(),
+            // A detached counter would miss later bumps: a fault, not a copy.
+            Err(_) => {
+                fault("storage version counter is busy");
+                Rc::new(Cell::new(self.own.get()))
+            }
+        }
     }
 
     pub fn version(&self) -> u32 {
-        self.counter().get()
+        match self.shared.try_borrow() {
+            Ok(s) => s.as_ref().map_or(self.own.get(), |c| c.get()),
+            Err(_) => self.own.get(),
+        }
     }
 
     pub fn bump_version(&self) {
-        let c = self.counter();
-        c.set(c.get().wrapping_add(1));
+        match self.shared.try_borrow() {
+            Ok(s) if s.is_some() => {
+                if let Some(c) = s.as_ref() {
+                    c.set(c.get().wrapping_add(1));
+                }
+            }
+            _ => self.own.set(self.own.get().wrapping_add(1)),
+        }
     }
 
     pub(crate) fn share_version_with(&self, other: &Storage) {
-        if let Ok(mut v) = self.version.try_borrow_mut() {
-            *v = other.counter();
+        let c = other.counter();
+        match self.shared.try_borrow_mut() {
+            Ok(mut v) => *v = Some(c),
+            Err(_) => fault("storage version counter is busy while sharing it"),
         }
     }
 }
@@ -114,6 +136,7 @@ impl Tensor {
 
     pub fn from_array_opts(data: Array, opts: &TensorOptions) -> Tensor {
         let t = Tensor::from_array(data);
+        // A fresh tensor: nothing else can hold its metadata.
         if let Ok(mut m) = t.0.meta.try_borrow_mut() {
             m.requires_grad = opts.requires_grad;
             m.name = opts.name.clone();
@@ -215,14 +238,14 @@ impl Tensor {
         self.0
             .meta
             .try_borrow()
-            .map_err(|_| Error::runtime("internal: tensor metadata is busy"))
+            .map_err(|_| Error::internal("tensor metadata is busy"))
     }
 
     pub(crate) fn meta_mut(&self) -> Result<std::cell::RefMut<'_, Meta>> {
         self.0
             .meta
             .try_borrow_mut()
-            .map_err(|_| Error::runtime("internal: tensor metadata is busy"))
+            .map_err(|_| Error::internal("tensor metadata is busy"))
     }
 
     /// Borrow of the data. Never hold it across a call into a hook.
@@ -231,7 +254,7 @@ impl Tensor {
             .storage
             .data
             .try_borrow()
-            .map_err(|_| Error::runtime("internal: tensor data is busy"))
+            .map_err(|_| Error::internal("tensor data is busy"))
     }
 
     pub fn to_array(&self) -> Result<Array> {
@@ -239,15 +262,21 @@ impl Tensor {
     }
 
     pub fn shape(&self) -> Vec<usize> {
-        self.data().map(|d| d.shape().to_vec()).unwrap_or_default()
+        self.data()
+            .map(|d| d.shape().to_vec())
+            .unwrap_or_else(|_| fault_default("tensor data is busy in shape()"))
     }
 
     pub fn ndim(&self) -> usize {
-        self.data().map(|d| d.ndim()).unwrap_or(0)
+        self.data()
+            .map(|d| d.ndim())
+            .unwrap_or_else(|_| fault_default("tensor data is busy in ndim()"))
     }
 
     pub fn numel(&self) -> usize {
-        self.data().map(|d| d.len()).unwrap_or(0)
+        self.data()
+            .map(|d| d.len())
+            .unwrap_or_else(|_| fault_default("tensor data is busy in numel()"))
     }
 
     pub fn storage(&self) -> &Rc<Storage> {
@@ -272,6 +301,7 @@ impl Tensor {
             .ok_or_else(|| Error::runtime("a Tensor with 0 elements cannot be converted to Scalar"))
     }
 
+    /// Benign default: a name only labels messages and the graph view.
     pub fn name(&self) -> Option<String> {
         self.meta().ok().and_then(|m| m.name.clone())
     }
@@ -290,11 +320,15 @@ impl Tensor {
     }
 
     pub fn grad_fn(&self) -> Option<NodeRef> {
-        self.meta().ok().and_then(|m| m.grad_fn.clone())
+        self.meta()
+            .map(|m| m.grad_fn.clone())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy in grad_fn()"))
     }
 
     pub fn output_nr(&self) -> usize {
-        self.meta().map(|m| m.output_nr).unwrap_or(0)
+        self.meta()
+            .map(|m| m.output_nr)
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy in output_nr()"))
     }
 
     pub fn is_leaf(&self) -> bool {
@@ -304,7 +338,7 @@ impl Tensor {
     pub fn requires_grad(&self) -> bool {
         self.meta()
             .map(|m| m.grad_fn.is_some() || m.requires_grad)
-            .unwrap_or(false)
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy in requires_grad()"))
     }
 
     pub fn set_requires_grad(&self, value: bool) -> Result<()> {
@@ -321,16 +355,22 @@ impl Tensor {
     }
 
     pub fn retains_grad(&self) -> bool {
-        !self.is_leaf() && self.meta().map(|m| m.retains_grad).unwrap_or(false)
+        !self.is_leaf()
+            && self
+                .meta()
+                .map(|m| m.retains_grad)
+                .unwrap_or_else(|_| fault_default("tensor metadata is busy in retains_grad()"))
     }
 
     pub fn view_info(&self) -> Option<crate::view::ViewInfo> {
-        self.meta().ok().and_then(|m| m.view.clone())
+        self.meta()
+            .map(|m| m.view.clone())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy in view_info()"))
     }
 
     /// `t.stride()`, in elements.
     pub fn strides(&self) -> Vec<usize> {
-        match self.meta().ok().and_then(|m| m.strides.clone()) {
+        match self.stored_strides() {
             Some(s) => s,
             None => crate::layout::contiguous_strides(&self.shape()),
         }
@@ -338,10 +378,17 @@ impl Tensor {
 
     /// `t.is_contiguous()` (size-1 dims ignored, as PyTorch does).
     pub fn is_contiguous(&self) -> bool {
-        match self.meta().ok().and_then(|m| m.strides.clone()) {
+        match self.stored_strides() {
             Some(s) => crate::layout::is_contiguous(&self.shape(), &s),
             None => true,
         }
+    }
+
+    /// The stored strides (`None`: row-major).
+    pub(crate) fn stored_strides(&self) -> Option<Vec<usize>> {
+        self.meta()
+            .map(|m| m.strides.clone())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy reading strides"))
     }
 
     /// Sets the layout; row-major strides are stored as `None`.
@@ -358,7 +405,9 @@ impl Tensor {
 
     /// `.grad` as stored, without PyTorch's non-leaf warning (for `graph()`).
     pub fn grad_raw(&self) -> Option<Tensor> {
-        self.meta().ok().and_then(|m| m.grad.clone())
+        self.meta()
+            .map(|m| m.grad.clone())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy reading .grad"))
     }
 
     /// `.grad` as user code reads it: warns like PyTorch when a non-leaf that
@@ -404,16 +453,29 @@ impl Tensor {
             .map(|node| Edge { node, input_nr: 0 })
     }
 
+    /// The leaf's AccumulateGrad node if one exists (none is created).
+    pub(crate) fn existing_grad_accumulator(&self) -> Option<NodeRef> {
+        self.meta()
+            .map(|m| m.grad_accumulator.upgrade())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy in grad_accumulator()"))
+    }
+
     pub fn grad_accumulator(&self) -> Option<NodeRef> {
         if !self.is_leaf() || !self.requires_grad() {
             return None;
         }
-        if let Some(existing) = self.meta().ok().and_then(|m| m.grad_accumulator.upgrade()) {
+        let cached = self
+            .meta()
+            .map(|m| m.grad_accumulator.upgrade())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy in grad_accumulator()"));
+        if let Some(existing) = cached {
             return Some(existing);
         }
         let node = Node::new_accumulate_grad(self.clone());
-        if let Ok(mut m) = self.meta_mut() {
-            m.grad_accumulator = Rc::downgrade(&node);
+        match self.meta_mut() {
+            Ok(mut m) => m.grad_accumulator = Rc::downgrade(&node),
+            // Two AccumulateGrad nodes for one leaf would split its gradient.
+            Err(_) => fault("tensor metadata is busy caching the grad accumulator"),
         }
         Some(node)
     }
@@ -421,9 +483,9 @@ impl Tensor {
     /// A new tensor sharing this storage, with no history (`t.detach()`).
     pub fn detach(&self) -> Tensor {
         let t = Tensor::with_storage(self.0.storage.clone(), None, 0, false);
-        let strides = self.meta().ok().and_then(|m| m.strides.clone());
+        // A fresh tensor: nothing else can hold its metadata.
         if let Ok(mut m) = t.meta_mut() {
-            m.strides = strides;
+            m.strides = self.stored_strides();
         }
         t
     }
@@ -511,7 +573,9 @@ impl Tensor {
 
     /// The ordered hook entries (for `graph()`).
     pub fn hook_entries(&self) -> Vec<(crate::ids::HandleId, Rc<TensorHookEntry>)> {
-        self.meta().map(|m| m.hooks.snapshot()).unwrap_or_default()
+        self.meta()
+            .map(|m| m.hooks.snapshot())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy listing its hooks"))
     }
 
     pub fn post_accumulate_hook_entries(
@@ -519,7 +583,7 @@ impl Tensor {
     ) -> Vec<(crate::ids::HandleId, Rc<dyn PostAccumulateGradHook>)> {
         self.meta()
             .map(|m| m.post_accumulate_hooks.snapshot())
-            .unwrap_or_default()
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy listing its hooks"))
     }
 }
 

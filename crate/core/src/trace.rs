@@ -40,14 +40,18 @@ thread_local! {
 }
 
 fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
-    STATE.with(|s| s.try_borrow_mut().ok().map(|mut s| f(&mut s)))
+    STATE.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => Some(f(&mut s)),
+        // Never a silently incomplete trace.
+        Err(_) => crate::error::fault_default("the trace state is busy"),
+    })
 }
 
 pub fn is_recording() -> bool {
     STATE.with(|s| {
         s.try_borrow()
             .map(|s| !s.recorders.is_empty())
-            .unwrap_or(false)
+            .unwrap_or_else(|_| crate::error::fault_default("the trace state is busy"))
     })
 }
 
@@ -155,7 +159,9 @@ impl Drop for HookCall {
     fn drop(&mut self) {
         if self.active {
             with_state(|s| {
-                let lines = s.hook_logs.pop().unwrap_or_default();
+                let lines = s.hook_logs.pop().unwrap_or_else(|| {
+                    crate::error::fault_default("a hook call's log was already taken")
+                });
                 s.awaiting.extend(lines);
             });
         }
@@ -182,7 +188,10 @@ pub fn trace_with_tensors<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>, Vec<Tenso
             .flatten()
             .chain(std::mem::take(&mut s.awaiting))
             .collect();
-        let mut rec = s.recorders.pop().unwrap_or_default();
+        let mut rec = s
+            .recorders
+            .pop()
+            .unwrap_or_else(|| crate::error::fault_default("a trace's recorder was already taken"));
         rec.events
             .extend(pending.into_iter().map(|(level, text)| Event::Log {
                 level,

@@ -44,7 +44,7 @@ pub struct ViewInfo {
 fn reshape(a: &Array, shape: &[usize]) -> Result<Array> {
     let flat: Vec<f32> = a.iter().copied().collect();
     Array::from_shape_vec(ndarray::IxDyn(shape), flat)
-        .map_err(|e| Error::runtime(format!("internal: view reshape failed: {e}")))
+        .map_err(|e| Error::internal(format!("view reshape failed: {e}")))
 }
 
 fn transpose(a: &Array, d0: usize, d1: usize) -> Array {
@@ -146,7 +146,7 @@ fn set_data(t: &Tensor, a: Array) -> Result<()> {
         .storage()
         .data
         .try_borrow_mut()
-        .map_err(|_| Error::runtime("internal: tensor data is busy"))?;
+        .map_err(|_| Error::internal("tensor data is busy"))?;
     *d = a;
     Ok(())
 }

@@ -24,9 +24,34 @@ thread_local! {
     static STASH_KEY: JsValue = JsValue::from_str("__hgStash");
 }
 
+thread_local! {
+    /// What the last JS call made by the engine (a hook) threw, if it threw.
+    /// The engine rethrows a hook's exception in PyTorch's words and keeps only
+    /// its message; the original goes on the new Error as `cause`, so a page
+    /// can show where in the hook it was thrown (its stack).
+    static HOOK_THROW: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+}
+
+/// Records what a JS call threw (`None`: it returned) — see `HOOK_THROW`.
+pub fn note_js_call(thrown: Option<&JsValue>) {
+    HOOK_THROW.with(|t| {
+        if let Ok(mut t) = t.try_borrow_mut() {
+            *t = thrown.cloned();
+        }
+    });
+}
+
 pub fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(e.message());
     err.set_name(e.kind());
+    // "… hook 'h' on tensor 'c' raised an error: …" (engine::hook_error):
+    // the hook's own exception becomes `cause`.
+    if e.message().contains(" raised an error: ") {
+        let thrown = HOOK_THROW.with(|t| t.try_borrow_mut().ok().and_then(|mut t| t.take()));
+        if let Some(thrown) = thrown {
+            let _ = js_sys::Reflect::set(&err, &JsValue::from_str("cause"), &thrown);
+        }
+    }
     err.into()
 }
 
@@ -41,8 +66,10 @@ pub trait IntoJs<T> {
 }
 
 impl<T> IntoJs<T> for hookgrad_core::error::Result<T> {
+    /// Also fails when an internal fault was recorded during the call (an
+    /// infallible accessor whose borrow failed: `hookgrad_core::error::fault`).
     fn js(self) -> JsResult<T> {
-        self.map_err(js_error)
+        hookgrad_core::error::checked(self).map_err(js_error)
     }
 }
 
@@ -89,7 +116,9 @@ pub fn type_name(v: &JsValue) -> String {
     }
 }
 
-/// The core tensor behind a JS `Tensor`, or None for anything else.
+/// The core tensor behind a JS `Tensor`, or None for anything else. Benign
+/// `.ok()`: callers only ask "is this a tensor?" and then report a bad
+/// argument in PyTorch's words; no value is made up from the failure.
 pub fn as_tensor(v: &JsValue) -> Option<Tensor> {
     tensor_arg(v).ok().flatten()
 }
@@ -100,6 +129,9 @@ pub fn tensor_arg(v: &JsValue) -> JsResult<Option<Tensor>> {
     if !v.is_object() {
         return Ok(None);
     }
+    if let Some(t) = live_tensor_fast(v) {
+        return Ok(Some(t));
+    }
     let Ok(f) = STASH_KEY.with(|k| Reflect::get(v, k)) else {
         return Ok(None);
     };
@@ -109,6 +141,34 @@ pub fn tensor_arg(v: &JsValue) -> JsResult<Option<Tensor>> {
     STASH.with(|s| s.replace(None));
     f.call0(v)?;
     Ok(STASH.with(|s| s.replace(None)))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// Any JS object, asked for the facade's `Tensor.prototype.__hgPtr`.
+    type MaybeTensor;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgPtr)]
+    fn hg_ptr(this: &MaybeTensor) -> Result<JsValue, JsValue>;
+}
+
+/// One property read instead of three calls (`__hgStash`): a live Tensor
+/// handle's pointer, from the getter the facade (crate/js/hookgrad.js)
+/// defines on `Tensor.prototype`. Anything else — not a Tensor, a released
+/// handle (pointer 0), no facade loaded — takes the general path and its
+/// errors.
+fn live_tensor_fast(v: &JsValue) -> Option<Tensor> {
+    use wasm_bindgen::convert::RefFromWasmAbi;
+    let p = v.unchecked_ref::<MaybeTensor>().hg_ptr().ok()?.as_f64()?;
+    if !(p >= 1.0 && p <= f64::from(u32::MAX) && p.fract() == 0.0) {
+        return None;
+    }
+    // SAFETY: the getter returns `this.__wbg_ptr` of a Tensor wrapper, the
+    // pointer wasm-bindgen itself passes to every `&self` method of that
+    // handle (as this `WasmPtr`; wasm-bindgen is pinned in Cargo.toml); the
+    // facade zeroes it when the handle is freed.
+    let ptr = wasm_bindgen::__rt::WasmPtr::from_usize(p as usize);
+    let handle = unsafe { crate::tensor::Tensor::ref_from_abi(ptr) };
+    Some(handle.inner.clone())
 }
 
 pub fn expect_tensor(v: &JsValue, what: &str) -> JsResult<Tensor> {
@@ -409,32 +469,6 @@ pub fn value_to_js(v: &Value) -> JsValue {
 
 pub fn values_to_js(values: &[Value]) -> JsValue {
     values.iter().map(value_to_js).collect::<JsArray>().into()
-}
-
-/// `opts[key]` as bool (absent → default; wrong type → TypeError).
-pub fn opt_bool(opts: &JsValue, key: &str, default: bool) -> JsResult<bool> {
-    if !opts.is_object() {
-        return Ok(default);
-    }
-    let v = Reflect::get(opts, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    if v.is_undefined() || v.is_null() {
-        return Ok(default);
-    }
-    v.as_bool().ok_or_else(|| {
-        type_error(format!(
-            "option '{key}' must be a boolean, not {}",
-            type_name(&v)
-        ))
-    })
-}
-
-pub fn opt_get(opts: &JsValue, key: &str) -> Option<JsValue> {
-    if !opts.is_object() {
-        return None;
-    }
-    Reflect::get(opts, &key.into())
-        .ok()
-        .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 /// `opts` must be undefined, null or an object.

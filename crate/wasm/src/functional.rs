@@ -56,16 +56,8 @@ pub fn mse_loss(input: JsValue, target: JsValue, opts: JsValue) -> JsResult<Tens
     check_opts(&opts, "mseLoss()")?;
     let x = expect_tensor(&input, "mseLoss(): argument 'input' (position 1)")?;
     let t = expect_tensor(&target, "mseLoss(): argument 'target' (position 2)")?;
-    let reduction = match opt_get(&opts, "reduction") {
-        Some(r) => r.as_string().ok_or_else(|| {
-            type_error(format!(
-                "mseLoss(): reduction must be a string, not {}",
-                type_name(&r)
-            ))
-        })?,
-        None => "mean".to_string(),
-    };
-    let r = loss::Reduction::parse(&reduction).js()?;
+    let o: crate::options::MseLossOptions = crate::options::read(&opts, "mseLoss()")?;
+    let r = o.reduction.map_or(loss::Reduction::Mean, Into::into);
     loss::mse_loss(&x, &t, r).js().map(Tensor::wrap)
 }
 

@@ -30,10 +30,9 @@ pub fn register_multi_grad_hook(tensors: JsValue, f: JsValue, opts: JsValue) -> 
     check_opts(&opts, "registerMultiGradHook()")?;
     let ts = tensors_from_js(&tensors, "registerMultiGradHook(): tensors")?;
     let f = function(&f, "registerMultiGradHook(): fn")?;
-    let mode = match opt_get(&opts, "mode") {
-        Some(m) => Mode::parse(&m.as_string().unwrap_or_else(|| js_message(&m))).js()?,
-        None => Mode::All,
-    };
+    let o: crate::options::MultiGradHookOptions =
+        crate::options::read(&opts, "registerMultiGradHook()")?;
+    let mode = o.mode.map_or(Mode::All, Into::into);
     let hook = Rc::new(JsMultiGradHook {
         hook: JsHook::new(f),
         any: mode == Mode::Any,

@@ -3,6 +3,8 @@
 //! adds which tensor/node/module the hook was on. Values handed to hooks are
 //! new wrappers sharing the core tensor, so a hook may keep them.
 
+use std::cell::OnceCell;
+
 use js_sys::{Array as JsArray, Function};
 use wasm_bindgen::prelude::*;
 
@@ -23,13 +25,14 @@ use hookgrad_core::tensor::Tensor;
 
 pub struct JsHook {
     f: Function,
-    pub(crate) name: String,
+    /// The function's `name`, read on first use (graph(), traces, errors):
+    /// reading it at registration cost ~0.2 µs per `registerHook`.
+    name: OnceCell<String>,
     source: Option<SourceLoc>,
 }
 
 impl JsHook {
     pub fn new(f: Function) -> Self {
-        let name = String::from(f.name());
         // Where the user registered it, for graph()'s hook rows. Only while a
         // trace records (the playground): a stack capture costs microseconds
         // per registration, which a loop registering hooks should not pay.
@@ -38,14 +41,21 @@ impl JsHook {
         } else {
             None
         };
-        JsHook { f, name, source }
+        JsHook {
+            f,
+            name: OnceCell::new(),
+            source,
+        }
+    }
+
+    pub(crate) fn name_str(&self) -> &str {
+        self.name.get_or_init(|| String::from(self.f.name()))
     }
 
     fn shown_name(&self) -> &str {
-        if self.name.is_empty() {
-            "hook"
-        } else {
-            &self.name
+        match self.name_str() {
+            "" => "hook",
+            n => n,
         }
     }
 
@@ -58,6 +68,7 @@ impl JsHook {
             [a, b, c] => self.f.call3(this, a, b, c),
             _ => self.f.apply(this, &args.iter().collect::<JsArray>()),
         };
+        crate::convert::note_js_call(r.as_ref().err());
         r.map_err(|e| Error::runtime(js_message(&e)))
     }
 
@@ -143,7 +154,7 @@ impl TensorHook for JsHook {
             })
     }
     fn name(&self) -> String {
-        self.name.clone()
+        self.name_str().to_owned()
     }
     fn source(&self) -> Option<SourceLoc> {
         self.source
@@ -157,7 +168,7 @@ impl NodePreHook for JsHook {
         self.grads(&r)
     }
     fn name(&self) -> String {
-        self.name.clone()
+        self.name_str().to_owned()
     }
     fn source(&self) -> Option<SourceLoc> {
         self.source
@@ -178,7 +189,7 @@ impl NodePostHook for JsHook {
         self.grads(&r)
     }
     fn name(&self) -> String {
-        self.name.clone()
+        self.name_str().to_owned()
     }
     fn source(&self) -> Option<SourceLoc> {
         self.source
@@ -192,7 +203,7 @@ impl PostAccumulateGradHook for JsHook {
         Ok(!(r.is_undefined() || r.is_null()))
     }
     fn name(&self) -> String {
-        self.name.clone()
+        self.name_str().to_owned()
     }
     fn source(&self) -> Option<SourceLoc> {
         self.source
@@ -211,7 +222,7 @@ impl ForwardPreHook for JsHook {
         Ok(returned_value(&r))
     }
     fn name(&self) -> String {
-        self.name.clone()
+        self.name_str().to_owned()
     }
 }
 
@@ -228,7 +239,7 @@ impl ForwardHook for JsHook {
         Ok(returned_value(&r))
     }
     fn name(&self) -> String {
-        self.name.clone()
+        self.name_str().to_owned()
     }
 }
 
@@ -248,7 +259,7 @@ impl ModuleBackwardHook for JsHook {
         self.grads(&r)
     }
     fn name(&self) -> String {
-        self.name.clone()
+        self.name_str().to_owned()
     }
     fn source(&self) -> Option<SourceLoc> {
         self.source
@@ -266,7 +277,7 @@ impl ModuleBackwardPreHook for JsHook {
         self.grads(&r)
     }
     fn name(&self) -> String {
-        self.name.clone()
+        self.name_str().to_owned()
     }
     fn source(&self) -> Option<SourceLoc> {
         self.source
@@ -304,6 +315,16 @@ impl Handle {
     #[wasm_bindgen(js_name = __live)]
     pub fn live(&self) -> bool {
         self.inner.is_live()
+    }
+    /// `hg.tidy`'s question in one call: 0 while anything it removes from
+    /// lives, else its id (kept by JS after the handle is freed).
+    #[wasm_bindgen(js_name = __deadId)]
+    pub fn dead_id(&self) -> u32 {
+        if self.inner.is_live() {
+            0
+        } else {
+            self.inner.id.0
+        }
     }
 }
 
@@ -385,6 +406,6 @@ impl hookgrad_core::multi_grad::MultiGradHook for JsMultiGradHook {
         self.hook.apply(&[arg]).map(|_| ())
     }
     fn name(&self) -> String {
-        self.hook.name.clone()
+        self.hook.name_str().to_owned()
     }
 }

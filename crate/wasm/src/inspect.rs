@@ -15,24 +15,75 @@
 //! 0.4 ms (trace); in wasm, decoding ~300 KB of UTF-8 and JSON.parse cost
 //! more than building the objects directly.
 
+use std::cell::RefCell;
+
+use js_sys::Function;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use hookgrad_core::protocol::{serialize_numbers, Event, GraphInfo};
 
 use crate::convert::JsResult;
+use crate::tape::Tape;
+
+thread_local! {
+    /// The facade's tape decoder (`hg.init` sets it); without it (the wasm
+    /// tests, or hookgrad_core.js used bare) serde-wasm-bindgen builds the
+    /// objects call by call.
+    static DECODER: RefCell<Option<Function>> = const { RefCell::new(None) };
+    /// The last call's tape, reused: growing a fresh 0.5 MB Vec by doubling
+    /// was ~8% of trace(). Taken out while in use (a re-entrant call, from
+    /// a decoder that calls graph(), simply gets a new one).
+    static SPARE: RefCell<Option<Tape>> = const { RefCell::new(None) };
+}
+
+/// Called once by the facade with its `decodeTape(words, strings)`.
+#[wasm_bindgen(js_name = __setTapeDecoder)]
+pub fn set_tape_decoder(f: JsValue) {
+    DECODER.with(|d| {
+        if let Ok(mut d) = d.try_borrow_mut() {
+            *d = f.dyn_into::<Function>().ok();
+        }
+    });
+}
+
+fn internal(e: impl std::fmt::Display) -> JsValue {
+    js_sys::Error::new(&format!(
+        "internal error: converting a graph/trace to JS failed: {e}"
+    ))
+    .into()
+}
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+    // Cloned out first: no borrow is held while the decoder (JS) runs.
+    let decoder = DECODER.with(|d| d.try_borrow().ok().and_then(|d| d.clone()));
+    if let Some(decode) = decoder {
+        let mut tape = SPARE
+            .with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()))
+            .unwrap_or_default();
+        tape.clear();
+        serialize_numbers(value, &mut tape).map_err(internal)?;
+        let strings: js_sys::Array = tape.strings.iter().map(|s| JsValue::from_str(s)).collect();
+        // SAFETY: a view of the tape in wasm memory instead of a copy (no
+        // ~0.5 MB ArrayBuffer per call for the collector). It is valid while
+        // wasm memory does not grow: the decoder is plain JS that never calls
+        // into wasm, and the view is not used after it returns.
+        let words = unsafe { js_sys::Float64Array::view(&tape.words) };
+        let r = decode.call2(&JsValue::UNDEFINED, &words, &strings);
+        SPARE.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = Some(tape);
+            }
+        });
+        return r;
+    }
+
     // Plain objects for maps (a hook event's flattened target), null for None.
     let s = serde_wasm_bindgen::Serializer::new()
         .serialize_missing_as_null(true)
         .serialize_maps_as_objects(true);
-    serialize_numbers(value, &s).map_err(|e| {
-        js_sys::Error::new(&format!(
-            "internal: converting a graph/trace to JS failed: {e}"
-        ))
-        .into()
-    })
+    serialize_numbers(value, &s).map_err(internal)
 }
 
 pub fn graph_to_js(g: &GraphInfo) -> JsResult<JsValue> {

@@ -12,6 +12,8 @@ pub mod inspect;
 pub mod live;
 pub mod module;
 pub mod node;
+pub mod options;
+mod tape;
 pub mod tensor;
 
 use std::rc::Rc;
@@ -40,28 +42,19 @@ extern "C" {
     fn web_sys_console_warn(s: &str);
 }
 
-fn tensor_options(opts: &JsValue, what: &str) -> JsResult<TensorOptions> {
-    check_opts(opts, what)?;
-    let name = match opt_get(opts, "name") {
-        Some(v) => Some(v.as_string().ok_or_else(|| {
-            type_error(format!(
-                "{what}: name must be a string, not {}",
-                type_name(&v)
-            ))
-        })?),
-        None => None,
-    };
-    Ok(TensorOptions {
-        requires_grad: opt_bool(opts, "requiresGrad", false)?,
+fn tensor_options(requires_grad: Option<bool>, name: Option<String>) -> TensorOptions {
+    TensorOptions {
+        requires_grad: requires_grad.unwrap_or(false),
         name,
-    })
+    }
 }
 
 /// `hg.tensor(data, {requiresGrad?, name?, shape?})`.
 #[wasm_bindgen]
 pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<Tensor> {
-    let o = tensor_options(&opts, "tensor()")?;
-    let (shape, values) = parse_data(&data, opt_get(&opts, "shape"))?;
+    let o: options::TensorDataOptions = options::read(&opts, "tensor()")?;
+    let (shape, values) = parse_data(&data, options::given(&o.shape).cloned())?;
+    let o = tensor_options(o.requires_grad, o.name);
     CoreTensor::from_vec(&shape, values, &o).js().map(leaf)
 }
 
@@ -72,7 +65,8 @@ fn leaf(t: CoreTensor) -> Tensor {
 }
 
 fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<Tensor> {
-    let o = tensor_options(&opts, what)?;
+    let o: options::TensorOptions = options::read(&opts, what)?;
+    let o = tensor_options(o.requires_grad, o.name);
     let s = parse_shape(&shape)?;
     CoreTensor::full(&s, value, &o).js().map(leaf)
 }
@@ -90,15 +84,10 @@ pub fn ones(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
 /// Deterministic for a given `seed` (hookgrad's generator, not torch's).
 #[wasm_bindgen]
 pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
-    let o = tensor_options(&opts, "randn()")?;
+    let o: options::RandnOptions = options::read(&opts, "randn()")?;
     let s = parse_shape(&shape)?;
-    let seed = match opt_get(&opts, "seed") {
-        Some(v) => match v.as_f64() {
-            Some(n) if n.is_finite() && n >= 0.0 => n as u64,
-            _ => return Err(type_error("randn(): seed must be a non-negative number")),
-        },
-        None => 0,
-    };
+    let seed = options::seed(o.seed, "randn()")?;
+    let o = tensor_options(o.requires_grad, o.name);
     Ok(leaf(CoreTensor::from_array_opts(
         hookgrad_core::ops::random::randn(&s, seed),
         &o,
@@ -111,7 +100,8 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
     check_opts(&opts, "grad()")?;
     let outs = tensors_from_js(&outputs, "grad(): outputs")?;
     let ins = tensors_from_js(&inputs, "grad(): inputs")?;
-    let grad_outputs = match opt_get(&opts, "gradOutputs") {
+    let o: options::GradOptions = options::read(&opts, "grad()")?;
+    let grad_outputs = match options::given(&o.grad_outputs).cloned() {
         None => vec![None; outs.len()],
         Some(v) => {
             // A list of gradients (one per output) unless a single output was
@@ -147,9 +137,10 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
                 .collect::<JsResult<Vec<_>>>()?
         }
     };
-    let create = opt_bool(&opts, "createGraph", false)?;
-    let retain = opt_bool(&opts, "retainGraph", create)?;
-    let allow_unused = opt_bool(&opts, "allowUnused", false)?;
+    let create = o.create_graph.unwrap_or(false);
+    // PyTorch: retain_graph defaults to create_graph.
+    let retain = o.retain_graph.unwrap_or(create);
+    let allow_unused = o.allow_unused.unwrap_or(false);
     let r =
         hookgrad_core::engine::grad_ext(&outs, &ins, grad_outputs, retain, create, allow_unused)
             .js()?;

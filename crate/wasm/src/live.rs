@@ -45,8 +45,8 @@ impl Drop for JsHookGuard {
 #[wasm_bindgen(js_name = __memory)]
 pub fn memory_counts() -> Result<JsValue, JsValue> {
     let internal = || {
-        crate::convert::js_error(hookgrad_core::Error::runtime(
-            "internal: memory(): the wasm memory is not a WebAssembly.Memory",
+        crate::convert::js_error(hookgrad_core::Error::internal(
+            "memory(): the wasm memory is not a WebAssembly.Memory",
         ))
     };
     let bytes = wasm_bindgen::memory()

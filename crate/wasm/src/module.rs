@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::convert::*;
 use crate::hooks::{Handle, JsHook};
+use crate::options::{HookOptions, LinearOptions};
 use crate::tensor::Tensor;
 use hookgrad_core::module::{linear, Module as CoreModule};
 
@@ -23,12 +24,10 @@ impl Module {
     }
 }
 
+/// `(prepend, withKwargs)`.
 fn hook_opts(opts: &JsValue, what: &str) -> JsResult<(bool, bool)> {
-    check_opts(opts, what)?;
-    Ok((
-        opt_bool(opts, "prepend", false)?,
-        opt_bool(opts, "withKwargs", false)?,
-    ))
+    let o: HookOptions = crate::options::read(opts, what)?;
+    Ok((o.prepend.unwrap_or(false), o.with_kwargs.unwrap_or(false)))
 }
 
 #[wasm_bindgen]
@@ -238,9 +237,8 @@ pub fn linear_module(
     if i.saturating_mul(o) > MAX_ELEMENTS {
         return Err(type_error("nn.Linear(): layer too large for hookgrad"));
     }
-    let bias = opt_bool(&opts, "bias", true)?;
-    let seed = opt_get(&opts, "seed")
-        .and_then(|s| s.as_f64())
-        .unwrap_or(0.0) as u64;
+    let lo: LinearOptions = crate::options::read(&opts, "nn.Linear()")?;
+    let bias = lo.bias.unwrap_or(true);
+    let seed = crate::options::seed(lo.seed, "nn.Linear()")?;
     linear::linear(i, o, bias, seed).js().map(Module::wrap)
 }

@@ -404,10 +404,11 @@ impl Tensor {
             Some(CoreTensor::from_vec(&shape, values, &Default::default()).js()?)
         };
         // PyTorch: retain_graph defaults to create_graph.
-        let create = opt_bool(&opts, "createGraph", false)?;
-        let retain = opt_bool(&opts, "retainGraph", create)?;
-        let inputs = match opt_get(&opts, "inputs") {
-            Some(v) => Some(tensors_from_js(&v, "backward(): inputs")?),
+        let o: crate::options::BackwardOptions = crate::options::read(&opts, "backward()")?;
+        let create = o.create_graph.unwrap_or(false);
+        let retain = o.retain_graph.unwrap_or(create);
+        let inputs = match crate::options::given(&o.inputs) {
+            Some(v) => Some(tensors_from_js(v, "backward(): inputs")?),
             None => None,
         };
         engine::backward_ext(&self.inner, grad, retain, create, inputs.as_deref()).js()

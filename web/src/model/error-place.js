@@ -7,9 +7,10 @@
 //   program once more as a classic worker script (wrapForParse) and reads the
 //   error event's lineno/colno (runner.js: locateSyntaxError).
 // - Errors inside a hook: the engine rethrows them in PyTorch's words
-//   ("tensor hook 'h' on tensor 'c' raised an error: …") and keeps only the
-//   message, so the place is the hook's own definition (or, for an anonymous
-//   hook, the line that registered it, from the graph's hook rows).
+//   ("tensor hook 'h' on tensor 'c' raised an error: …") with the hook's own
+//   exception as `cause`; its stack gives the line that threw
+//   (run-program.js). Without one, the place is the hook's definition (or, for
+//   an anonymous hook, the line that registered it, from the graph's hook rows).
 
 /** Lines `wrapForParse` puts before the program. */
 export const PARSE_HEADER_LINES = 2;

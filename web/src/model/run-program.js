@@ -47,7 +47,10 @@ export function programApi(hg) {
 export function errorInfo(e) {
   const message = e instanceof Error ? `${e.name === 'Error' ? '' : `${e.name}: `}${e.message}` : `Uncaught ${formatArg(e, { isTensor: () => false, isNode: () => false })}`;
   const m = e && typeof e.stack === 'string' ? /<anonymous>:(\d+):(\d+)/.exec(e.stack) : null;
-  return { message, name: e instanceof Error ? e.name : null, line: m ? Number(m[1]) - PROGRAM_LINE_OFFSET : null, column: m ? Number(m[2]) : null };
+  // A hook's own exception, rethrown by the engine in PyTorch's words, is the
+  // engine Error's `cause`: its stack says where in the hook it was thrown.
+  const thrownAt = e && e.cause ? programFrame(e.cause.stack, PROGRAM_LINE_OFFSET) : null;
+  return { message, name: e instanceof Error ? e.name : null, line: m ? Number(m[1]) - PROGRAM_LINE_OFFSET : null, column: m ? Number(m[2]) : null, thrownAt };
 }
 
 /** Runs `program` (source text); returns `{graph, trace, error}`. */
@@ -73,6 +76,11 @@ export function runProgram(hg, program, { semantics = 'pytorch-2', api = program
   }
   // An error inside a hook: the engine keeps only its message; point at the hook.
   const inHook = error && hookErrorPlace(error.message, graph, program);
-  if (inHook) error = { ...error, ...inHook };
+  if (inHook && error.thrownAt) {
+    // The line inside the hook that threw (the hook's own exception's stack).
+    error = { ...error, ...inHook, line: error.thrownAt.line, column: error.thrownAt.column, hook: inHook.hook.replace(/, (defined|registered) here$/, ', thrown here') };
+  } else if (inHook) error = { ...error, ...inHook };
+  const { thrownAt, ...plain } = error || {};
+  if (error) error = plain; // posted to the page: plain data only
   return { graph, trace, error };
 }

@@ -26,7 +26,10 @@ use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
 fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
     v.iter()
-        .map(|t| t.as_ref().and_then(|t| t.to_array().ok()))
+        .map(|t| {
+            t.as_ref()
+                .and_then(|t| crate::error::snapshot(t.to_array()))
+        })
         .collect()
 }
 
@@ -132,7 +135,7 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
         .map(|(i, t)| {
             if t.requires_grad() {
                 let out = Tensor::with_storage(t.storage().clone(), Some(node.clone()), i, false);
-                let strides = t.meta().ok().and_then(|m| m.strides.clone());
+                let strides = t.stored_strides();
                 if let Ok(mut m) = out.meta_mut() {
                     m.name = t.name();
                     // An identity keeps the layout (as PyTorch's outputs do).
@@ -193,7 +196,7 @@ fn pack_with_none(
 }
 
 fn busy() -> Error {
-    Error::runtime("internal: module backward hook state is busy")
+    Error::internal("module backward hook state is busy")
 }
 
 /// Drops what a finished backward no longer needs: the module (and through

@@ -220,7 +220,7 @@ impl Module {
             .name
             .try_borrow()
             .map(|n| n.clone())
-            .unwrap_or_default()
+            .unwrap_or_else(|_| crate::error::fault_default("a module's name is busy"))
     }
     pub fn ptr_eq(&self, other: &Module) -> bool {
         Rc::ptr_eq(&self.0, &other.0)
@@ -283,7 +283,7 @@ impl Module {
             .0
             .parameters
             .try_borrow_mut()
-            .map_err(|_| Error::runtime("internal: parameters busy"))?;
+            .map_err(|_| Error::internal("parameters busy"))?;
         match p.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = t,
             None => p.push((name.to_string(), t)),
@@ -306,7 +306,7 @@ impl Module {
             .0
             .children
             .try_borrow_mut()
-            .map_err(|_| Error::runtime("internal: children busy"))?;
+            .map_err(|_| Error::internal("children busy"))?;
         match c.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = child,
             None => c.push((name.to_string(), child)),
@@ -319,7 +319,7 @@ impl Module {
             .children
             .try_borrow()
             .map(|c| c.iter().map(|(_, m)| m.clone()).collect())
-            .unwrap_or_default()
+            .unwrap_or_else(|_| crate::error::fault_default("a module's children are busy"))
     }
     /// `named_modules()`: itself as `''`, then children depth-first.
     pub fn named_modules(&self) -> Vec<(String, Module)> {
@@ -329,7 +329,7 @@ impl Module {
             .children
             .try_borrow()
             .map(|c| c.clone())
-            .unwrap_or_default();
+            .unwrap_or_else(|_| crate::error::fault_default("a module's children are busy"));
         for (name, child) in children {
             if out.iter().any(|(_, m)| m.ptr_eq(&child)) {
                 continue;
@@ -349,11 +349,12 @@ impl Module {
     pub fn named_parameters(&self) -> Vec<(String, Tensor)> {
         let mut out: Vec<(String, Tensor)> = Vec::new();
         for (prefix, m) in self.named_modules() {
-            let params =
-                m.0.parameters
-                    .try_borrow()
-                    .map(|p| p.clone())
-                    .unwrap_or_default();
+            let params = m
+                .0
+                .parameters
+                .try_borrow()
+                .map(|p| p.clone())
+                .unwrap_or_else(|_| crate::error::fault_default("a module's parameters are busy"));
             for (n, t) in params {
                 if out.iter().any(|(_, x)| x.ptr_eq(&t)) {
                     continue;

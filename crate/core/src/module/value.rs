@@ -67,6 +67,9 @@ impl Value {
 pub fn snapshot_values(values: &[Value]) -> Vec<Option<crate::tensor::Array>> {
     values
         .iter()
-        .map(|v| v.as_tensor().and_then(|t| t.to_array().ok()))
+        .map(|v| {
+            v.as_tensor()
+                .and_then(|t| crate::error::snapshot(t.to_array()))
+        })
         .collect()
 }

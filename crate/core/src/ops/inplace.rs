@@ -85,7 +85,7 @@ fn inplace(
             .storage()
             .data
             .try_borrow_mut()
-            .map_err(|_| Error::runtime("internal: tensor data is busy"))?;
+            .map_err(|_| Error::internal("tensor data is busy"))?;
         *data = new;
     }
     t.storage().bump_version();
@@ -221,22 +221,33 @@ fn other_saved(other: &Operand) -> SavedTensor {
     }
 }
 
+/// PyTorch's `original_self` for an in-place op whose `other` gradient needs
+/// self: `self.clone()` taken before the write (a `CloneBackward0` over the
+/// old history, so a double backward goes through it), saved only when
+/// `other` requires grad (`should_compute_output(1)`).
+fn original_self(t: &Tensor, other: &Operand) -> SavedTensor {
+    match other.tensor() {
+        Some(o) if o.requires_grad() => match super::shape_ops::clone(t) {
+            Ok(c) => SavedTensor::save(&c),
+            Err(e) => {
+                context::set_pending_error(e);
+                SavedTensor::empty()
+            }
+        },
+        _ => SavedTensor::empty(),
+    }
+}
+
 pub fn mul_(t: &Tensor, other: &Operand) -> Result<Tensor> {
     let shape = t.shape();
     let o = other.clone();
+    let tc = t.clone();
     inplace(
         t,
         "MulBackward0",
         Some(other),
         |x, y| x * y,
-        // The original self is overwritten, so keep a copy of it (with the
-        // history it had: PyTorch's `original_self`).
-        move |old, edge| {
-            vec![
-                SavedTensor::save_original(old.clone(), edge),
-                other_saved(&o),
-            ]
-        },
+        move |_, _| vec![original_self(&tc, &o), other_saved(&o)],
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
             let gs = need(ctx.needs, 0, || g.mul(&ctx.saved[1]))?;
@@ -249,22 +260,19 @@ pub fn mul_(t: &Tensor, other: &Operand) -> Result<Tensor> {
 pub fn div_(t: &Tensor, other: &Operand) -> Result<Tensor> {
     let shape = t.shape();
     let o = other.clone();
+    let tc = t.clone();
     inplace(
         t,
         "DivBackward0",
         Some(other),
         |x, y| x / y,
-        move |old, edge| {
-            vec![
-                SavedTensor::save_original(old.clone(), edge),
-                other_saved(&o),
-            ]
-        },
+        move |_, _| vec![original_self(&tc, &o), other_saved(&o)],
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
             let (x, y) = (&ctx.saved[0], &ctx.saved[1]);
             let gs = need(ctx.needs, 0, || g.div(y))?;
-            let go = need(ctx.needs, 1, || g.neg()?.mul(x)?.div(&y.mul(y)?))?;
+            // PyTorch div_tensor_other_backward: -grad * ((self / other) / other).
+            let go = need(ctx.needs, 1, || g.neg()?.mul(&x.div(y)?.div(y)?))?;
             Ok(vec![gs, go])
         }),
     )

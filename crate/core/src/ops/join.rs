@@ -5,7 +5,7 @@
 
 use ndarray::{Axis, Slice};
 
-use super::{constant, record, shape_ops};
+use super::{constant, record};
 use crate::error::{Error, Result};
 use crate::shape::{fmt_shape, wrap_dim};
 use crate::tensor::{Array, Tensor};
@@ -33,6 +33,27 @@ fn narrow(g: &Tensor, axis: usize, offset: usize, n: usize) -> Result<Tensor> {
             };
             let pieces = [zeros(offset), gp, zeros(full[axis] - offset - n)];
             Ok(vec![Some(cat(&pieces, axis as i64)?)])
+        }),
+    )
+}
+
+/// `g.select(axis, index)` as an op (`SelectBackward0`): stack's backward
+/// (PyTorch's `stack_tensors_backward` selects each input's slice); its own
+/// backward is `select_backward` (`SelectBackwardBackward0`).
+pub(crate) fn select(g: &Tensor, axis: usize, index: usize) -> Result<Tensor> {
+    let part = g.data()?.index_axis(Axis(axis), index).to_owned();
+    let full = g.shape();
+    let out_shape = part.shape().to_vec();
+    record(
+        "SelectBackward0",
+        &[Some(g)],
+        part,
+        Vec::new,
+        Box::new(move |ctx| {
+            let gp = super::grad_in(ctx.grads, &out_shape);
+            Ok(vec![Some(super::backward_ops::select_backward(
+                &gp, &full, axis, index,
+            )?)])
         }),
     )
 }
@@ -93,7 +114,7 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         .collect::<Result<Vec<_>>>()?;
     let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
     let out = ndarray::concatenate(Axis(axis), &views)
-        .map_err(|e| Error::runtime(format!("internal: cat failed: {e}")))?;
+        .map_err(|e| Error::internal(format!("cat failed: {e}")))?;
     crate::shape::checked_numel(out.shape())?;
     let sizes: Vec<usize> = arrays.iter().map(|a| a.shape()[axis]).collect();
     let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
@@ -133,7 +154,7 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         .collect::<Result<Vec<_>>>()?;
     let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
     let out = ndarray::concatenate(Axis(axis), &views)
-        .map_err(|e| Error::runtime(format!("internal: stack failed: {e}")))?;
+        .map_err(|e| Error::internal(format!("stack failed: {e}")))?;
     crate::shape::checked_numel(out.shape())?;
     let n = tensors.len();
     let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
@@ -142,17 +163,13 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         &inputs,
         out,
         Vec::new,
-        // PyTorch unbinds the gradient: one slice per input, dim removed.
+        // PyTorch stack_tensors_backward: grad.select(dim, i) per input.
         Box::new(move |ctx| {
             let Some(g) = ctx.grads.first().cloned().flatten() else {
                 return Ok(vec![None; n]);
             };
-            split(&g, axis, &vec![1; n], ctx.needs)?
-                .into_iter()
-                .map(|p| {
-                    p.map(|p| shape_ops::squeeze(&p, Some(axis as i64)))
-                        .transpose()
-                })
+            (0..n)
+                .map(|i| super::need(ctx.needs, i, || select(&g, axis, i)))
                 .collect()
         }),
     )

@@ -4,7 +4,7 @@
 
 use ndarray::IxDyn;
 
-use super::{constant, grad_in, need, record, shape_ops, softmax};
+use super::{backward_ops, grad_in, need, record, shape_ops, softmax};
 use crate::error::{Error, Result};
 use crate::node::SavedTensor;
 use crate::tensor::{Array, Tensor};
@@ -70,18 +70,19 @@ pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result
         &[Some(&x), Some(&t)],
         out,
         || vec![SavedTensor::save(&x), SavedTensor::save(&t)],
-        // PyTorch mse_loss_backward: 2 (x - t) g, divided by n for 'mean';
-        // the target gets the negation.
+        // PyTorch: self: mse_loss_backward(grad, self, target, reduction);
+        // target: mse_loss_backward(grad, target, self, reduction).
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &out_shape);
-            let scale = if reduction == Reduction::Mean {
-                2.0 / n
-            } else {
-                2.0
-            };
-            let gx = ctx.saved[0].sub(&ctx.saved[1])?.mul(scale)?.mul(&g)?;
-            let gt = need(ctx.needs, 1, || gx.neg())?;
-            Ok(vec![need(ctx.needs, 0, || Ok(gx.clone()))?, gt])
+            let (x, t) = (&ctx.saved[0], &ctx.saved[1]);
+            Ok(vec![
+                need(ctx.needs, 0, || {
+                    backward_ops::mse_loss_backward(&g, x, t, reduction)
+                })?,
+                need(ctx.needs, 1, || {
+                    backward_ops::mse_loss_backward(&g, t, x, reduction)
+                })?,
+            ])
         }),
     )
 }
@@ -128,15 +129,23 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
             m[flat_index(row, t as usize)] = -1.0 / rows.max(1) as f32;
         }
     }
+    let targets = targets.to_vec();
     record(
         "NllLossBackward0",
         &[Some(logp)],
         Array::from_elem(IxDyn(&[]), total),
-        Vec::new,
-        // The gradient is linear in grad: the constant mask times it.
+        // PyTorch saves self: nll_loss_backward's node has an edge to it.
+        || vec![SavedTensor::save(logp)],
+        // PyTorch: nll_loss_backward(grad, self, target, ...), the constant
+        // mask times grad.
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &[]);
-            Ok(vec![Some(constant(mask.clone()).mul(&g)?)])
+            Ok(vec![Some(backward_ops::nll_loss_backward(
+                &g,
+                &ctx.saved[0],
+                &targets,
+                &mask,
+            )?)])
         }),
     )
 }

@@ -19,11 +19,11 @@ fn check_mm_shapes(prefix: &str, x: (usize, usize), y: (usize, usize)) -> Result
 }
 
 /// Matrix × vector through the shared kernel.
-fn mv_kernel(m: ArrayView2<f32>, v: ArrayView1<f32>) -> Array1<f32> {
+fn mv_kernel(m: ArrayView2<f32>, v: ArrayView1<f32>) -> Result<Array1<f32>> {
     let n = m.nrows();
-    kernel::matmul(m, v.insert_axis(Axis(1)))
+    kernel::matmul(m, v.insert_axis(Axis(1)))?
         .into_shape_with_order(n)
-        .unwrap_or_else(|_| Array1::zeros(n))
+        .map_err(|e| Error::internal(format!("matrix-vector product reshape failed: {e}")))
 }
 
 use super::{grad_in, need, record, shape_ops};
@@ -34,13 +34,13 @@ use crate::tensor::{Array, Tensor};
 fn as2(a: &Array) -> Result<Array2<f32>> {
     a.clone()
         .into_dimensionality::<Ix2>()
-        .map_err(|e| Error::runtime(format!("internal: expected a matrix: {e}")))
+        .map_err(|e| Error::internal(format!("expected a matrix: {e}")))
 }
 
 fn as1(a: &Array) -> Result<Array1<f32>> {
     a.clone()
         .into_dimensionality::<Ix1>()
-        .map_err(|e| Error::runtime(format!("internal: expected a vector: {e}")))
+        .map_err(|e| Error::internal(format!("expected a vector: {e}")))
 }
 
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -103,7 +103,7 @@ pub fn mv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             v.len()
         )));
     }
-    let out = mv_kernel(m.view(), v.view()).into_dyn();
+    let out = mv_kernel(m.view(), v.view())?.into_dyn();
     let rows = m.nrows();
     record(
         "MvBackward0",
@@ -157,7 +157,7 @@ fn mm_mat2_backward(
 pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (x, y) = (as2(&*a.data()?)?, as2(&*b.data()?)?);
     check_mm_shapes("mm: ", x.dim(), y.dim())?;
-    let out = kernel::matmul(x.view(), y.view()).into_dyn();
+    let out = kernel::matmul(x.view(), y.view())?.into_dyn();
     let out_shape = out.shape().to_vec();
     let (a_rg, b_rg) = (a.requires_grad(), b.requires_grad());
     let (a_layout, b_layout) = (a.layout(), b.layout());
@@ -199,7 +199,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
     let (xm, wm) = (as2(&*x.data()?)?, as2(&*w.data()?)?);
     check_mm_shapes("", xm.dim(), wm.dim())?;
-    let prod = kernel::matmul(xm.view(), wm.view()).into_dyn();
+    let prod = kernel::matmul(xm.view(), wm.view())?.into_dyn();
     let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;
     let out_shape = out.shape().to_vec();
     let (x_layout, w_layout) = (x.layout(), w.layout());

@@ -9,6 +9,7 @@ use crate::tensor::{Array, Storage, Tensor};
 use crate::trace;
 
 pub mod arith;
+pub mod backward_ops;
 pub mod inplace;
 pub mod join;
 pub mod kernel;
@@ -71,6 +72,11 @@ pub(crate) fn record(
     save: impl FnOnce() -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
+    // An accessor that failed while this op read its inputs (a shape, a
+    // requires_grad) fails the op instead of computing with a placeholder.
+    if let Some(e) = crate::error::take_fault() {
+        return Err(e);
+    }
     if !needs_graph(inputs) {
         return Ok(Tensor::from_array(output));
     }
@@ -109,7 +115,7 @@ pub(crate) fn elementwise_layout(out: Tensor, inputs: &[Option<&Tensor>]) -> Res
     let strided = inputs
         .iter()
         .flatten()
-        .any(|t| t.meta().map(|m| m.strides.is_some()).unwrap_or(false));
+        .any(|t| t.stored_strides().is_some());
     if strided {
         let operands: Vec<_> = inputs.iter().flatten().map(|t| t.layout()).collect();
         let strides = crate::layout::elementwise_strides(&out.shape(), &operands);

@@ -3,6 +3,7 @@
 
 use ndarray::{Axis, IxDyn};
 
+use super::backward_ops::div_scalar;
 use super::{grad_in, record, shape_ops};
 use crate::error::Result;
 use crate::shape::wrap_dim;
@@ -25,7 +26,8 @@ fn full_reduce(a: &Tensor, name: &'static str, mean: bool) -> Result<Tensor> {
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &[]);
             let e = shape_ops::expand(&g, &sizes)?;
-            Ok(vec![Some(if mean { e.div(n)? } else { e })])
+            // `/ numel` is div.Scalar: DivBackward1.
+            Ok(vec![Some(if mean { div_scalar(&e, n)? } else { e })])
         }),
     )
 }
@@ -80,24 +82,70 @@ fn dim_reduce(
                 }
                 g = shape_ops::expand(&g, &sizes)?;
             }
-            Ok(vec![Some(if mean { g.div(n)? } else { g })])
+            Ok(vec![Some(if mean { div_scalar(&g, n)? } else { g })])
         }),
     )
 }
 
-/// PyTorch's `at::sum_to`: sums a (broadcast) gradient back to `shape`,
-/// with ops, so it is differentiable; returns `t` itself when it fits.
+/// PyTorch's `at::sum_to` (ExpandUtils.h): sums a (broadcast) gradient
+/// back to `shape` with ops, so it is differentiable: `sum()` for a 0-d
+/// target, else one `sum(dims, keepdim=True)` (`SumBackward1`) over the
+/// leading and the broadcast dims, then `view(shape)` when there were
+/// leading dims; `t` itself when it fits.
 pub fn sum_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    let mut g = t.clone();
-    while g.ndim() > shape.len() {
-        g = sum_dim(&g, 0, false)?;
+    let sizes = t.shape();
+    if shape.is_empty() {
+        return if sizes.is_empty() {
+            Ok(t.clone())
+        } else {
+            sum(t)
+        };
     }
-    for (axis, &size) in shape.iter().enumerate() {
-        if size == 1 && g.shape().get(axis).copied().unwrap_or(1) != 1 {
-            g = sum_dim(&g, axis as i64, true)?;
+    let lead = sizes.len().saturating_sub(shape.len());
+    let dims: Vec<usize> = (0..sizes.len())
+        .filter(|&i| i < lead || (shape[i - lead] == 1 && sizes[i] != 1))
+        .collect();
+    let g = if dims.is_empty() {
+        t.clone()
+    } else {
+        sum_dims_keep(t, &dims)?
+    };
+    if lead > 0 {
+        let to: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        shape_ops::reshape(&g, &to)
+    } else {
+        Ok(g)
+    }
+}
+
+/// `t.sum(dims, keepdim=True)` (`SumBackward1`); backward expands back.
+fn sum_dims_keep(a: &Tensor, dims: &[usize]) -> Result<Tensor> {
+    let (out, shape) = {
+        let d = a.data()?;
+        // The first sum reads the data in place (no copy of the gradient).
+        let mut r: Option<Array> = None;
+        for &axis in dims {
+            let next = match &r {
+                None => d.sum_axis(Axis(axis)),
+                Some(x) => x.sum_axis(Axis(axis)),
+            };
+            r = Some(next.insert_axis(Axis(axis)));
         }
-    }
-    Ok(g)
+        (r.unwrap_or_else(|| d.to_owned()), d.shape().to_vec())
+    };
+    let out_shape = out.shape().to_vec();
+    let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    record(
+        "SumBackward1",
+        &[Some(a)],
+        out,
+        Vec::new,
+        // PyTorch sum_backward with keepdim: grad.expand(sizes).
+        Box::new(move |ctx| {
+            let g = grad_in(ctx.grads, &out_shape);
+            Ok(vec![Some(shape_ops::expand(&g, &sizes)?)])
+        }),
+    )
 }
 
 pub fn sum_dim(a: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {

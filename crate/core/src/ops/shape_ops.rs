@@ -13,11 +13,32 @@ use crate::tensor::{Array, Tensor};
 fn reshaped(a: &Array, shape: &[usize]) -> Result<Array> {
     let flat: Vec<f32> = a.iter().copied().collect();
     Array::from_shape_vec(IxDyn(shape), flat)
-        .map_err(|e| Error::runtime(format!("internal: reshape failed: {e}")))
+        .map_err(|e| Error::internal(format!("reshape failed: {e}")))
+}
+
+/// How a reshape-like node's backward maps the gradient back (PyTorch's
+/// formulas, so a double backward records the same nodes).
+#[derive(Clone)]
+pub(crate) enum Inverse {
+    /// `grad.reshape(self.sizes())` (view, _reshape_alias, _unsafe_view).
+    Reshape,
+    /// `grad.squeeze(dim)` (unsqueeze).
+    Squeeze(usize),
+    /// `unsqueeze_to(grad, …)`: unsqueeze at each dim, in order (squeeze).
+    Unsqueeze(Vec<usize>),
 }
 
 /// A node whose backward reshapes the gradient back to `from`.
 pub(crate) fn reshape_node(a: &Tensor, name: &'static str, to: &[usize]) -> Result<Tensor> {
+    reshape_node_with(a, name, to, Inverse::Reshape)
+}
+
+pub(crate) fn reshape_node_with(
+    a: &Tensor,
+    name: &'static str,
+    to: &[usize],
+    inverse: Inverse,
+) -> Result<Tensor> {
     let from = a.shape();
     let out = reshaped(&*a.data()?, to)?;
     let to_owned = to.to_vec();
@@ -27,10 +48,18 @@ pub(crate) fn reshape_node(a: &Tensor, name: &'static str, to: &[usize]) -> Resu
         &[Some(a)],
         out,
         Vec::new,
-        // PyTorch: grad.reshape(self.sizes()) (squeeze/unsqueeze: the inverse view).
         Box::new(move |ctx| {
-            let g = grad_in(ctx.grads, &to_owned);
-            Ok(vec![Some(reshape(&g, &from_i)?)])
+            let mut g = grad_in(ctx.grads, &to_owned);
+            match &inverse {
+                Inverse::Reshape => g = reshape(&g, &from_i)?,
+                Inverse::Squeeze(d) => g = squeeze(&g, Some(*d as i64))?,
+                Inverse::Unsqueeze(dims) => {
+                    for &d in dims {
+                        g = unsqueeze(&g, d)?;
+                    }
+                }
+            }
+            Ok(vec![Some(g)])
         }),
     )
 }
@@ -79,7 +108,14 @@ pub fn unsqueeze(a: &Tensor, dim: usize) -> Result<Tensor> {
     };
     strides.insert(dim, new_stride);
     shape.insert(dim, 1);
-    view_node(a, "UnsqueezeBackward0", &shape, strides)
+    // PyTorch: grad.squeeze(dim).
+    view_node(
+        a,
+        "UnsqueezeBackward0",
+        &shape,
+        strides,
+        Inverse::Squeeze(dim),
+    )
 }
 
 /// `t.unsqueeze(dim)`: `dim` in `[-ndim-1, ndim]`.
@@ -110,22 +146,32 @@ pub fn squeeze(a: &Tensor, dim: Option<i64>) -> Result<Tensor> {
     } else {
         "SqueezeBackward1"
     };
-    view_node(a, name, &to, st)
+    // PyTorch: unsqueeze_to(grad, …): back at each removed dim.
+    let removed = (0..shape.len()).filter(|&i| !keep(i)).collect();
+    view_node(a, name, &to, st, Inverse::Unsqueeze(removed))
 }
 
 pub fn squeeze_dim(a: &Tensor, dim: usize) -> Result<Tensor> {
     let mut shape = a.shape();
+    let mut removed = Vec::new();
     if shape.get(dim) == Some(&1) {
         shape.remove(dim);
+        removed.push(dim);
     }
-    reshape_node(a, "SqueezeBackward4", &shape)
+    reshape_node_with(a, "SqueezeBackward4", &shape, Inverse::Unsqueeze(removed))
 }
 
 /// A reshape-like view (unsqueeze, squeeze): a node plus the view link;
 /// `strides` is the view's layout.
-fn view_node(a: &Tensor, name: &'static str, to: &[usize], strides: Vec<usize>) -> Result<Tensor> {
+fn view_node(
+    a: &Tensor,
+    name: &'static str,
+    to: &[usize],
+    strides: Vec<usize>,
+    inverse: Inverse,
+) -> Result<Tensor> {
     let from = a.shape();
-    let v = reshape_node(a, name, to)?;
+    let v = reshape_node_with(a, name, to, inverse)?;
     v.set_strides(strides)?;
     crate::view::link(
         a,

@@ -6,7 +6,7 @@
 
 use ndarray::Axis;
 
-use super::{grad_in, record, save_result};
+use super::{backward_ops, grad_in, record, save_result};
 use crate::error::Result;
 use crate::shape::wrap_dim;
 use crate::tensor::{Array, Tensor};
@@ -42,7 +42,7 @@ fn axis_of(a: &Tensor, dim: i64) -> Result<Option<usize>> {
 }
 
 /// Sum along `axis` keeping it (identity for a 0-d tensor), differentiably.
-fn sum_keep(a: &Tensor, axis: Option<usize>) -> Result<Tensor> {
+pub(crate) fn sum_keep(a: &Tensor, axis: Option<usize>) -> Result<Tensor> {
     match axis {
         Some(axis) => a.sum_dim(axis as i64, true),
         None => Ok(a.clone()),
@@ -58,12 +58,13 @@ pub fn softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
         &[Some(a)],
         out,
         Vec::new,
-        // PyTorch: grad_input = y * (g - sum(g * y, dim, keepdim=True)).
+        // PyTorch: _softmax_backward_data(grad, result, dim).
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
             let y = &ctx.saved[0];
-            let s = sum_keep(&g.mul(y)?, axis)?;
-            Ok(vec![Some(y.mul(&g.sub(&s)?)?)])
+            Ok(vec![Some(backward_ops::softmax_backward_data(
+                &g, y, axis,
+            )?)])
         }),
     )?;
     save_result(&t)?;
@@ -79,12 +80,13 @@ pub fn log_softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
         &[Some(a)],
         out,
         Vec::new,
-        // PyTorch: grad_input = g - exp(y) * sum(g, dim, keepdim=True).
+        // PyTorch: _log_softmax_backward_data(grad, result, dim).
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
             let y = &ctx.saved[0];
-            let s = sum_keep(&g, axis)?;
-            Ok(vec![Some(g.sub(&y.exp()?.mul(&s)?)?)])
+            Ok(vec![Some(backward_ops::log_softmax_backward_data(
+                &g, y, axis,
+            )?)])
         }),
     )?;
     save_result(&t)?;

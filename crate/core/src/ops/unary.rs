@@ -1,7 +1,8 @@
 //! exp log sin cos tanh sigmoid relu abs sqrt. Ops whose derivative is cheapest from
 //! the result save the result (as PyTorch does), others save the input.
 
-use super::{constant, elementwise_layout, grad_in, record, save_result};
+use super::backward_ops;
+use super::{elementwise_layout, grad_in, record, save_result};
 use crate::error::Result;
 use crate::node::SavedTensor;
 use crate::tensor::Tensor;
@@ -51,12 +52,6 @@ fn unary(
     Ok(t)
 }
 
-/// A mask of where `f` holds, as a constant (PyTorch's comparisons are not
-/// differentiable either).
-fn mask(t: &Tensor, f: fn(f32) -> f32) -> Result<Tensor> {
-    Ok(constant(t.data()?.mapv(f)))
-}
-
 pub fn exp(a: &Tensor) -> Result<Tensor> {
     // PyTorch: grad * result.
     unary(a, "ExpBackward0", f32::exp, From::Result, |g, y| g.mul(y))
@@ -78,49 +73,46 @@ pub fn cos(a: &Tensor) -> Result<Tensor> {
     })
 }
 pub fn tanh(a: &Tensor) -> Result<Tensor> {
-    // PyTorch tanh_backward: grad * (1 - result²).
-    unary(a, "TanhBackward0", f32::tanh, From::Result, |g, y| {
-        g.mul(&y.mul(y)?.neg()?.add(1.0)?)
-    })
+    // PyTorch: tanh_backward(grad, result), its own node in a double backward.
+    unary(
+        a,
+        "TanhBackward0",
+        f32::tanh,
+        From::Result,
+        backward_ops::tanh_backward,
+    )
 }
 pub fn sigmoid(a: &Tensor) -> Result<Tensor> {
-    // PyTorch sigmoid_backward: grad * result * (1 - result).
+    // PyTorch: sigmoid_backward(grad, result).
     unary(
         a,
         "SigmoidBackward0",
         |x| 1.0 / (1.0 + (-x).exp()),
         From::Result,
-        |g, y| g.mul(&y.mul(&y.neg()?.add(1.0)?)?),
+        backward_ops::sigmoid_backward,
     )
 }
 pub fn relu(a: &Tensor) -> Result<Tensor> {
-    // PyTorch threshold_backward: grad where result > 0, else 0.
+    // PyTorch: threshold_backward(grad, result, 0): grad where result > 0.
     unary(
         a,
         "ReluBackward0",
         |x| x.max(0.0),
         From::Result,
-        |g, y| g.mul(&mask(y, |v| if v > 0.0 { 1.0 } else { 0.0 })?),
+        backward_ops::threshold_backward,
     )
 }
-/// PyTorch: `abs_backward` is `grad * self.sgn()` (0 at 0).
+/// PyTorch: `grad * self.sgn()` (0 at 0); sgn is an op (`SgnBackward0`).
 pub fn abs(a: &Tensor) -> Result<Tensor> {
     unary(a, "AbsBackward0", f32::abs, From::Input, |g, x| {
-        g.mul(&mask(x, |v| {
-            if v > 0.0 {
-                1.0
-            } else if v < 0.0 {
-                -1.0
-            } else {
-                0.0
-            }
-        })?)
+        g.mul(&backward_ops::sgn(x)?)
     })
 }
-/// PyTorch saves the result: `grad / (2 * result)`.
+/// PyTorch saves the result: `grad / (2 * result)` (`2 * result` is
+/// `mul.Scalar`: `MulBackward1`).
 pub fn sqrt(a: &Tensor) -> Result<Tensor> {
     unary(a, "SqrtBackward0", f32::sqrt, From::Result, |g, y| {
-        g.div(&y.mul(2.0)?)
+        g.div(&backward_ops::mul_scalar(y, 2.0)?)
     })
 }
 
