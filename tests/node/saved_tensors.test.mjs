@@ -92,3 +92,22 @@ test('multi-grad hook events in the trace', () => {
   approx(ev[0].before, [[3, 4], [1, 2]], 'grads (hand-computed)');
   h.remove();
 });
+
+test('savedTensorsHooks around crossEntropy: what is packed and unpacked, in PyTorch\'s order', () => {
+  const s = S('saved_tensors_hooks_cross_entropy');
+  const calls = [];
+  const x = hg.tensor(s.x, { requiresGrad: true });
+  const loss = hg.savedTensorsHooks(
+    (t) => { calls.push({ hook: 'pack', shape: t.shape, value: V(t) }); return t; },
+    (t) => { calls.push({ hook: 'unpack', shape: t.shape }); return t; },
+    () => hg.nn.functional.crossEntropy(x, s.targets),
+  );
+  calls.push({ hook: 'backward-start' });
+  loss.backward();
+  // LogSoftmaxBackward0's result, NllLossBackward0's self, target, total_weight
+  // (hookgrad's target is float32 where PyTorch's is int64: same shape and values).
+  assert.deepEqual(calls.map((c) => [c.hook, c.shape]), s.calls.map((c) => [c.hook, c.shape]));
+  calls.forEach((c, i) => { if (s.calls[i].value !== undefined) approx(c.value, s.calls[i].value, `pack ${i}`); });
+  approx(V(loss), s.loss, 'loss');
+  approx(V(x.grad), s.x_grad, 'x.grad');
+});

@@ -130,12 +130,25 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
         }
     }
     let targets = targets.to_vec();
+    // PyTorch's NllLossBackward0 saves self, target and total_weight (weight
+    // is undefined and not saved), so `saved_tensors_hooks` packs all three.
+    // hookgrad's target is float32 (PyTorch's is int64): same shape, values.
+    let target_shape: &[usize] = if shape.len() == 1 { &[] } else { &[rows] };
+    let target_values: Vec<f32> = targets.iter().map(|&t| t as f32).collect();
+    let saved_target = Tensor::from_vec(target_shape, target_values, &Default::default())?;
+    let total_weight = Tensor::scalar(rows as f32);
     record(
         "NllLossBackward0",
         &[Some(logp)],
         Array::from_elem(IxDyn(&[]), total),
-        // PyTorch saves self: nll_loss_backward's node has an edge to it.
-        || vec![SavedTensor::save(logp)],
+        // Self is saved with its history: nll_loss_backward's node has an edge to it.
+        || {
+            vec![
+                SavedTensor::save(logp),
+                SavedTensor::save(&saved_target),
+                SavedTensor::save(&total_weight),
+            ]
+        },
         // PyTorch: nll_loss_backward(grad, self, target, ...), the constant
         // mask times grad.
         Box::new(move |ctx| {
