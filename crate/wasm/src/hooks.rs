@@ -72,11 +72,15 @@ impl JsHook {
         r.map_err(|e| Error::runtime(js_message(&e)))
     }
 
-    /// A call of the user's hook (not a module's forward): console lines it
+    /// A call of the user's hook (not a module's forward). The arguments are
+    /// built inside `JsHookGuard`, so the JS handles made for them do not
+    /// count as holders for AccumulateGrad's steal; console lines the hook
     /// prints are attributed to its trace event.
-    fn call_hook(&self, args: &[JsValue]) -> Result<JsValue> {
+    fn call_hook<A: AsRef<[JsValue]>>(&self, make_args: impl FnOnce() -> A) -> Result<JsValue> {
+        let _in_hook = JsHookGuard::enter();
+        let args = make_args();
         let _call = hookgrad_core::trace::HookCall::begin();
-        self.apply(args)
+        self.apply(args.as_ref())
     }
 
     fn grads(&self, v: &JsValue) -> Result<Option<Vec<Option<Tensor>>>> {
@@ -137,8 +141,7 @@ fn returned_value(r: &JsValue) -> Option<Value> {
 
 impl TensorHook for JsHook {
     fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
-        let _in_hook = JsHookGuard::enter();
-        let r = self.call_hook(&[tensor_to_js(grad.clone())])?;
+        let r = self.call_hook(|| [tensor_to_js(grad.clone())])?;
         if r.is_undefined() || r.is_null() {
             return Ok(None);
         }
@@ -163,8 +166,7 @@ impl TensorHook for JsHook {
 
 impl NodePreHook for JsHook {
     fn call(&self, grad_outputs: &[Option<Tensor>]) -> Result<Option<Vec<Option<Tensor>>>> {
-        let _in_hook = JsHookGuard::enter();
-        let r = self.call_hook(&[opt_tensors_to_js(grad_outputs)])?;
+        let r = self.call_hook(|| [opt_tensors_to_js(grad_outputs)])?;
         self.grads(&r)
     }
     fn name(&self) -> String {
@@ -181,11 +183,12 @@ impl NodePostHook for JsHook {
         grad_inputs: &[Option<Tensor>],
         grad_outputs: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let _in_hook = JsHookGuard::enter();
-        let r = self.call_hook(&[
-            opt_tensors_to_js(grad_inputs),
-            opt_tensors_to_js(grad_outputs),
-        ])?;
+        let r = self.call_hook(|| {
+            [
+                opt_tensors_to_js(grad_inputs),
+                opt_tensors_to_js(grad_outputs),
+            ]
+        })?;
         self.grads(&r)
     }
     fn name(&self) -> String {
@@ -198,8 +201,7 @@ impl NodePostHook for JsHook {
 
 impl PostAccumulateGradHook for JsHook {
     fn call(&self, tensor: &Tensor) -> Result<bool> {
-        let _in_hook = JsHookGuard::enter();
-        let r = self.call_hook(&[tensor_to_js(tensor.clone())])?;
+        let r = self.call_hook(|| [tensor_to_js(tensor.clone())])?;
         Ok(!(r.is_undefined() || r.is_null()))
     }
     fn name(&self) -> String {
@@ -217,8 +219,7 @@ impl ForwardPreHook for JsHook {
         args: &[Value],
         kwargs: Option<&Value>,
     ) -> Result<Option<Value>> {
-        let _in_hook = JsHookGuard::enter();
-        let r = self.call_hook(&forward_hook_args(module, args, kwargs, None))?;
+        let r = self.call_hook(|| forward_hook_args(module, args, kwargs, None))?;
         Ok(returned_value(&r))
     }
     fn name(&self) -> String {
@@ -234,8 +235,7 @@ impl ForwardHook for JsHook {
         kwargs: Option<&Value>,
         output: &Value,
     ) -> Result<Option<Value>> {
-        let _in_hook = JsHookGuard::enter();
-        let r = self.call_hook(&forward_hook_args(module, args, kwargs, Some(output)))?;
+        let r = self.call_hook(|| forward_hook_args(module, args, kwargs, Some(output)))?;
         Ok(returned_value(&r))
     }
     fn name(&self) -> String {
@@ -250,12 +250,13 @@ impl ModuleBackwardHook for JsHook {
         grad_input: &[Option<Tensor>],
         grad_output: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let _in_hook = JsHookGuard::enter();
-        let r = self.call_hook(&[
-            module_js(module),
-            opt_tensors_to_js(grad_input),
-            opt_tensors_to_js(grad_output),
-        ])?;
+        let r = self.call_hook(|| {
+            [
+                module_js(module),
+                opt_tensors_to_js(grad_input),
+                opt_tensors_to_js(grad_output),
+            ]
+        })?;
         self.grads(&r)
     }
     fn name(&self) -> String {
@@ -272,8 +273,7 @@ impl ModuleBackwardPreHook for JsHook {
         module: &Module,
         grad_output: &[Option<Tensor>],
     ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let _in_hook = JsHookGuard::enter();
-        let r = self.call_hook(&[module_js(module), opt_tensors_to_js(grad_output)])?;
+        let r = self.call_hook(|| [module_js(module), opt_tensors_to_js(grad_output)])?;
         self.grads(&r)
     }
     fn name(&self) -> String {
