@@ -32,9 +32,13 @@ export async function setup() {
   };
 }
 
-/** Waits until a run finished (the Run button is enabled again and the scrubber has steps). */
+/**
+ * Waits until a run finished: the page is no longer busy (while a program
+ * runs the Run button is a Stop button, still enabled, and the previous run's
+ * steps are still shown) and the scrubber has steps.
+ */
 export async function waitForRun(page, timeout = 15000) {
-  await page.waitForFunction(() => !document.getElementById('run-btn').disabled && document.getElementById('step-count').textContent !== '0 / 0', null, { timeout });
+  await page.waitForFunction(() => !document.body.classList.contains('busy') && !document.getElementById('run-btn').disabled && document.getElementById('step-count').textContent !== '0 / 0', null, { timeout });
 }
 
 /** Jumps the player to the last step, like pressing End on the scrubber. */
