@@ -15,13 +15,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::ser::{self, Serialize};
 
-const NULL: f64 = 0.0;
-const TRUE: f64 = 1.0;
-const FALSE: f64 = 2.0;
-const NUM: f64 = 3.0;
-const STR: f64 = 4.0;
-const ARR: f64 = 5.0;
-const OBJ: f64 = 6.0;
+pub(crate) const NULL: f64 = 0.0;
+pub(crate) const TRUE: f64 = 1.0;
+pub(crate) const FALSE: f64 = 2.0;
+pub(crate) const NUM: f64 = 3.0;
+pub(crate) const STR: f64 = 4.0;
+pub(crate) const ARR: f64 = 5.0;
+pub(crate) const OBJ: f64 = 6.0;
 
 /// FxHash-style: SipHash on every key of every record was a quarter of
 /// `graph()`'s time.
