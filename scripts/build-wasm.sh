@@ -14,10 +14,22 @@ if ! command -v wasm-opt >/dev/null || ! wasm-opt --version 2>/dev/null | grep -
   echo "[build] no recent wasm-opt (npm binaryen) on PATH: run 'npm run setup' (or 'npm ci') first" >&2; exit 1
 fi
 PROFILE="${HOOKGRAD_PROFILE:---release}"
+# The release wasm is built for size by a pinned nightly (why and how:
+# scripts/wasm-toolchain.sh), in its own target folder so that it and the
+# stable builds (tests, clippy, the dev wasm) do not rebuild each other.
+CARGO_EXTRA=()
+if [ "$PROFILE" = --release ]; then
+  source scripts/wasm-toolchain.sh
+  if ! rustup toolchain list | grep -q "^${WASM_NIGHTLY}"; then
+    echo "[build] the release wasm needs Rust ${WASM_NIGHTLY}: run 'npm run setup' (scripts/setup.sh) first" >&2; exit 1
+  fi
+  export RUSTUP_TOOLCHAIN="$WASM_NIGHTLY" RUSTFLAGS="$WASM_NIGHTLY_RUSTFLAGS" CARGO_TARGET_DIR="$PWD/target/wasm-release"
+  CARGO_EXTRA=(-- "${WASM_NIGHTLY_CARGO_ARGS[@]}")
+fi
 TMP="web/.pkg-build"
 rm -rf "$TMP"
-wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-name hookgrad --no-pack >/dev/null 2>&1 || \
-  wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-name hookgrad --no-pack
+wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-name hookgrad --no-pack "${CARGO_EXTRA[@]}" >/dev/null 2>&1 || \
+  wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-name hookgrad --no-pack "${CARGO_EXTRA[@]}"
 mv -f "$TMP/hookgrad.js" "$TMP/hookgrad_core.js"
 mv -f "$TMP/hookgrad.d.ts" "$TMP/hookgrad_core.d.ts"
 rm -f "$TMP/.gitignore"

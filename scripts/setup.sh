@@ -14,6 +14,16 @@ if ! rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unkno
   rustup target add wasm32-unknown-unknown
 fi
 
+# The release wasm's pinned nightly, with the std sources that -Z build-std
+# compiles (scripts/wasm-toolchain.sh says why). ~100 MB, about a minute.
+source scripts/wasm-toolchain.sh
+if ! rustup toolchain list | grep -q "^${WASM_NIGHTLY}" || \
+   ! [ -d "$(rustup run "$WASM_NIGHTLY" rustc --print sysroot)/lib/rustlib/src/rust/library/std" ] || \
+   ! rustup target list --installed --toolchain "$WASM_NIGHTLY" 2>/dev/null | grep -q '^wasm32-unknown-unknown$'; then
+  log "installing Rust ${WASM_NIGHTLY} (minimal, rust-src, wasm32) for the release wasm"
+  rustup toolchain install "$WASM_NIGHTLY" --profile minimal -c rust-src -t wasm32-unknown-unknown
+fi
+
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
   log "installing Debian chromium + chromium-driver"
   export DEBIAN_FRONTEND=noninteractive

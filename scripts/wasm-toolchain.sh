@@ -1,0 +1,20 @@
+# The toolchain of the release wasm (sourced by setup.sh and build-wasm.sh).
+# A dated nightly, because the size levers below are unstable; everything
+# else (native tests, clippy, the bench's native build, the dev wasm) stays
+# on stable. Changing the date: install it with setup.sh, rebuild, and
+# compare W5 (size) and W1 (speed) before and after (bench/PROFILE.md).
+WASM_NIGHTLY=nightly-2026-05-20
+
+# -Z build-std: std, alloc and core rebuilt with the release profile
+#   (opt-level "z", LTO with the engine) instead of the prebuilt opt-level 3.
+# optimize_for_size: std's small algorithms (e.g. sort) instead of its fast
+#   ones; they are off the engine's hot paths.
+# -C panic=immediate-abort: a panic is a bare `unreachable` trap, without the
+#   panic machinery and its formatted message and location. The release
+#   build already aborted (traps) on panic (profile panic = "abort"), and the
+#   code has no panics by lint (clippy unwrap_used / expect_used / panic
+#   denied; faults are Error::Internal), so what this loses is only the
+#   message of a panic that must never happen.
+# +simd128 repeats .cargo/config.toml, which RUSTFLAGS overrides.
+WASM_NIGHTLY_RUSTFLAGS="-C target-feature=+simd128 -Z unstable-options -C panic=immediate-abort"
+WASM_NIGHTLY_CARGO_ARGS=(-Z build-std=std,panic_abort -Z build-std-features=optimize_for_size)
