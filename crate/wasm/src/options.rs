@@ -54,18 +54,17 @@ fn is_options(opts: &JsValue, what: &str) -> JsResult<bool> {
     Ok(true)
 }
 
-/// The JS key of a Rust field: `requires_grad` → `requiresGrad`.
+/// The JS key of a Rust field: `requires_grad` → `requiresGrad` (ASCII:
+/// `char::to_uppercase` would bring Unicode's case tables, ~1 KB of wasm).
 fn camel_case(field: &str) -> String {
     let mut out = String::with_capacity(field.len());
     let mut upper = false;
     for c in field.chars() {
         if c == '_' {
             upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
         } else {
-            out.push(c);
+            out.push(if upper { c.to_ascii_uppercase() } else { c });
+            upper = false;
         }
     }
     out
