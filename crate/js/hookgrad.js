@@ -14,16 +14,64 @@ let wasm = null;
 /** `await init()` (browser) — as wasm-bindgen's, also keeps the exports. */
 export default async function init(...args) {
   wasm = await coreInit(...args);
-  core.__setTapeDecoder(__decodeTape);
+  connect();
   return wasm;
 }
 
 /** `hg.initSync({module})` (Node) — as wasm-bindgen's, also keeps the exports. */
 export function initSync(...args) {
   wasm = core.initSync(...args);
-  core.__setTapeDecoder(__decodeTape);
+  connect();
   return wasm;
 }
+
+/** Hands the instance what it calls back into: the record decoder and the hook trampoline. */
+function connect() {
+  core.__setTapeDecoder(__decodeTape);
+  core.__setHookTrampoline(hookCalls);
+}
+
+// ----- hook calls ---------------------------------------------------------------
+//
+// The engine calls every JS hook through this object (crate/wasm/src/hooks.rs,
+// `Trampoline`): each method catches for itself and answers with a number,
+// so a call costs no wasm-bindgen `handleError`/`apply` wrapper, and a tensor
+// hook's gradient crosses as a pointer wrapped here. Answers: 0 — returned
+// undefined or null; -2 — threw (the exception is kept for take()); for
+// tensor(), a live Tensor's pointer (> 0); otherwise -1 (apply: 1) — returned
+// something else, kept for take().
+
+let kept_ = undefined;
+const hookCalls = {
+  tensor(f, ptr) {
+    try {
+      const r = f(Tensor.__wrap(ptr));
+      if (r === undefined || r === null) return 0;
+      if (r instanceof Tensor && r.__wbg_ptr !== 0) return r.__wbg_ptr;
+      kept_ = r;
+      return -1;
+    } catch (e) {
+      kept_ = e;
+      return -2;
+    }
+  },
+  apply(f, a, b, c, n) {
+    try {
+      const r = n === 1 ? f(a) : n === 2 ? f(a, b) : n === 3 ? f(a, b, c) : n === 0 ? f() : f(...a);
+      if (r === undefined || r === null) return 0;
+      kept_ = r;
+      return 1;
+    } catch (e) {
+      kept_ = e;
+      return -2;
+    }
+  },
+  take() {
+    const v = kept_;
+    kept_ = undefined;
+    return v;
+  },
+};
 
 // ----- graph() / trace() records ------------------------------------------------
 //

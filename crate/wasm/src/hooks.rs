@@ -6,7 +6,9 @@
 use std::cell::OnceCell;
 
 use js_sys::{Array as JsArray, Function};
+use wasm_bindgen::convert::{IntoWasmAbi, RefFromWasmAbi};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::convert::{
     js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_arg, tensor_to_js,
@@ -60,6 +62,9 @@ impl JsHook {
     }
 
     pub(crate) fn apply(&self, args: &[JsValue]) -> Result<JsValue> {
+        if let Some(r) = with_trampoline(|t| t.apply(&self.f, args)) {
+            return r;
+        }
         let this = &JsValue::UNDEFINED;
         // Direct calls for the usual arities: no argument array per hook call.
         let r = match args {
@@ -83,9 +88,177 @@ impl JsHook {
         self.apply(args.as_ref())
     }
 
+    /// A tensor hook's call through the facade's trampoline: the gradient
+    /// crosses as a handle pointer (JS wraps it), the result comes back as a
+    /// number. `None` without the facade (hookgrad_core.js used bare).
+    fn call_tensor_hook(&self, grad: &Tensor) -> Option<Result<Option<Tensor>>> {
+        with_trampoline(|t| {
+            let status = {
+                let _in_hook = JsHookGuard::enter();
+                let ptr = crate::tensor::Tensor::wrap(grad.clone())
+                    .into_abi()
+                    .into_usize() as u32;
+                let _call = hookgrad_core::trace::HookCall::begin();
+                t.tensor(&self.f, ptr)
+            };
+            match Returned::from(status) {
+                Returned::Nothing => {
+                    crate::convert::note_js_call(None);
+                    Ok(None)
+                }
+                Returned::Tensor(ptr) => {
+                    crate::convert::note_js_call(None);
+                    // SAFETY: `ptr` is the `__wbg_ptr` of a live Tensor handle
+                    // the hook returned, read by the trampoline just now (no JS
+                    // ran since, so the handle cannot have been freed); the
+                    // pointer wasm-bindgen passes to that handle's methods.
+                    let handle = unsafe {
+                        crate::tensor::Tensor::ref_from_abi(
+                            wasm_bindgen::__rt::WasmPtr::from_usize(ptr as usize),
+                        )
+                    };
+                    Ok(Some(handle.inner.clone()))
+                }
+                Returned::Value => {
+                    crate::convert::note_js_call(None);
+                    self.returned_tensor(&t.take())
+                }
+                Returned::Threw => Err(thrown(&t.take())),
+            }
+        })
+    }
+
+    /// What a tensor hook returned, other than nothing or a live Tensor.
+    fn returned_tensor(&self, r: &JsValue) -> Result<Option<Tensor>> {
+        if r.is_undefined() || r.is_null() {
+            return Ok(None);
+        }
+        tensor_arg(r)
+            .map_err(|e| Error::runtime(js_message(&e)))?
+            .map(Some)
+            .ok_or_else(|| {
+                Error::type_error(format!(
+                    "expected Tensor or None (got {}) from hook '{}'",
+                    type_name(r),
+                    self.shown_name()
+                ))
+            })
+    }
+
     fn grads(&self, v: &JsValue) -> Result<Option<Vec<Option<Tensor>>>> {
         js_to_opt_tensors(v, self.shown_name())
     }
+}
+
+// ----- the facade's hook trampoline --------------------------------------------
+//
+// wasm-bindgen calls a JS function through an import wrapped in
+// `handleError` (`try { f.apply(this, arguments) }`) and hands every value
+// over as a heap reference; a hook's result then costs further calls to
+// classify. The facade (crate/js/hookgrad.js, `hookCalls`) instead gives one
+// object whose methods catch themselves and answer with a number, so these
+// imports need no `catch`: a JS exception never unwinds through wasm.
+
+#[wasm_bindgen]
+extern "C" {
+    /// `{tensor(f, ptr), apply(f, a, b, c, n), take()}` from the facade.
+    pub type Trampoline;
+    /// Calls `f(Tensor.__wrap(ptr))`; see [`Returned`].
+    #[wasm_bindgen(method)]
+    fn tensor(this: &Trampoline, f: &Function, ptr: u32) -> f64;
+    /// Calls `f` with the first `n` of `a, b, c`; see [`Returned`] (never `Tensor`).
+    #[wasm_bindgen(method, js_name = apply)]
+    fn call_n(
+        this: &Trampoline,
+        f: &Function,
+        a: &JsValue,
+        b: &JsValue,
+        c: &JsValue,
+        n: u32,
+    ) -> f64;
+    /// The value or exception the last call kept (then forgets it).
+    #[wasm_bindgen(method)]
+    fn take(this: &Trampoline) -> JsValue;
+}
+
+thread_local! {
+    /// Set once by the facade's `init`; never borrowed mutably after.
+    static TRAMPOLINE: std::cell::OnceCell<Trampoline> = const { std::cell::OnceCell::new() };
+}
+
+/// Called once by the facade with its trampoline object.
+#[wasm_bindgen(js_name = __setHookTrampoline)]
+pub fn set_hook_trampoline(t: JsValue) {
+    TRAMPOLINE.with(|c| {
+        // A second call (a second init of the same instance) keeps the first.
+        let _ = c.set(t.unchecked_into());
+    });
+}
+
+fn with_trampoline<R>(f: impl FnOnce(&Trampoline) -> R) -> Option<R> {
+    // Re-entrant (a hook that runs a backward calls hooks again): a shared
+    // reference into the cell, no borrow flag.
+    TRAMPOLINE.with(|c| c.get().map(f))
+}
+
+/// A trampoline call's answer.
+enum Returned {
+    /// `undefined` or `null`.
+    Nothing,
+    /// A live Tensor handle's pointer.
+    Tensor(u32),
+    /// Anything else, kept for `take()`.
+    Value,
+    /// It threw; the exception is kept for `take()`.
+    Threw,
+}
+
+impl From<f64> for Returned {
+    fn from(status: f64) -> Self {
+        if status == 0.0 {
+            Returned::Nothing
+        } else if status == -2.0 {
+            Returned::Threw
+        } else if status >= 1.0 && status <= f64::from(u32::MAX) && status.fract() == 0.0 {
+            Returned::Tensor(status as u32)
+        } else {
+            Returned::Value
+        }
+    }
+}
+
+impl Trampoline {
+    fn apply(&self, f: &Function, args: &[JsValue]) -> Result<JsValue> {
+        let u = &JsValue::UNDEFINED;
+        let status = match args {
+            [] => self.call_n(f, u, u, u, 0),
+            [a] => self.call_n(f, a, u, u, 1),
+            [a, b] => self.call_n(f, a, b, u, 2),
+            [a, b, c] => self.call_n(f, a, b, c, 3),
+            _ => {
+                let all: JsArray = args.iter().collect();
+                self.call_n(f, &all, u, u, 4)
+            }
+        };
+        match Returned::from(status) {
+            Returned::Nothing => {
+                crate::convert::note_js_call(None);
+                Ok(JsValue::UNDEFINED)
+            }
+            Returned::Threw => Err(thrown(&self.take())),
+            _ => {
+                crate::convert::note_js_call(None);
+                Ok(self.take())
+            }
+        }
+    }
+}
+
+/// A hook's exception as the core's error (its message; the exception
+/// itself becomes the JS error's `cause`).
+fn thrown(e: &JsValue) -> Error {
+    crate::convert::note_js_call(Some(e));
+    Error::runtime(js_message(e))
 }
 
 /// The first stack frame outside hookgrad's own JS and wasm: the user's
@@ -141,20 +314,11 @@ fn returned_value(r: &JsValue) -> Option<Value> {
 
 impl TensorHook for JsHook {
     fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
-        let r = self.call_hook(|| [tensor_to_js(grad.clone())])?;
-        if r.is_undefined() || r.is_null() {
-            return Ok(None);
+        if let Some(r) = self.call_tensor_hook(grad) {
+            return r;
         }
-        tensor_arg(&r)
-            .map_err(|e| Error::runtime(js_message(&e)))?
-            .map(Some)
-            .ok_or_else(|| {
-                Error::type_error(format!(
-                    "expected Tensor or None (got {}) from hook '{}'",
-                    type_name(&r),
-                    self.shown_name()
-                ))
-            })
+        let r = self.call_hook(|| [tensor_to_js(grad.clone())])?;
+        self.returned_tensor(&r)
     }
     fn name(&self) -> String {
         self.name_str().to_owned()
