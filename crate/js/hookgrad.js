@@ -405,17 +405,23 @@ RemovableHandle.__wrap = function wrap(ptr) {
   });
   proto.remove = function remove_() { if (this.__wbg_ptr !== 0) remove.call(this); };
 }
-/** End of a tidy for a RemovableHandle it owns. */
-function settleHandle(h) {
-  const id = h.__deadId(); // 0 while live (ids start at 1)
-  if (id === 0) {
-    handleFree.register(h, h.__wbg_ptr, h);
-    return;
+/**
+ * End of the outermost tidy for the RemovableHandles it owned, in one call:
+ * a handle whose hook lists are all gone is freed (its remove() could only
+ * be a no-op; it keeps its id), the others go to the garbage collector.
+ */
+function settleHandles(hs) {
+  const ptrs = new Uint32Array(hs.length);
+  for (let k = 0; k < hs.length; k++) ptrs[k] = hs[k].__wbg_ptr;
+  const ids = core.__settleHandles(ptrs); // 0 while live (ids start at 1)
+  for (let k = 0; k < hs.length; k++) {
+    const h = hs[k];
+    if (ids[k] === 0) handleFree.register(h, h.__wbg_ptr, h);
+    else {
+      h.__hgId = ids[k];
+      h.__wbg_ptr = 0;
+    }
   }
-  const ptr = h.__wbg_ptr;
-  h.__hgId = id;
-  h.__wbg_ptr = 0;
-  wasm.__wbg_removablehandle_free(ptr, 0);
 }
 
 // The typed arithmetic exports, unguarded: the dispatchers below check the
@@ -547,13 +553,14 @@ export function tidy(fn) {
     // hook lists of a finished graph are usually gone, and their handles
     // can be freed now instead of through the FinalizationRegistry.
     const handles = [];
+    const freed = []; // tensor handles' pointers, freed in one call
     for (let i = 0; i < mine.length; i++) {
       const h = mine[i];
       const ptr = h.__wbg_ptr;
       if (ptr === 0) continue;
       if (!anyKept && (survivors === null || !survivors.has(h)) && h instanceof Tensor) {
         h.__wbg_ptr = 0;
-        wasm.__wbg_tensor_free(ptr, 0);
+        freed.push(ptr);
         continue;
       }
       if (h instanceof RemovableHandle) {
@@ -566,9 +573,10 @@ export function tidy(fn) {
         else gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
       } else release(h, true);
     }
-    for (const h of handles) {
-      if (scope !== null) scope.push(h); // decided by the outermost tidy
-      else settleHandle(h);
+    if (freed.length !== 0) core.__freeTensors(new Uint32Array(freed));
+    if (handles.length !== 0) {
+      if (scope !== null) for (const h of handles) scope.push(h); // decided by the outermost tidy
+      else settleHandles(handles);
     }
   }
   if (result !== null && typeof result === 'object' && typeof result.then === 'function') {

@@ -261,6 +261,19 @@ fn thrown(e: &JsValue) -> Error {
     Error::runtime(js_message(e))
 }
 
+/// A hook argument as a function (`typeof f === 'function'`), taken over
+/// without copying the reference; else `what must be a function, not …`.
+pub fn hook_fn(f: JsValue, what: &str) -> crate::convert::JsResult<Function> {
+    if f.is_function() {
+        Ok(f.unchecked_into())
+    } else {
+        Err(crate::convert::type_error(format!(
+            "{what} must be a function, not {}",
+            type_name(&f)
+        )))
+    }
+}
+
 /// The first stack frame outside hookgrad's own JS and wasm: the user's
 /// `register*()` call. V8 (`at f (file:1:2)`, `… <anonymous>:1:2)` for
 /// `new Function` code) and Firefox (`f@file:1:2`) both end a frame with
@@ -475,15 +488,15 @@ impl Handle {
     pub fn remove(&self) {
         self.inner.remove();
     }
-    /// Used by `hg.tidy`: a handle whose hook lists are all gone is freed.
-    #[wasm_bindgen(js_name = __live)]
-    pub fn live(&self) -> bool {
-        self.inner.is_live()
+}
+
+impl Handle {
+    pub fn wrap(inner: hookgrad_core::hooks::RemovableHandle) -> Handle {
+        Handle { inner }
     }
-    /// `hg.tidy`'s question in one call: 0 while anything it removes from
-    /// lives, else its id (kept by JS after the handle is freed).
-    #[wasm_bindgen(js_name = __deadId)]
-    pub fn dead_id(&self) -> u32 {
+
+    /// 0 while anything it removes from lives, else its id.
+    fn dead_id(&self) -> u32 {
         if self.inner.is_live() {
             0
         } else {
@@ -492,10 +505,32 @@ impl Handle {
     }
 }
 
-impl Handle {
-    pub fn wrap(inner: hookgrad_core::hooks::RemovableHandle) -> Handle {
-        Handle { inner }
-    }
+/// The end of an `hg.tidy`, for the RemovableHandles it owned, in one call:
+/// per handle, 0 while anything it removes from lives (the facade hands it
+/// to the garbage collector), else its id — and the handle is freed (its
+/// `remove()` could only be a no-op; the facade keeps the id).
+#[wasm_bindgen(js_name = __settleHandles)]
+pub fn settle_handles(ptrs: &[u32]) -> Vec<u32> {
+    ptrs.iter()
+        .map(|&p| {
+            if p == 0 {
+                return 0;
+            }
+            let ptr = p as usize as *mut wasm_bindgen::__rt::WasmRefCell<Handle>;
+            // SAFETY: `p` is the `__wbg_ptr` of a live RemovableHandle (the
+            // pointer its `&self` methods get); the borrow ends before the free.
+            let dead_id = {
+                let h = unsafe { Handle::ref_from_abi(wasm_bindgen::__rt::WasmPtr::from_ptr(ptr)) };
+                h.dead_id()
+            };
+            if dead_id != 0 {
+                // SAFETY: as `__wbg_removablehandle_free(p, 1)`; the facade
+                // zeroes the handle's pointer when given its id.
+                unsafe { wasm_bindgen::__rt::free_rust_object(ptr, true) }
+            }
+            dead_id
+        })
+        .collect()
 }
 
 /// `hg.savedTensorsHooks(pack, unpack, fn)`'s pair: `pack(tensor)` may
