@@ -403,8 +403,22 @@ RemovableHandle.__wrap = function wrap(ptr) {
     configurable: true,
     get() { return this.__wbg_ptr === 0 ? this.__hgId : idGet.call(this); },
   });
-  proto.remove = function remove_() { if (this.__wbg_ptr !== 0) remove.call(this); };
+  proto.remove = function remove_() {
+    if (this.__wbg_ptr !== 0) remove.call(this);
+    else if (this.__hgById) core.__removeHook(this.__hgId);
+  };
 }
+/**
+ * The RemovableHandle `t.registerHook(fn)` returns: a plain object holding
+ * the id (the core keeps the handle by id, crate/wasm/src/hooks.rs), so it
+ * owns no wasm memory and neither hg.tidy nor the GC has anything to free.
+ */
+function ByIdHandle(id) {
+  this.__wbg_ptr = 0;
+  this.__hgId = id;
+  this.__hgById = true;
+}
+ByIdHandle.prototype = RemovableHandle.prototype;
 /**
  * End of the outermost tidy for the RemovableHandles it owned, in one call:
  * a handle whose hook lists are all gone is freed (its remove() could only
@@ -431,6 +445,7 @@ const rawTyped = {};
 for (const op of OPS) {
   rawTyped[op] = [Tensor.prototype[`__${op}Scalar`], Tensor.prototype[`__${op}Tensor`]];
 }
+const rawRegisterHookId = Tensor.prototype.__registerHookId;
 
 for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node'], [Module, 'module']]) {
   // wasm-bindgen makes every returned handle with `Class.__wrap(ptr)`.
@@ -651,6 +666,16 @@ for (const op of OPS) {
   };
   Object.defineProperty(f, 'name', { value: op });
   Tensor.prototype[op] = f;
+}
+
+// `t.registerHook(fn)`: a function on a live handle takes the by-id path
+// (ByIdHandle); anything else the generic one, with its errors.
+{
+  const generic = Tensor.prototype.registerHook;
+  Tensor.prototype.registerHook = function registerHook(f) {
+    if (this.__wbg_ptr !== 0 && typeof f === 'function') return new ByIdHandle(rawRegisterHookId.call(this, f));
+    return generic.call(this, f);
+  };
 }
 
 /** Runs `f` outside any tidy scope: what it makes is the caller's, like `new hg.Module`. */

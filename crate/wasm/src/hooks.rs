@@ -505,6 +505,65 @@ impl Handle {
     }
 }
 
+// ----- handles kept by id ------------------------------------------------------
+//
+// `t.registerHook(fn)` through the facade returns a handle that is a plain
+// JS object holding its id (crate/js/hookgrad.js): no wasm box, nothing for
+// `hg.tidy` or the garbage collector to free. Its `remove()` finds the core
+// handle here. Handles whose hook lists are all gone (a finished graph) can
+// only be no-ops: they are dropped as the table grows.
+
+/// Sorted by id (ids only grow, so keeping one is a push); a removed
+/// handle leaves `None` until the next sweep.
+#[derive(Default)]
+struct ById {
+    handles: Vec<(u32, Option<hookgrad_core::hooks::RemovableHandle>)>,
+    /// Sweep when the table reaches this size.
+    sweep_at: usize,
+}
+
+thread_local! {
+    static BY_ID: std::cell::RefCell<ById> = std::cell::RefCell::new(ById::default());
+}
+
+/// Keeps `h` for `__removeHook` and returns its id.
+pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
+    let id = h.id.0;
+    BY_ID.with(|b| match b.try_borrow_mut() {
+        Ok(mut b) => {
+            if b.handles.len() >= b.sweep_at {
+                // Amortized O(1): the next sweep waits until the table has
+                // doubled over what survived this one.
+                b.handles.retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+                b.sweep_at = (2 * b.handles.len()).max(1024);
+            }
+            match b.handles.last() {
+                Some(&(last, _)) if last >= id => {
+                    let at = b.handles.partition_point(|&(i, _)| i < id);
+                    b.handles.insert(at, (id, Some(h)));
+                }
+                _ => b.handles.push((id, Some(h))),
+            }
+        }
+        Err(_) => hookgrad_core::error::fault("the hook handle table is busy"),
+    });
+    id
+}
+
+/// `remove()` of a handle kept by id (idempotent, like every handle's).
+#[wasm_bindgen(js_name = __removeHook)]
+pub fn remove_by_id(id: u32) {
+    // Taken out first: removing drops the hook, never under the borrow.
+    let h = BY_ID.with(|b| {
+        let mut b = b.try_borrow_mut().ok()?;
+        let at = b.handles.binary_search_by_key(&id, |&(i, _)| i).ok()?;
+        b.handles.get_mut(at)?.1.take()
+    });
+    if let Some(h) = h {
+        h.remove();
+    }
+}
+
 /// The end of an `hg.tidy`, for the RemovableHandles it owned, in one call:
 /// per handle, 0 while anything it removes from lives (the facade hands it
 /// to the garbage collector), else its id — and the handle is freed (its

@@ -421,6 +421,15 @@ impl Tensor {
         Ok(Handle::wrap(h))
     }
 
+    /// `registerHook(fn)` for the facade, which has checked `fn` is a
+    /// function: the handle's id (its JS side is a plain object, see
+    /// `hooks::keep_by_id`).
+    #[wasm_bindgen(js_name = __registerHookId)]
+    pub fn register_hook_id(&self, f: js_sys::Function) -> JsResult<u32> {
+        let h = self.inner.register_hook(Rc::new(JsHook::new(f))).js()?;
+        Ok(crate::hooks::keep_by_id(h))
+    }
+
     #[wasm_bindgen(js_name = retainGrad)]
     pub fn retain_grad(&self) -> JsResult<()> {
         self.inner.retain_grad().js()
