@@ -550,6 +550,22 @@ pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
     id
 }
 
+/// Drops the kept handles whose hook lists are all gone (`hg.tidy` calls
+/// this at its end: a finished graph's handles go with it, instead of
+/// holding their lists' memory until the table's next sweep).
+#[wasm_bindgen(js_name = __sweepHandles)]
+pub fn sweep_by_id() {
+    let dead = BY_ID.with(|b| {
+        let mut b = b.try_borrow_mut().ok()?;
+        b.handles.retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+        b.sweep_at = (2 * b.handles.len()).max(1024);
+        Some(())
+    });
+    if dead.is_none() {
+        hookgrad_core::error::fault("the hook handle table is busy");
+    }
+}
+
 /// `remove()` of a handle kept by id (idempotent, like every handle's).
 #[wasm_bindgen(js_name = __removeHook)]
 pub fn remove_by_id(id: u32) {
