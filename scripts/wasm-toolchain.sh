@@ -4,6 +4,17 @@
 # on stable. Changing the date: install it with setup.sh, rebuild, and
 # compare W5 (size) and W1 (speed) before and after (bench/PROFILE.md).
 WASM_NIGHTLY=nightly-2026-05-20
+#
+# Measured (issue 10, W5/W1): engine wasm + glue as bench/lib/sizes.mjs
+# counts, gzip -9, main at f852f92: 234,814 bytes (stable) → 201,630 (this
+# nightly; with the option reader of options.rs). Cost: W1 +4.8%
+# instructions per step (callgrind over node, TurboFan only: 332 M → 348 M),
+# from std's code compiled at opt-level "z"; rebuilding compiler_builtins and
+# dlmalloc at opt-level 3 did not win it back (within the ±1.5% noise), nor
+# does optimize_for_size cost any (338.7 M with it, 340.7 M without).
+# Tried and not taken: wasm-opt -Oz --converge (−1.5 KB, +9% W1
+# instructions), no multivalue (−1.4 KB, the glue grows), no reference-types
+# (−2.5 KB, the glue grows and every JsValue goes through its heap table).
 
 # -Z build-std: std, alloc and core rebuilt with the release profile
 #   (opt-level "z", LTO with the engine) instead of the prebuilt opt-level 3.
