@@ -233,16 +233,19 @@ pub fn parse_shape(v: &JsValue) -> JsResult<Vec<usize>> {
     Ok(shape)
 }
 
+/// A shape as PyTorch prints it in these messages: `[-1, 2]`; a bare number
+/// `n` (`hg.zeros(-1)`) is the one-dimensional shape `[n]`, as in torch
+/// (it was JsValue's Debug text, `JsValue(-1)`).
 fn format_shape_f64(v: &JsValue) -> String {
-    if JsArray::is_array(v) {
-        let parts: Vec<String> = JsArray::from(v)
+    let parts: Vec<String> = if JsArray::is_array(v) {
+        JsArray::from(v)
             .iter()
             .map(|d| d.as_f64().map(|x| x.to_string()).unwrap_or("?".into()))
-            .collect();
-        format!("[{}]", parts.join(", "))
+            .collect()
     } else {
-        format!("{v:?}")
-    }
+        vec![js_message(v)]
+    };
+    format!("[{}]", parts.join(", "))
 }
 
 /// Signed dims for `reshape` (-1 allowed).
