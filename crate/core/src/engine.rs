@@ -9,40 +9,19 @@
 //! No engine state lives in a `RefCell` while a hook runs: the graph task is
 //! a local value, so hooks may re-enter (`g.mul(2)`, even `backward()`).
 
-use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
-use std::hash::{BuildHasherDefault, Hasher};
-
 use crate::context::{self, GradModeGuard, Semantics};
 use crate::error::{Error, Result};
+use crate::graph_task::{compute_dependencies, init_to_execute, GraphTask, HashMap};
 use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
+use crate::input_buffer::{to_tensors, Grad, Grads, InputBuffer};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to};
 use crate::tensor::{Array, Tensor};
 use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
-/// Node ids are small sequential integers: a multiplicative hash is enough
-/// and much cheaper than SipHash (6% of backward time before).
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<IdHasher>>;
-pub(crate) type HashSet<K> = StdHashSet<K, BuildHasherDefault<IdHasher>>;
+pub(crate) use crate::graph_task::HashSet;
 
 /// `t.backward(gradient, retain_graph, inputs)`.
 pub fn backward(
@@ -131,25 +110,6 @@ pub fn grad_ext(
     ))
 }
 
-struct GraphTask {
-    keep_graph: bool,
-    /// Empty for a plain `backward()`; else which nodes must run.
-    needed: HashSet<NodeId>,
-    /// Nodes whose input `input_nr` is captured into result slot `slot`.
-    captures: HashMap<NodeId, Vec<(usize, usize)>>,
-    captured: Vec<Option<Tensor>>,
-    filtered: bool,
-    /// Nodes that ran and have post hooks: their hook state is released when
-    /// the backward ends without `keep_graph` (see `NodePostHook::release`).
-    ran_with_post_hooks: Vec<NodeRef>,
-}
-
-impl GraphTask {
-    fn should_execute(&self, id: NodeId) -> bool {
-        !self.filtered || self.needed.contains(&id) || self.captures.contains_key(&id)
-    }
-}
-
 fn run_backward(
     outputs: &[Tensor],
     grad_outputs: Vec<Option<Tensor>>,
@@ -214,7 +174,7 @@ fn run_backward(
         input_edges.push(edge);
     }
 
-    let dependencies = compute_dependencies(&roots);
+    let (dependencies, any_hooks) = compute_dependencies(&roots);
     let mut task = GraphTask {
         keep_graph,
         needed: HashSet::default(),
@@ -222,10 +182,18 @@ fn run_backward(
         captured: vec![None; input_edges.len()],
         filtered: !input_edges.is_empty(),
         ran_with_post_hooks: Vec::new(),
+        scalar_mode: false,
     };
     if task.filtered {
         init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
     }
+    // Nothing but the engine can look at gradients in flight: 0-d nodes may
+    // compute on numbers (see `scalar_backward`).
+    task.scalar_mode = !any_hooks
+        && !create_graph
+        && task.captures.is_empty()
+        && !trace::is_recording()
+        && !crate::node::packs_alive();
 
     // Backward records a graph of its own computation only with
     // `create_graph` (PyTorch runs the graph task in that grad mode).
@@ -265,111 +233,6 @@ fn run_backward(
     Ok(task.captured)
 }
 
-/// Visits every edge reachable from the roots once per (parent, edge):
-/// `f(None, root_edge)` for the roots, `f(Some(parent), edge)` below.
-/// Iterative, so long chains cannot overflow wasm's stack.
-fn for_each_edge(roots: &[(Edge, Option<Tensor>)], mut f: impl FnMut(Option<&NodeRef>, &Edge)) {
-    let mut seen: HashSet<NodeId> = HashSet::default();
-    let mut stack: Vec<NodeRef> = Vec::new();
-    for (edge, _) in roots {
-        f(None, edge);
-        if seen.insert(edge.node.id) {
-            stack.push(edge.node.clone());
-        }
-    }
-    while let Some(node) = stack.pop() {
-        for edge in node.next.iter().flatten() {
-            f(Some(&node), edge);
-            if seen.insert(edge.node.id) {
-                stack.push(edge.node.clone());
-            }
-        }
-    }
-}
-
-/// Number of incoming edges per node reachable from the roots.
-fn compute_dependencies(roots: &[(Edge, Option<Tensor>)]) -> HashMap<NodeId, usize> {
-    let mut deps: HashMap<NodeId, usize> = HashMap::default();
-    for_each_edge(roots, |_, edge| *deps.entry(edge.node.id).or_insert(0) += 1);
-    deps
-}
-
-/// PyTorch's `init_to_execute`: a node is needed when it leads to an input.
-/// With `accumulate_grad` the input nodes run (AccumulateGrad writes .grad);
-/// otherwise their incoming gradient is captured.
-fn init_to_execute(
-    task: &mut GraphTask,
-    roots: &[(Edge, Option<Tensor>)],
-    inputs: &[Edge],
-    accumulate_grad: bool,
-) {
-    let targets: HashSet<NodeId> = inputs.iter().map(|e| e.node.id).collect();
-    for (slot, edge) in inputs.iter().enumerate() {
-        if accumulate_grad {
-            task.needed.insert(edge.node.id);
-        } else {
-            task.captures
-                .entry(edge.node.id)
-                .or_default()
-                .push((edge.input_nr, slot));
-        }
-    }
-    // needed(n) ⇔ n reaches an input node: record each node's parents, then
-    // walk upward from the inputs.
-    let mut parents: HashMap<NodeId, Vec<NodeRef>> = HashMap::default();
-    for_each_edge(roots, |parent, edge| {
-        if let Some(p) = parent {
-            parents.entry(edge.node.id).or_default().push(p.clone());
-        }
-    });
-    let mut up: Vec<NodeId> = targets.iter().copied().collect();
-    let mut visited: HashSet<NodeId> = HashSet::default();
-    while let Some(id) = up.pop() {
-        if !visited.insert(id) {
-            continue;
-        }
-        for p in parents.get(&id).map(|v| v.as_slice()).unwrap_or(&[]) {
-            task.needed.insert(p.id);
-            up.push(p.id);
-        }
-    }
-}
-
-/// Gradients waiting for a node, one slot per node input.
-struct InputBuffer {
-    node: NodeRef,
-    slots: Vec<Option<Tensor>>,
-}
-
-impl InputBuffer {
-    fn new(node: NodeRef) -> Self {
-        let n = node.num_inputs();
-        InputBuffer {
-            node,
-            slots: vec![None; n],
-        }
-    }
-
-    /// First gradient is stored as is (same tensor, as PyTorch does); later
-    /// ones are summed into a new tensor.
-    fn add(&mut self, pos: usize, grad: Option<Tensor>) -> Result<()> {
-        let Some(grad) = grad else { return Ok(()) };
-        let Some(slot) = self.slots.get_mut(pos) else {
-            return Err(Error::internal(format!(
-                "gradient for input {pos} of {} which has {} inputs",
-                self.node.name,
-                self.node.num_inputs()
-            )));
-        };
-        *slot = Some(match slot.take() {
-            None => grad,
-            // An op, so the sum is differentiable under create_graph.
-            Some(old) => old.add(&grad)?,
-        });
-        Ok(())
-    }
-}
-
 fn execute(
     task: &mut GraphTask,
     roots: Vec<(Edge, Option<Tensor>)>,
@@ -381,7 +244,7 @@ fn execute(
     // The roots act as the outputs of PyTorch's GraphRoot.
     route_outputs(
         task,
-        roots.iter().map(|(e, g)| (Some(e), g.clone())),
+        roots.iter().map(|(e, g)| (Some(e), g.clone().map(Grad::Tensor))),
         &mut dependencies,
         &mut not_ready,
         &mut queue,
@@ -403,7 +266,7 @@ fn execute(
 /// all arrived becomes ready (PyTorch's `evaluate_function` tail).
 fn route_outputs<'e>(
     task: &GraphTask,
-    outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Tensor>)>,
+    outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Grad>)>,
     dependencies: &mut HashMap<NodeId, usize>,
     not_ready: &mut HashMap<NodeId, InputBuffer>,
     queue: &mut ReadyQueue<InputBuffer>,
@@ -447,21 +310,20 @@ fn route_outputs<'e>(
 
 /// Runs one ready node, honouring `inputs=` filtering and captures. Returns
 /// `None` when the node was only captured from, not executed.
-fn evaluate(
-    task: &mut GraphTask,
-    node: &NodeRef,
-    inputs: Vec<Option<Tensor>>,
-) -> Result<Option<Vec<Option<Tensor>>>> {
+fn evaluate(task: &mut GraphTask, node: &NodeRef, inputs: Grads) -> Result<Option<Grads>> {
     if task.filtered {
         let needed = task.needed.contains(&node.id);
-        let mut values = inputs.clone();
-        if !needed {
-            values = call_tensor_pre_hooks(node, values)?;
-        }
-        if let Some(caps) = task.captures.get(&node.id) {
-            for &(input_nr, slot) in caps {
-                if let Some(v) = values.get(input_nr) {
-                    task.captured[slot] = v.clone();
+        // In scalar mode there are neither hooks nor captures to run here.
+        if !task.scalar_mode {
+            let mut values = to_tensors(inputs.clone());
+            if !needed {
+                values = call_tensor_pre_hooks(node, values)?;
+            }
+            if let Some(caps) = task.captures.get(&node.id) {
+                for &(input_nr, slot) in caps {
+                    if let Some(v) = values.get(input_nr) {
+                        task.captured[slot] = v.clone();
+                    }
                 }
             }
         }
@@ -469,7 +331,13 @@ fn evaluate(
             return Ok(None);
         }
     }
-    call_node(task, node, inputs).map(Some)
+    if task.scalar_mode {
+        if let Some(outputs) = crate::scalar_backward::try_run(task, node, &inputs)? {
+            return Ok(Some(outputs));
+        }
+    }
+    let outputs = call_node(task, node, to_tensors(inputs))?;
+    Ok(Some(outputs.into_iter().map(|g| g.map(Grad::Tensor)).collect()))
 }
 
 fn hook_error(e: Error, what: &str, target: &str, name: &str) -> Error {
@@ -844,7 +712,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
 }
 
 /// The `accumulate` event, then post-accumulate-grad hooks.
-fn after_accumulate(variable: &Tensor) -> Result<()> {
+pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
     if trace::is_recording() {
         // Just accumulated: a missing or unreadable .grad is a fault, never
         // an empty gradient in the trace.

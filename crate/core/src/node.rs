@@ -10,6 +10,7 @@ use std::rc::Rc;
 use crate::error::{Error, Result};
 use crate::hooks::{LazyHooks, NodePostHook, NodePreHook, RemovableHandle};
 use crate::ids::{next_sequence_nr, NodeId};
+use crate::small::Small;
 use crate::tensor::{Array, Storage, Tensor, TensorHookList};
 
 pub type NodeRef = Rc<Node>;
@@ -51,6 +52,32 @@ struct PackInfo {
     tensor: crate::ids::TensorId,
     shape: Vec<usize>,
     before: Option<Array>,
+}
+
+thread_local!(static PACKS_ALIVE: Cell<usize> = const { Cell::new(0) });
+
+impl PackInfo {
+    fn new(tensor: crate::ids::TensorId, shape: Vec<usize>, before: Option<Array>) -> Rc<Self> {
+        PACKS_ALIVE.with(|p| p.set(p.get() + 1));
+        Rc::new(PackInfo {
+            tensor,
+            shape,
+            before,
+        })
+    }
+}
+
+impl Drop for PackInfo {
+    fn drop(&mut self) {
+        // `try_with`: may run while thread-locals are torn down (natively).
+        let _ = PACKS_ALIVE.try_with(|p| p.set(p.get().saturating_sub(1)));
+    }
+}
+
+/// Whether any saved tensor packed by a `savedTensorsHooks` pack hook is
+/// alive: only then can a backward run an unpack hook (user code).
+pub(crate) fn packs_alive() -> bool {
+    PACKS_ALIVE.with(|p| p.get() > 0)
 }
 
 #[derive(Clone)]
@@ -104,13 +131,13 @@ impl SavedTensor {
         match result {
             Ok(p) => {
                 self.packed = Some(p);
-                self.pack_info = Some(Rc::new(PackInfo {
-                    tensor: t.id(),
-                    shape: t.shape(),
-                    before: crate::trace::is_recording()
+                self.pack_info = Some(PackInfo::new(
+                    t.id(),
+                    t.shape(),
+                    crate::trace::is_recording()
                         .then(|| crate::error::snapshot(t.to_array()))
                         .flatten(),
-                }));
+                ));
             }
             Err(e) => crate::context::set_pending_error(e),
         }
@@ -185,6 +212,29 @@ impl SavedTensor {
         Error::runtime(msg)
     }
 
+    /// The saved value of a one-element tensor as a plain number, checked
+    /// against in-place changes exactly as `unpack` checks it (same error).
+    /// `None` when it is not one element or was packed by a hook (then the
+    /// caller unpacks it as a tensor, running the unpack hook).
+    pub(crate) fn scalar_value(&self) -> Result<Option<f32>> {
+        if self.packed.is_some() {
+            return Ok(None);
+        }
+        let data = self
+            .storage
+            .data
+            .try_borrow()
+            .map_err(|_| Error::internal("saved tensor is busy"))?;
+        let current = self.storage.version();
+        if current != self.saved_version {
+            return Err(self.version_error(&data, current));
+        }
+        Ok(match data.as_slice() {
+            Some([v]) if data.ndim() == 0 => Some(*v),
+            _ => None,
+        })
+    }
+
     /// The saved tensor as a tensor again, with its history (`saved_for` is
     /// the node unpacking it, the grad_fn of a saved output). Like PyTorch's
     /// `make_variable(data, edge)`, the result is a new tensor sharing the
@@ -257,6 +307,11 @@ impl SavedTensor {
 pub struct BackwardCtx<'a> {
     /// Gradients w.r.t. the forward outputs (None = undefined / zero).
     pub grads: &'a [Option<Tensor>],
+    /// The shape of the first forward output (of a missing gradient), so
+    /// formulas need not capture it (a capture-free closure is not boxed).
+    pub shape: &'a [usize],
+    /// The op's number operand (`x * 3`, `x.pow(3)`), for the same reason.
+    pub param: f32,
     /// The saved tensors, in the order the op saved them, unpacked with
     /// their history (differentiable when grad mode is on: `create_graph`).
     pub saved: &'a [Tensor],
@@ -266,10 +321,26 @@ pub struct BackwardCtx<'a> {
 
 pub type BackwardFn = Box<dyn Fn(&BackwardCtx) -> Result<Vec<Option<Tensor>>>>;
 
+/// An elementwise op's backward on plain numbers, for a node whose tensors
+/// are all 0-d: `(grad, saved values, param) -> (grad_self, grad_other)`.
+/// The same arithmetic, in the same order, as the op's tensor formula, so
+/// the engine may use it instead when nothing can observe the difference
+/// (see `scalar_backward`).
+pub type ScalarBackward = fn(f32, &[f32], f32) -> [f32; 2];
+
+/// A node's edges, input shapes and saved tensors: one or two almost always.
+pub type Edges = Small<Option<Edge>>;
+pub type Shapes = Small<Vec<usize>>;
+pub type SavedList = Small<SavedTensor>;
+
 pub enum NodeKind {
     Op {
         backward: BackwardFn,
-        saved: RefCell<Vec<SavedTensor>>,
+        /// The op's number operand, handed to `backward` in the context.
+        param: f32,
+        /// Set on elementwise ops whose output is 0-d.
+        scalar: Option<ScalarBackward>,
+        saved: RefCell<SavedList>,
         /// Whether backward needs saved tensors (then it fails once freed).
         has_saved: Cell<bool>,
         released: Cell<bool>,
@@ -283,10 +354,10 @@ pub struct Node {
     pub sequence_nr: u64,
     /// PyTorch's node name; always a static string, so nodes allocate less.
     pub name: &'static str,
-    pub next: Vec<Option<Edge>>,
+    pub next: Edges,
     /// Shape of the gradient expected at each input of this node (the shapes
     /// of the forward op's outputs), used to validate and reduce grads.
-    pub input_shapes: Vec<Vec<usize>>,
+    pub input_shapes: Shapes,
     pub kind: NodeKind,
     /// The forward outputs, weakly: lets `graph()` find live intermediate
     /// tensors without a tensor → node → tensor cycle.
@@ -310,6 +381,28 @@ impl Node {
         saved: Vec<SavedTensor>,
         backward: BackwardFn,
     ) -> NodeRef {
+        Node::new_op_with(
+            name,
+            next.into(),
+            input_shapes.into(),
+            saved.into(),
+            backward,
+            None,
+            0.0,
+        )
+    }
+
+    /// `new_op` with a number operand and, for 0-d elementwise ops, the
+    /// formula on plain numbers.
+    pub(crate) fn new_op_with(
+        name: &'static str,
+        next: Edges,
+        input_shapes: Shapes,
+        saved: SavedList,
+        backward: BackwardFn,
+        scalar: Option<ScalarBackward>,
+        param: f32,
+    ) -> NodeRef {
         let has_saved = !saved.is_empty();
         crate::live::node_created();
         let node = Rc::new(Node {
@@ -320,6 +413,8 @@ impl Node {
             input_shapes,
             kind: NodeKind::Op {
                 backward,
+                param,
+                scalar,
                 saved: RefCell::new(saved),
                 has_saved: Cell::new(has_saved),
                 released: Cell::new(false),
@@ -350,8 +445,8 @@ impl Node {
             // PyTorch: AccumulateGrad gets UINT64_MAX so it runs as soon as ready.
             sequence_nr: u64::MAX,
             name: "AccumulateGrad",
-            next: Vec::new(),
-            input_shapes: vec![shape],
+            next: Small::Zero,
+            input_shapes: Small::One(shape),
             kind: NodeKind::AccumulateGrad { variable },
             first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
@@ -364,6 +459,29 @@ impl Node {
 
     pub fn num_inputs(&self) -> usize {
         self.input_shapes.len()
+    }
+
+    /// Whether any hook (tensor, retain-grad, node pre/post, and for
+    /// AccumulateGrad its leaf's hooks) is registered: without any in a
+    /// whole graph no user code runs during its backward.
+    pub(crate) fn has_hooks(&self) -> bool {
+        fn any<H: ?Sized>(l: &LazyHooks<H>) -> bool {
+            l.get().is_some_and(|l| !l.is_empty())
+        }
+        if any(&self.pre_hooks) || any(&self.post_hooks) {
+            return true;
+        }
+        match &self.kind {
+            NodeKind::AccumulateGrad { variable } => variable
+                .meta()
+                .map(|m| any(&m.hooks) || any(&m.post_accumulate_hooks))
+                .unwrap_or(true),
+            NodeKind::Op { .. } => self
+                .tensor_pre_hooks
+                .try_borrow()
+                .map(|h| h.iter().any(|(_, _, l)| !l.is_empty()))
+                .unwrap_or(true),
+        }
     }
 
     pub fn variable(&self) -> Option<Tensor> {
@@ -499,9 +617,11 @@ impl Node {
         match &self.kind {
             NodeKind::Op {
                 backward,
+                param,
                 saved,
                 has_saved,
                 released,
+                ..
             } => {
                 if has_saved.get() && released.get() {
                     return Err(Error::runtime(FREED_GRAPH_ERROR));
@@ -524,6 +644,8 @@ impl Node {
                 }
                 backward(&BackwardCtx {
                     grads,
+                    shape: self.input_shapes.first().map_or(&[], |s| s.as_slice()),
+                    param: *param,
                     saved: &tensors,
                     needs,
                 })
@@ -568,24 +690,44 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
 
 /// Dropping the last handle to a long chain of nodes would recurse once per
 /// node (each `Rc<Node>` drops the next) and overflow wasm's 1 MB stack — a
-/// trap. Unlink the chain iteratively instead.
+/// trap. The outermost drop drains the chain iteratively instead: nested
+/// drops only hand their edges to it, through one reused stack (no
+/// allocation per node).
 impl Drop for Node {
     fn drop(&mut self) {
         crate::live::node_dropped();
-        let mut stack: Vec<NodeRef> = std::mem::take(&mut self.next)
-            .into_iter()
-            .flatten()
-            .map(|e| e.node)
-            .collect();
-        while let Some(node) = stack.pop() {
-            if let Ok(mut owned) = Rc::try_unwrap(node) {
-                stack.extend(
-                    std::mem::take(&mut owned.next)
-                        .into_iter()
-                        .flatten()
-                        .map(|e| e.node),
-                );
-            }
+        if self.next.is_empty() {
+            return;
         }
+        let edges = std::mem::take(&mut self.next);
+        let handed = DROP_STACK.try_with(|s| match s.try_borrow_mut() {
+            Ok(mut s) => {
+                s.extend(edges.into_iter().flatten().map(|e| e.node));
+                true
+            }
+            Err(_) => false,
+        });
+        if handed != Ok(true) || DRAINING.with(|d| d.replace(true)) {
+            // Handed to the drain further up the stack (or, while thread
+            // locals are torn down, dropped here).
+            return;
+        }
+        // Each node popped is dropped outside the borrow: its own drop pushes.
+        while let Some(node) = DROP_STACK.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.pop())) {
+            drop(node);
+        }
+        DROP_STACK.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                if s.capacity() > 4096 {
+                    s.shrink_to(256);
+                }
+            }
+        });
+        DRAINING.with(|d| d.set(false));
     }
+}
+
+thread_local! {
+    static DROP_STACK: RefCell<Vec<NodeRef>> = const { RefCell::new(Vec::new()) };
+    static DRAINING: Cell<bool> = const { Cell::new(false) };
 }

@@ -4,7 +4,8 @@
 
 use crate::context;
 use crate::error::Result;
-use crate::node::{BackwardFn, Node, SavedTensor};
+use crate::node::{BackwardFn, Node, SavedList, SavedTensor, ScalarBackward};
+use crate::small::Small;
 use crate::tensor::{Array, Storage, Tensor};
 use crate::trace;
 
@@ -72,6 +73,34 @@ pub(crate) fn record(
     save: impl FnOnce() -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
+    record_with(name, inputs, output, || save().into(), backward, None, 0.0)
+}
+
+/// `record` for an elementwise op: `param` is its number operand (read by
+/// the formula from the context, so the closure captures nothing and is not
+/// boxed), `scalar` the same formula on numbers, kept when the output is 0-d.
+pub(crate) fn record_elementwise(
+    name: &'static str,
+    inputs: &[Option<&Tensor>],
+    output: Array,
+    save: impl FnOnce() -> SavedList,
+    backward: BackwardFn,
+    scalar: ScalarBackward,
+    param: f32,
+) -> Result<Tensor> {
+    let scalar = (output.ndim() == 0).then_some(scalar);
+    record_with(name, inputs, output, save, backward, scalar, param)
+}
+
+fn record_with(
+    name: &'static str,
+    inputs: &[Option<&Tensor>],
+    output: Array,
+    save: impl FnOnce() -> SavedList,
+    backward: BackwardFn,
+    scalar: Option<ScalarBackward>,
+    param: f32,
+) -> Result<Tensor> {
     // An accessor that failed while this op read its inputs (a shape, a
     // requires_grad) fails the op instead of computing with a placeholder.
     if let Some(e) = crate::error::take_fault() {
@@ -88,11 +117,14 @@ pub(crate) fn record(
     if let Some(e) = context::take_pending_error() {
         return Err(e);
     }
-    let node = Node::new_op(name, next, vec![output.shape().to_vec()], saved, backward);
+    let shapes = Small::One(output.shape().to_vec());
+    let node = Node::new_op_with(name, next, shapes, saved, backward, scalar, param);
     let out = Tensor::with_storage(Storage::new(output), Some(node.clone()), 0, false);
     node.add_output(&out);
-    let ins: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
-    trace::record_op(node.id, node.name, &ins, &out);
+    if trace::is_recording() {
+        let ins: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
+        trace::record_op(node.id, node.name, &ins, &out);
+    }
     Ok(out)
 }
 
