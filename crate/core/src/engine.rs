@@ -703,7 +703,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
                     .data
                     .try_borrow_mut()
                     .map_err(|_| Error::internal("grad is busy"))?;
-                *d = sum;
+                *d = sum.into();
             }
             existing.storage().bump_version();
         }

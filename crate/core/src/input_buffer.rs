@@ -28,13 +28,11 @@ impl Grad {
     pub fn value(&self) -> Result<Option<f32>> {
         match self {
             Grad::Value(v) => Ok(Some(*v)),
-            Grad::Tensor(t) => {
-                let d = t.data()?;
-                Ok(match d.as_slice() {
-                    Some([v]) if d.ndim() == 0 => Some(*v),
-                    _ => None,
-                })
-            }
+            Grad::Tensor(t) => match t.scalar_value() {
+                Some(v) => Ok(Some(v)),
+                // Not 0-d, or busy (an internal error then).
+                None => t.data().map(|_| None),
+            },
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::hooks::{LazyHooks, NodePostHook, NodePreHook, RemovableHandle};
 use crate::ids::{next_sequence_nr, NodeId};
 use crate::small::Small;
-use crate::tensor::{Array, Storage, Tensor, TensorHookList};
+use crate::tensor::{Array, Data, Storage, Tensor, TensorHookList};
 
 pub type NodeRef = Rc<Node>;
 
@@ -186,7 +186,7 @@ impl SavedTensor {
         SavedTensor::constant_storage(Storage::new(data))
     }
 
-    fn version_error(&self, data: &Array, current: u32) -> Error {
+    fn version_error(&self, data: &Data, current: u32) -> Error {
         let shape = crate::shape::fmt_shape(data.shape());
         let mut msg = format!(
             "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor {shape}]"
@@ -229,10 +229,7 @@ impl SavedTensor {
         if current != self.saved_version {
             return Err(self.version_error(&data, current));
         }
-        Ok(match data.as_slice() {
-            Some([v]) if data.ndim() == 0 => Some(*v),
-            _ => None,
-        })
+        Ok(data.scalar())
     }
 
     /// The saved tensor as a tensor again, with its history (`saved_for` is

@@ -18,7 +18,7 @@ use crate::graph_task::GraphTask;
 use crate::input_buffer::{Grad, Grads};
 use crate::node::{NodeKind, NodeRef, FREED_GRAPH_ERROR};
 use crate::small::Small;
-use crate::tensor::Tensor;
+use crate::tensor::{Data, Tensor};
 
 /// Runs `node` on numbers if it can; `None`: use the tensor path.
 pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result<Option<Grads>> {
@@ -122,11 +122,14 @@ fn accumulate_value(variable: &Tensor, v: f32) -> Result<bool> {
             .data
             .try_borrow_mut()
             .map_err(|_| Error::internal("grad is busy"))?;
-        let zero_d = d.ndim() == 0;
-        match d.as_slice_mut() {
-            // `.grad += grad` in place, as `existing + grad` elementwise.
-            Some([x]) if zero_d => *x += v,
-            _ => return Ok(false),
+        // `.grad += grad` in place, as `existing + grad` elementwise.
+        match &mut *d {
+            Data::Scalar(x) => *x += v,
+            Data::Array(a) if a.ndim() == 0 => match a.as_slice_mut() {
+                Some([x]) => *x += v,
+                _ => return Ok(false),
+            },
+            Data::Array(_) => return Ok(false),
         }
     }
     existing.storage().bump_version();

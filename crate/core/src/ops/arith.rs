@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::node::{SavedList, SavedTensor};
 use crate::small::Small;
 use crate::shape::broadcast_shapes;
-use crate::tensor::{Array, Tensor};
+use crate::tensor::{Array, Data, Tensor};
 
 /// Elementwise `f(a, b)` after broadcasting both to a common shape.
 /// Takes a plain `fn` (not a generic closure): one instance instead of one per
@@ -65,36 +65,28 @@ fn save_if(cond: bool, t: Option<&Tensor>) -> SavedTensor {
     }
 }
 
-/// The one value of a 0-d array.
-fn value_0d(a: &Array) -> Option<f32> {
-    match a.as_slice() {
-        Some([v]) if a.ndim() == 0 => Some(*v),
-        _ => None,
-    }
-}
-
 /// `f(a, b)` elementwise with broadcasting, reading `b` in place (no copy of
 /// a tensor operand, no 0-d array for a number).
-fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Array> {
+fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Data> {
+    // 0-d ⊕ 0-d or 0-d ⊕ number (a scalar graph): one f32, no array at all.
+    if let Some(x) = a.scalar_value() {
+        let y = match b {
+            Operand::Scalar(s) => Some(*s),
+            Operand::Tensor(t) => t.scalar_value(),
+        };
+        if let Some(y) = y {
+            return Ok(Data::Scalar(f(x, y)));
+        }
+    }
     let ad = a.data()?;
-    match b {
+    Ok(Data::Array(match b {
         // A number broadcasts to any shape (PyTorch wraps it as a 0-d tensor).
         Operand::Scalar(s) => {
             let s = *s;
-            Ok(match value_0d(&ad) {
-                Some(x) => Array::from_elem(ndarray::IxDyn(&[]), f(x, s)),
-                None => ad.mapv(|x| f(x, s)),
-            })
+            ad.mapv(|x| f(x, s))
         }
-        Operand::Tensor(t) => {
-            let bd = t.data()?;
-            // 0-d ⊕ 0-d (a scalar graph): no shape logic at all.
-            if let (Some(x), Some(y)) = (value_0d(&ad), value_0d(&bd)) {
-                return Ok(Array::from_elem(ndarray::IxDyn(&[]), f(x, y)));
-            }
-            broadcast_zip(&ad, &bd, f)
-        }
-    }
+        Operand::Tensor(t) => broadcast_zip(&ad, &*t.data()?, f)?,
+    }))
 }
 
 fn scalar_of(op: &Operand) -> Option<f32> {
@@ -239,7 +231,7 @@ pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
 }
 
 pub fn neg(a: &Tensor) -> Result<Tensor> {
-    let out = a.data()?.mapv(|v| -v);
+    let out = a.map_data(|v| -v)?;
     let t = record_elementwise(
         "NegBackward0",
         &[Some(a)],
@@ -258,7 +250,10 @@ pub fn neg(a: &Tensor) -> Result<Tensor> {
 }
 
 pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
-    let out = a.data()?.mapv(|v| v.powf(exponent));
+    let out = match a.scalar_value() {
+        Some(x) => Data::Scalar(x.powf(exponent)),
+        None => Data::Array(a.data()?.mapv(|v| v.powf(exponent))),
+    };
     let t = record_elementwise(
         "PowBackward0",
         &[Some(a)],

@@ -86,7 +86,7 @@ fn inplace(
             .data
             .try_borrow_mut()
             .map_err(|_| Error::internal("tensor data is busy"))?;
-        *data = new;
+        *data = new.into();
     }
     t.storage().bump_version();
     crate::view::sync_after_write(t)?;

@@ -6,7 +6,7 @@ use crate::context;
 use crate::error::Result;
 use crate::node::{BackwardFn, Node, SavedList, SavedTensor, ScalarBackward};
 use crate::small::Small;
-use crate::tensor::{Array, Storage, Tensor};
+use crate::tensor::{Array, Data, Storage, Tensor};
 use crate::trace;
 
 pub mod arith;
@@ -73,7 +73,7 @@ pub(crate) fn record(
     save: impl FnOnce() -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
-    record_with(name, inputs, output, || save().into(), backward, None, 0.0)
+    record_with(name, inputs, output.into(), || save().into(), backward, None, 0.0)
 }
 
 /// `record` for an elementwise op: `param` is its number operand (read by
@@ -82,20 +82,20 @@ pub(crate) fn record(
 pub(crate) fn record_elementwise(
     name: &'static str,
     inputs: &[Option<&Tensor>],
-    output: Array,
+    output: Data,
     save: impl FnOnce() -> SavedList,
     backward: BackwardFn,
     scalar: ScalarBackward,
     param: f32,
 ) -> Result<Tensor> {
-    let scalar = (output.ndim() == 0).then_some(scalar);
+    let scalar = output.shape().is_empty().then_some(scalar);
     record_with(name, inputs, output, save, backward, scalar, param)
 }
 
 fn record_with(
     name: &'static str,
     inputs: &[Option<&Tensor>],
-    output: Array,
+    output: Data,
     save: impl FnOnce() -> SavedList,
     backward: BackwardFn,
     scalar: Option<ScalarBackward>,
@@ -107,7 +107,7 @@ fn record_with(
         return Err(e);
     }
     if !needs_graph(inputs) {
-        return Ok(Tensor::from_array(output));
+        return Ok(Tensor::from_data(output));
     }
     let next = inputs
         .iter()
@@ -119,7 +119,7 @@ fn record_with(
     }
     let shapes = Small::One(output.shape().to_vec());
     let node = Node::new_op_with(name, next, shapes, saved, backward, scalar, param);
-    let out = Tensor::with_storage(Storage::new(output), Some(node.clone()), 0, false);
+    let out = Tensor::with_storage(Storage::from_data(output), Some(node.clone()), 0, false);
     node.add_output(&out);
     if trace::is_recording() {
         let ins: Vec<&Tensor> = inputs.iter().flatten().copied().collect();

@@ -45,7 +45,7 @@ fn unary_node(
     formula: BackwardFn,
     scalar: ScalarBackward,
 ) -> Result<Tensor> {
-    let out = a.data()?.mapv(f);
+    let out = a.map_data(f)?;
     let saved_input = matches!(from, From::Input);
     let t = record_elementwise(
         name,
