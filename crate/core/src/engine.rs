@@ -11,10 +11,10 @@
 
 use crate::context::{self, GradModeGuard, Semantics};
 use crate::error::{Error, Result};
-use crate::graph_task::{compute_dependencies, init_to_execute, GraphTask, HashMap};
+use crate::graph_task::{init_to_execute, GraphTask, HashMap, NodeTable};
 use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
-use crate::input_buffer::{to_tensors, Grad, Grads, InputBuffer};
+use crate::input_buffer::{add_grad, to_tensors, Grad, Grads};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to};
@@ -174,7 +174,7 @@ fn run_backward(
         input_edges.push(edge);
     }
 
-    let (dependencies, any_hooks) = compute_dependencies(&roots);
+    let table = NodeTable::build(&roots);
     let mut task = GraphTask {
         keep_graph,
         needed: HashSet::default(),
@@ -189,7 +189,7 @@ fn run_backward(
     }
     // Nothing but the engine can look at gradients in flight: 0-d nodes may
     // compute on numbers (see `scalar_backward`).
-    task.scalar_mode = !any_hooks
+    task.scalar_mode = !table.any_hooks
         && !create_graph
         && task.captures.is_empty()
         && !trace::is_recording()
@@ -199,15 +199,15 @@ fn run_backward(
     // `create_graph` (PyTorch runs the graph task in that grad mode).
     let _grad_mode = GradModeGuard::set(create_graph);
     let _task = crate::graph_task::TaskGuard::enter(if crate::graph_task::watched() {
-        let mut set: std::collections::HashSet<NodeId> = dependencies.keys().copied().collect();
-        set.extend(roots.iter().map(|(e, _)| e.node.id));
+        // The roots are in the table too.
+        let mut set: std::collections::HashSet<NodeId> = table.nodes.iter().map(|n| n.id).collect();
         set.retain(|id| task.should_execute(*id));
         set
     } else {
         Default::default()
     });
     // A failing node records its `error` event (with the node) in `execute`.
-    let result = execute(&mut task, roots, dependencies);
+    let result = execute(&mut task, roots, table);
     // Like saved tensors (released per node as it runs), the hook state of
     // nodes that ran goes at the end of a backward without retain_graph,
     // failed or not: the graph cannot be replayed with it anyway.
@@ -236,28 +236,34 @@ fn run_backward(
 fn execute(
     task: &mut GraphTask,
     roots: Vec<(Edge, Option<Tensor>)>,
-    mut dependencies: HashMap<NodeId, usize>,
+    mut table: NodeTable,
 ) -> Result<()> {
-    let mut queue: ReadyQueue<InputBuffer> = ReadyQueue::default();
-    let mut not_ready: HashMap<NodeId, InputBuffer> = HashMap::default();
+    // Input buffers by table entry (PyTorch's `not_ready` map), and the
+    // ready queue of entries.
+    let mut buffers: Vec<Option<Grads>> = vec![None; table.nodes.len()];
+    let mut queue: ReadyQueue<usize> = ReadyQueue::default();
 
     // The roots act as the outputs of PyTorch's GraphRoot.
     route_outputs(
         task,
-        roots.iter().map(|(e, g)| (Some(e), g.clone().map(Grad::Tensor))),
-        &mut dependencies,
-        &mut not_ready,
+        roots
+            .iter()
+            .map(|(e, g)| (Some(e), g.clone().map(Grad::Tensor))),
+        &mut table,
+        &mut buffers,
         &mut queue,
     )?;
 
-    while let Some(buffer) = queue.pop() {
-        let node = buffer.node.clone();
-        let outputs =
-            evaluate(task, &node, buffer.slots).inspect_err(|e| record_error(e, &node))?;
+    while let Some(i) = queue.pop() {
+        let node = table.nodes[i].clone();
+        let inputs = buffers[i]
+            .take()
+            .ok_or_else(|| Error::internal("a ready node has no input buffer"))?;
+        let outputs = evaluate(task, &node, inputs).inspect_err(|e| record_error(e, &node))?;
         let Some(outputs) = outputs else { continue };
         // Edges by reference: no Vec and no Rc clone per output.
         let routed = node.next.iter().map(Option::as_ref).zip(outputs);
-        route_outputs(task, routed, &mut dependencies, &mut not_ready, &mut queue)?;
+        route_outputs(task, routed, &mut table, &mut buffers, &mut queue)?;
     }
     Ok(())
 }
@@ -267,42 +273,34 @@ fn execute(
 fn route_outputs<'e>(
     task: &GraphTask,
     outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Grad>)>,
-    dependencies: &mut HashMap<NodeId, usize>,
-    not_ready: &mut HashMap<NodeId, InputBuffer>,
-    queue: &mut ReadyQueue<InputBuffer>,
+    table: &mut NodeTable,
+    buffers: &mut [Option<Grads>],
+    queue: &mut ReadyQueue<usize>,
 ) -> Result<()> {
     for (edge, grad) in outputs {
         let Some(edge) = edge else { continue };
-        let id = edge.node.id;
-        let ready = match dependencies.get_mut(&id) {
-            Some(d) => {
-                *d = d.saturating_sub(1);
-                *d == 0
-            }
-            None => {
-                return Err(Error::runtime(format!(
-                    "dependency not found for {}",
-                    edge.node.name
-                )));
-            }
+        let not_found = || Error::runtime(format!("dependency not found for {}", edge.node.name));
+        let i = table.index(&edge.node).ok_or_else(not_found)?;
+        let (Some(deps), Some(buffer)) = (table.deps.get_mut(i), buffers.get_mut(i)) else {
+            return Err(not_found());
         };
-        if ready {
-            dependencies.remove(&id);
+        // All of a node's dependencies already arrived: it is not waiting.
+        if *deps == 0 {
+            return Err(not_found());
         }
-        let mut buffer = match not_ready.remove(&id) {
-            Some(b) => b,
-            None => {
-                if !task.should_execute(id) {
-                    continue;
-                }
-                InputBuffer::new(edge.node.clone())
+        *deps -= 1;
+        let ready = *deps == 0;
+        if buffer.is_none() {
+            if !task.should_execute(edge.node.id) {
+                continue;
             }
-        };
-        buffer.add(edge.input_nr, grad)?;
+            *buffer = Some(crate::small::Small::filled(edge.node.num_inputs(), None));
+        }
+        if let Some(slots) = buffer {
+            add_grad(&edge.node, slots, edge.input_nr, grad)?;
+        }
         if ready {
-            queue.push(edge.node.sequence_nr, buffer);
-        } else {
-            not_ready.insert(id, buffer);
+            queue.push(edge.node.sequence_nr, i);
         }
     }
     Ok(())
@@ -337,7 +335,9 @@ fn evaluate(task: &mut GraphTask, node: &NodeRef, inputs: Grads) -> Result<Optio
         }
     }
     let outputs = call_node(task, node, to_tensors(inputs))?;
-    Ok(Some(outputs.into_iter().map(|g| g.map(Grad::Tensor)).collect()))
+    Ok(Some(
+        outputs.into_iter().map(|g| g.map(Grad::Tensor)).collect(),
+    ))
 }
 
 fn hook_error(e: Error, what: &str, target: &str, name: &str) -> Error {

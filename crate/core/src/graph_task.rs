@@ -144,7 +144,10 @@ impl GraphTask {
 /// Visits every edge reachable from the roots once per (parent, edge):
 /// `f(None, root_edge)` for the roots, `f(Some(parent), edge)` below.
 /// Iterative, so long chains cannot overflow wasm's stack.
-pub(crate) fn for_each_edge(roots: &[(Edge, Option<Tensor>)], mut f: impl FnMut(Option<&NodeRef>, &Edge)) {
+pub(crate) fn for_each_edge(
+    roots: &[(Edge, Option<Tensor>)],
+    mut f: impl FnMut(Option<&NodeRef>, &Edge),
+) {
     let mut seen: HashSet<NodeId> = HashSet::default();
     let mut stack: Vec<NodeRef> = Vec::new();
     for (edge, _) in roots {
@@ -163,21 +166,81 @@ pub(crate) fn for_each_edge(roots: &[(Edge, Option<Tensor>)], mut f: impl FnMut(
     }
 }
 
-/// Number of incoming edges per node reachable from the roots, and whether
-/// any of those nodes has a hook.
-pub(crate) fn compute_dependencies(
-    roots: &[(Edge, Option<Tensor>)],
-) -> (HashMap<NodeId, usize>, bool) {
-    let mut deps: HashMap<NodeId, usize> = HashMap::default();
-    let mut hooks = false;
-    for_each_edge(roots, |_, edge| {
-        let count = deps.entry(edge.node.id).or_insert(0);
-        if *count == 0 {
-            hooks = hooks || edge.node.has_hooks();
+/// The nodes one backward pass reaches, as a dense table: node `i`, its
+/// count of incoming edges, and (in `engine::execute`) its input buffer are
+/// entry `i` of plain vectors. Each node is stamped with `(pass, i)`, so the
+/// engine finds a node's entry without hashing its id.
+pub(crate) struct NodeTable {
+    pass: u64,
+    pub nodes: Vec<NodeRef>,
+    /// Incoming edges not yet delivered, per node.
+    pub deps: Vec<u32>,
+    /// Whether any of the nodes has a hook.
+    pub any_hooks: bool,
+    /// By id, built only when a nested pass (a hook calling `backward()`)
+    /// restamped some of this pass's nodes.
+    restamped: Option<HashMap<NodeId, usize>>,
+}
+
+thread_local!(static NEXT_PASS: Cell<u64> = const { Cell::new(0) });
+
+impl NodeTable {
+    /// Walks everything reachable from the roots (iteratively: long chains
+    /// cannot overflow wasm's stack), counting each node's incoming edges.
+    pub fn build(roots: &[(Edge, Option<Tensor>)]) -> NodeTable {
+        let pass = NEXT_PASS.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        let mut table = NodeTable {
+            pass,
+            nodes: Vec::new(),
+            deps: Vec::new(),
+            any_hooks: false,
+            restamped: None,
+        };
+        let mut stack: Vec<usize> = Vec::new();
+        for (edge, _) in roots {
+            let i = table.visit(&edge.node, &mut stack);
+            table.deps[i] += 1;
         }
-        *count += 1;
-    });
-    (deps, hooks)
+        while let Some(i) = stack.pop() {
+            let node = table.nodes[i].clone();
+            for edge in node.next.iter().flatten() {
+                let j = table.visit(&edge.node, &mut stack);
+                table.deps[j] += 1;
+            }
+        }
+        table
+    }
+
+    /// The node's entry, adding it (and stacking it for the walk) if new.
+    fn visit(&mut self, node: &NodeRef, stack: &mut Vec<usize>) -> usize {
+        let (pass, i) = node.engine_slot.get();
+        if pass == self.pass {
+            return i as usize;
+        }
+        let i = self.nodes.len();
+        node.engine_slot.set((self.pass, i as u32));
+        self.any_hooks = self.any_hooks || node.has_hooks();
+        self.nodes.push(node.clone());
+        self.deps.push(0);
+        stack.push(i);
+        i
+    }
+
+    /// The entry of a node this pass reached (`None`: not reached).
+    pub fn index(&mut self, node: &NodeRef) -> Option<usize> {
+        let (pass, i) = node.engine_slot.get();
+        if pass == self.pass {
+            return Some(i as usize);
+        }
+        let nodes = &self.nodes;
+        self.restamped
+            .get_or_insert_with(|| nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect())
+            .get(&node.id)
+            .copied()
+    }
 }
 
 /// PyTorch's `init_to_execute`: a node is needed when it leads to an input.
@@ -220,4 +283,3 @@ pub(crate) fn init_to_execute(
         }
     }
 }
-

@@ -1,5 +1,5 @@
 //! Gradients waiting for a node (PyTorch's `InputBuffer`), one slot per node
-//! input. A slot holds a tensor, or — in a backward where no user code can
+//! input (the engine keeps one `Grads` per node of the pass). A slot holds a tensor, or — in a backward where no user code can
 //! run (`GraphTask::scalar_mode`) — the plain number a 0-d node computed
 //! (`Grad::Value`), which becomes a tensor only where one is needed.
 
@@ -48,44 +48,35 @@ pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
         .collect()
 }
 
-pub(crate) struct InputBuffer {
-    pub node: NodeRef,
-    pub slots: Grads,
-}
-
-impl InputBuffer {
-    pub fn new(node: NodeRef) -> Self {
-        let n = node.num_inputs();
-        InputBuffer {
-            node,
-            slots: Small::filled(n, None),
+/// Adds `grad` to input `pos` of `node`'s buffer `slots`. The first
+/// gradient is stored as is (same tensor, as PyTorch does); later ones are
+/// summed into a new tensor.
+pub(crate) fn add_grad(
+    node: &NodeRef,
+    slots: &mut Grads,
+    pos: usize,
+    grad: Option<Grad>,
+) -> Result<()> {
+    let Some(grad) = grad else { return Ok(()) };
+    let Some(slot) = slots.get_mut(pos) else {
+        return Err(Error::internal(format!(
+            "gradient for input {pos} of {} which has {} inputs",
+            node.name,
+            node.num_inputs()
+        )));
+    };
+    *slot = Some(match slot.take() {
+        None => grad,
+        // An op, so the sum is differentiable under create_graph.
+        Some(Grad::Tensor(old)) if matches!(grad, Grad::Tensor(_)) => {
+            Grad::Tensor(old.add(&grad.into_tensor())?)
         }
-    }
-
-    /// First gradient is stored as is (same tensor, as PyTorch does); later
-    /// ones are summed into a new tensor.
-    pub fn add(&mut self, pos: usize, grad: Option<Grad>) -> Result<()> {
-        let Some(grad) = grad else { return Ok(()) };
-        let Some(slot) = self.slots.get_mut(pos) else {
-            return Err(Error::internal(format!(
-                "gradient for input {pos} of {} which has {} inputs",
-                self.node.name,
-                self.node.num_inputs()
-            )));
-        };
-        *slot = Some(match slot.take() {
-            None => grad,
-            // An op, so the sum is differentiable under create_graph.
-            Some(Grad::Tensor(old)) if matches!(grad, Grad::Tensor(_)) => {
-                Grad::Tensor(old.add(&grad.into_tensor())?)
-            }
-            // A number is involved (scalar mode: both are 0-d): the same f32
-            // sum the 0-d `add` computes.
-            Some(old) => match (old.value()?, grad.value()?) {
-                (Some(a), Some(b)) => Grad::Value(a + b),
-                _ => Grad::Tensor(old.into_tensor().add(&grad.into_tensor())?),
-            },
-        });
-        Ok(())
-    }
+        // A number is involved (scalar mode: both are 0-d): the same f32
+        // sum the 0-d `add` computes.
+        Some(old) => match (old.value()?, grad.value()?) {
+            (Some(a), Some(b)) => Grad::Value(a + b),
+            _ => Grad::Tensor(old.into_tensor().add(&grad.into_tensor())?),
+        },
+    });
+    Ok(())
 }

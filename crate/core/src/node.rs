@@ -330,6 +330,9 @@ pub type Edges = Small<Option<Edge>>;
 pub type Shapes = Small<Vec<usize>>;
 pub type SavedList = Small<SavedTensor>;
 
+// The Op variant is large (its saved tensors are inline); boxing it would
+// cost the allocation per node that keeping them inline saves.
+#[allow(clippy::large_enum_variant)]
 pub enum NodeKind {
     Op {
         backward: BackwardFn,
@@ -368,6 +371,9 @@ pub struct Node {
     /// PyTorch's custom `Function` nodes (PyNode) return every gradient they
     /// computed, also for inputs that need none; built-in nodes drop those.
     pub(crate) custom_function: Cell<bool>,
+    /// `(backward pass, index)`: this node's entry in that pass's
+    /// `graph_task::NodeTable`.
+    pub(crate) engine_slot: Cell<(u64, u32)>,
 }
 
 impl Node {
@@ -422,6 +428,7 @@ impl Node {
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
+            engine_slot: Cell::new((0, 0)),
         });
         if let NodeKind::Op { saved, .. } = &node.kind {
             // A node made just above: nothing else can hold its saved list.
@@ -451,6 +458,7 @@ impl Node {
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
+            engine_slot: Cell::new((0, 0)),
         })
     }
 
@@ -710,7 +718,9 @@ impl Drop for Node {
             return;
         }
         // Each node popped is dropped outside the borrow: its own drop pushes.
-        while let Some(node) = DROP_STACK.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.pop())) {
+        while let Some(node) =
+            DROP_STACK.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.pop()))
+        {
             drop(node);
         }
         DROP_STACK.with(|s| {

@@ -87,7 +87,10 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
                 };
                 let grads = rule(g, &values[..count], *param);
                 for ((slot, edge), value) in out.iter_mut().zip(node.next.iter()).zip(grads) {
-                    if edge.as_ref().is_some_and(|e| task.should_execute(e.node.id)) {
+                    if edge
+                        .as_ref()
+                        .is_some_and(|e| task.should_execute(e.node.id))
+                    {
                         *slot = Some(Grad::Value(value));
                     }
                 }

@@ -6,18 +6,13 @@
 
 use std::ops::{Deref, DerefMut};
 
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub enum Small<T> {
+    #[default]
     Zero,
     One(T),
     Two([T; 2]),
     Many(Vec<T>),
-}
-
-impl<T> Default for Small<T> {
-    fn default() -> Self {
-        Small::Zero
-    }
 }
 
 impl<T> Small<T> {

@@ -7,8 +7,8 @@ use ndarray::Zip;
 use super::{elementwise_layout, grad_in, need, record_elementwise, Operand};
 use crate::error::Result;
 use crate::node::{SavedList, SavedTensor};
-use crate::small::Small;
 use crate::shape::broadcast_shapes;
+use crate::small::Small;
 use crate::tensor::{Array, Data, Tensor};
 
 /// Elementwise `f(a, b)` after broadcasting both to a common shape.

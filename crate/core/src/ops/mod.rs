@@ -73,7 +73,15 @@ pub(crate) fn record(
     save: impl FnOnce() -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
-    record_with(name, inputs, output.into(), || save().into(), backward, None, 0.0)
+    record_with(
+        name,
+        inputs,
+        output.into(),
+        || save().into(),
+        backward,
+        None,
+        0.0,
+    )
 }
 
 /// `record` for an elementwise op: `param` is its number operand (read by

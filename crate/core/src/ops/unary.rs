@@ -71,11 +71,25 @@ fn unary_node(
 }
 pub fn exp(a: &Tensor) -> Result<Tensor> {
     // PyTorch: grad * result.
-    unary(a, "ExpBackward0", f32::exp, From::Result, |g, y| g.mul(y), |g, y, _| [g * y[0], 0.0])
+    unary(
+        a,
+        "ExpBackward0",
+        f32::exp,
+        From::Result,
+        |g, y| g.mul(y),
+        |g, y, _| [g * y[0], 0.0],
+    )
 }
 pub fn log(a: &Tensor) -> Result<Tensor> {
     // PyTorch: grad.div(self).
-    unary(a, "LogBackward0", f32::ln, From::Input, |g, x| g.div(x), |g, x, _| [g / x[0], 0.0])
+    unary(
+        a,
+        "LogBackward0",
+        f32::ln,
+        From::Input,
+        |g, x| g.div(x),
+        |g, x, _| [g / x[0], 0.0],
+    )
 }
 pub fn sin(a: &Tensor) -> Result<Tensor> {
     // PyTorch: grad * self.cos().
