@@ -80,9 +80,10 @@ pub(crate) fn packs_alive() -> bool {
     PACKS_ALIVE.with(|p| p.get() > 0)
 }
 
-#[derive(Clone)]
+#[derive(Clone, Default)]
 enum SavedHistory {
     /// No history: a constant, or a tensor that needs no grad.
+    #[default]
     None,
     /// A leaf that requires grad: held, so gradients reach its AccumulateGrad.
     Leaf(Tensor),
@@ -94,21 +95,29 @@ enum SavedHistory {
 
 impl SavedTensor {
     pub fn save(t: &Tensor) -> SavedTensor {
-        let history = match t.grad_fn() {
-            Some(node) => SavedHistory::Edge(Edge {
-                node,
-                input_nr: t.output_nr(),
-            }),
-            None if t.requires_grad() => SavedHistory::Leaf(t.clone()),
-            None => SavedHistory::None,
+        // One metadata borrow for history, output_nr and layout.
+        let (history, output_nr, strides) = match t.meta() {
+            Ok(m) => (
+                match &m.grad_fn {
+                    Some(node) => SavedHistory::Edge(Edge {
+                        node: node.clone(),
+                        input_nr: m.output_nr,
+                    }),
+                    None if m.requires_grad => SavedHistory::Leaf(t.clone()),
+                    None => SavedHistory::None,
+                },
+                m.output_nr,
+                m.strides.clone(),
+            ),
+            Err(_) => fault_default("tensor metadata is busy saving it"),
         };
         let mut st = SavedTensor {
             storage: t.storage().clone(),
             saved_version: t.version(),
-            strides: t.stored_strides(),
+            strides,
             history,
             owner: Rc::downgrade(&t.0),
-            output_nr: t.output_nr(),
+            output_nr,
             output_of: None,
             packed: None,
             pack_info: None,

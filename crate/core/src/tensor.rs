@@ -484,6 +484,13 @@ impl Tensor {
         }
     }
 
+    /// Whether the layout is not row-major (without copying the strides).
+    pub(crate) fn has_strides(&self) -> bool {
+        self.meta()
+            .map(|m| m.strides.is_some())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy reading strides"))
+    }
+
     /// The stored strides (`None`: row-major).
     pub(crate) fn stored_strides(&self) -> Option<Vec<usize>> {
         self.meta()
@@ -540,14 +547,23 @@ impl Tensor {
     /// (PyTorch's `impl::gradient_edge`): its grad_fn, or its leaf's
     /// AccumulateGrad node (created on first use and cached weakly).
     pub fn gradient_edge(&self) -> Option<Edge> {
-        if let Some(f) = self.grad_fn() {
-            return Some(Edge {
-                node: f,
-                input_nr: self.output_nr(),
-            });
-        }
-        if !self.requires_grad() {
-            return None;
+        // One metadata borrow for the common cases (every op input).
+        {
+            let Ok(m) = self.meta() else {
+                return fault_default("tensor metadata is busy in gradient_edge()");
+            };
+            if let Some(f) = &m.grad_fn {
+                return Some(Edge {
+                    node: f.clone(),
+                    input_nr: m.output_nr,
+                });
+            }
+            if !m.requires_grad {
+                return None;
+            }
+            if let Some(node) = m.grad_accumulator.upgrade() {
+                return Some(Edge { node, input_nr: 0 });
+            }
         }
         self.grad_accumulator()
             .map(|node| Edge { node, input_nr: 0 })

@@ -152,10 +152,7 @@ pub(crate) fn save_result(t: &Tensor) -> Result<()> {
 /// rules, see `layout::elementwise_strides`). Row-major inputs always give a
 /// row-major output, so the common case computes nothing.
 pub(crate) fn elementwise_layout(out: Tensor, inputs: &[Option<&Tensor>]) -> Result<Tensor> {
-    let strided = inputs
-        .iter()
-        .flatten()
-        .any(|t| t.stored_strides().is_some());
+    let strided = inputs.iter().flatten().any(|t| t.has_strides());
     if strided {
         let operands: Vec<_> = inputs.iter().flatten().map(|t| t.layout()).collect();
         let strides = crate::layout::elementwise_strides(&out.shape(), &operands);
