@@ -32,23 +32,26 @@ pub struct Edge {
 pub struct SavedTensor {
     storage: Rc<Storage>,
     saved_version: u32,
-    strides: Option<Vec<usize>>,
+    /// Boxed: almost every saved tensor is row-major (`None`), and a node
+    /// keeps two saved tensors inline.
+    strides: Option<Box<[usize]>>,
     history: SavedHistory,
     /// Who produced the saved tensor, for the error message: the tensor's
     /// current grad_fn name and output_nr, looked up at unpack time.
     owner: std::rc::Weak<crate::tensor::TensorImpl>,
-    output_nr: usize,
+    output_nr: u32,
     /// For a node's own output: that node's name (PyTorch keeps the saving
     /// grad_fn for outputs; for inputs it reports the tensor's current one).
     output_of: Option<&'static str>,
     /// Set when `savedTensorsHooks` packed it: unpacking calls the hook
     /// (and, as in PyTorch, skips the version check).
-    packed: Option<Rc<dyn crate::hooks::PackedTensor>>,
-    /// With `packed`: the saved tensor's id, shape and (when tracing) value.
-    pack_info: Option<Rc<PackInfo>>,
+    packed: Option<Rc<PackInfo>>,
 }
 
+/// A packed saved tensor: the hook's handle on it, and the saved tensor's
+/// id, shape and (when tracing) value.
 struct PackInfo {
+    hook: Rc<dyn crate::hooks::PackedTensor>,
     tensor: crate::ids::TensorId,
     shape: Vec<usize>,
     before: Option<Array>,
@@ -57,9 +60,15 @@ struct PackInfo {
 thread_local!(static PACKS_ALIVE: Cell<usize> = const { Cell::new(0) });
 
 impl PackInfo {
-    fn new(tensor: crate::ids::TensorId, shape: Vec<usize>, before: Option<Array>) -> Rc<Self> {
+    fn new(
+        hook: Rc<dyn crate::hooks::PackedTensor>,
+        tensor: crate::ids::TensorId,
+        shape: Vec<usize>,
+        before: Option<Array>,
+    ) -> Rc<Self> {
         PACKS_ALIVE.with(|p| p.set(p.get() + 1));
         Rc::new(PackInfo {
+            hook,
             tensor,
             shape,
             before,
@@ -106,8 +115,8 @@ impl SavedTensor {
                     None if m.requires_grad => SavedHistory::Leaf(t.clone()),
                     None => SavedHistory::None,
                 },
-                m.output_nr,
-                m.strides.clone(),
+                m.output_nr as u32,
+                m.strides.as_deref().map(Box::from),
             ),
             Err(_) => fault_default("tensor metadata is busy saving it"),
         };
@@ -120,7 +129,6 @@ impl SavedTensor {
             output_nr,
             output_of: None,
             packed: None,
-            pack_info: None,
         };
         st.pack(t);
         st
@@ -139,8 +147,8 @@ impl SavedTensor {
         };
         match result {
             Ok(p) => {
-                self.packed = Some(p);
-                self.pack_info = Some(PackInfo::new(
+                self.packed = Some(PackInfo::new(
+                    p,
                     t.id(),
                     t.shape(),
                     crate::trace::is_recording()
@@ -154,9 +162,10 @@ impl SavedTensor {
 
     /// The `pack` trace event, once the saving node exists.
     fn record_pack(&self, node: crate::ids::NodeId) {
-        let (Some(p), Some(info)) = (&self.packed, &self.pack_info) else {
+        let Some(info) = &self.packed else {
             return;
         };
+        let p = &info.hook;
         crate::trace::record(|| crate::trace::Event::Hook {
             kind: crate::protocol::HookKind::Pack,
             handle: p.handle(),
@@ -186,7 +195,6 @@ impl SavedTensor {
             output_nr: 0,
             output_of: None,
             packed: None,
-            pack_info: None,
         }
     }
 
@@ -246,8 +254,9 @@ impl SavedTensor {
     /// `make_variable(data, edge)`, the result is a new tensor sharing the
     /// data; a saved leaf comes back as itself.
     fn unpack(&self, saved_for: &NodeRef) -> Result<Tensor> {
-        let (storage, strides) = match (&self.packed, &self.pack_info) {
-            (Some(p), Some(info)) => {
+        let (storage, strides) = match &self.packed {
+            Some(info) => {
+                let p = &info.hook;
                 let t = {
                     let _off = crate::context::SavedHooksGuard::push(None);
                     p.unpack()?
@@ -287,12 +296,15 @@ impl SavedTensor {
                         return Ok(leaf.clone());
                     }
                 }
-                (self.storage.clone(), self.strides.clone())
+                (
+                    self.storage.clone(),
+                    self.strides.as_deref().map(<[usize]>::to_vec),
+                )
             }
         };
         let (grad_fn, output_nr) = match &self.history {
             SavedHistory::Edge(e) => (Some(e.node.clone()), e.input_nr),
-            SavedHistory::Output => (Some(saved_for.clone()), self.output_nr),
+            SavedHistory::Output => (Some(saved_for.clone()), self.output_nr as usize),
             SavedHistory::None | SavedHistory::Leaf(_) => (None, 0),
         };
         let t = Tensor::with_storage(storage, grad_fn, output_nr, false);
