@@ -38,6 +38,8 @@ mod double_backward_tests;
 #[cfg(test)]
 mod lifetime_tests;
 #[cfg(test)]
+mod scalar_tests;
+#[cfg(test)]
 mod scenario_tests;
 #[cfg(test)]
 mod testing;

@@ -27,6 +27,10 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
             let [Some(Grad::Value(v))] = &slots[..] else {
                 return Ok(None);
             };
+            // As `engine::accumulate`: nothing at all (no event, no hooks).
+            if !variable.requires_grad() {
+                return Ok(Some(Small::Zero));
+            }
             if !accumulate_value(variable, *v)? {
                 return Ok(None);
             }
@@ -86,6 +90,8 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
                     saved.len()
                 };
                 let grads = rule(g, &values[..count], *param);
+                #[cfg(test)]
+                RUN_ON_NUMBERS.with(|n| n.set(n.get() + 1));
                 for ((slot, edge), value) in out.iter_mut().zip(node.next.iter()).zip(grads) {
                     if edge
                         .as_ref()
@@ -104,13 +110,19 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
     }
 }
 
+#[cfg(test)]
+thread_local!(static RUN_ON_NUMBERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+
+/// How many op nodes computed on numbers so far (tests check the path taken).
+#[cfg(test)]
+pub(crate) fn nodes_run_on_numbers() -> usize {
+    RUN_ON_NUMBERS.with(|n| n.get())
+}
+
 /// AccumulateGrad of a number into a 0-d leaf, as `engine::accumulate` does
 /// it for a gradient tensor no one else holds (grad mode is off). `false`:
 /// not a case for numbers (use the tensor path).
 fn accumulate_value(variable: &Tensor, v: f32) -> Result<bool> {
-    if !variable.requires_grad() {
-        return Ok(true);
-    }
     let Some(existing) = variable.grad_raw() else {
         // PyTorch steals the unshared gradient: a 0-d row-major tensor.
         variable.meta_mut()?.grad = Some(Tensor::scalar(v));
