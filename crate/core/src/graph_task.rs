@@ -230,11 +230,17 @@ impl NodeTable {
     }
 
     /// The entry of a node this pass reached (`None`: not reached).
+    #[inline(always)]
     pub fn index(&mut self, node: &NodeRef) -> Option<usize> {
         let (pass, i) = node.engine_slot.get();
         if pass == self.pass {
             return Some(i as usize);
         }
+        self.index_restamped(node)
+    }
+
+    #[cold]
+    fn index_restamped(&mut self, node: &NodeRef) -> Option<usize> {
         let nodes = &self.nodes;
         self.restamped
             .get_or_insert_with(|| nodes.iter().enumerate().map(|(i, n)| (n.id, i)).collect())

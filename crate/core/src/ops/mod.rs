@@ -117,10 +117,7 @@ fn record_with(
     if !needs_graph(inputs) {
         return Ok(Tensor::from_data(output));
     }
-    let next = inputs
-        .iter()
-        .map(|t| t.and_then(|t| t.gradient_edge()))
-        .collect();
+    let next = Small::map_slice(inputs, |t| t.and_then(|t| t.gradient_edge()));
     let saved = save();
     if let Some(e) = context::take_pending_error() {
         return Err(e);
