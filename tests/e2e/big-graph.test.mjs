@@ -145,3 +145,28 @@ test('a module of a big graph collapses and expands by keyboard (search, Tab, En
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('export at overview zoom: the SVG and PNG hold the boxes the overview canvas shows, not only module frames', async () => {
+  const page = await openBig();
+  const fsp = await import('node:fs/promises');
+  const [svgDl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download this frame as SVG' }).click()]);
+  const svgText = await fsp.readFile(await svgDl.path(), 'utf8');
+  const m = /<image [^>]*href="data:image\/png;base64,([^"]+)"/.exec(svgText);
+  assert.ok(m, 'the overview drawing is in the SVG');
+  // Render the exported SVG alone and count the pixels that differ from its background:
+  // the 2,000 boxes cover a good part of the figure.
+  const painted = await page.evaluate(async (text) => {
+    const img = new Image(); img.src = URL.createObjectURL(new Blob([text], { type: 'image/svg+xml' })); await img.decode();
+    const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
+    const ctx = c.getContext('2d'); ctx.drawImage(img, 0, 0);
+    const { data } = ctx.getImageData(0, 0, c.width, c.height); const bg = data.slice(0, 4);
+    let n = 0; for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i] - bg[0]) + Math.abs(data[i + 1] - bg[1]) + Math.abs(data[i + 2] - bg[2]) > 30) n++;
+    return n / (c.width * c.height);
+  }, svgText);
+  assert.ok(painted > 0.05, `${(painted * 100).toFixed(1)}% of the exported figure is drawn`);
+  const [pngDl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download this frame as PNG' }).click()]);
+  const png = await fsp.readFile(await pngDl.path());
+  assert.ok(png.length > 20000, `PNG of ${png.length} bytes`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

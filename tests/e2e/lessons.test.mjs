@@ -5,14 +5,28 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setup, waitForRun, toEnd, gradOf, consoleText, SHOTS } from './helpers.mjs';
+import { setup, waitForRun, toEnd, gradOf, consoleText, SHOTS, ROOT } from './helpers.mjs';
 import { LESSONS } from '../../web/src/model/lessons.js';
 
 let env;
 before(async () => { env = await setup(); fs.mkdirSync(SHOTS, { recursive: true }); });
 after(async () => { await env?.close(); });
 
+const FIX = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'pytorch.json'), 'utf8')).scenarios;
+
 const EXPECT = {
+  'training-loop': async (page) => {
+    // Losses and the hook's gradient norm from the same training in PyTorch
+    // (lesson_training_loop); live tensors by hand: x, y, 4 parameters, 4 grads.
+    const out = await consoleText(page);
+    for (const { step, loss, grad_norm: norm } of FIX.lesson_training_loop.log) {
+      const m = new RegExp(`step ${step} loss ([\\d.]+) \\|grad at tanh\\| ([\\d.]+) live tensors (\\d+) graph nodes (\\d+)`).exec(out);
+      assert.ok(m, `step ${step} printed: ${out}`);
+      assert.equal(m[1], loss.toFixed(4)); assert.equal(m[2], norm.toFixed(3));
+      assert.deepEqual([Number(m[3]), Number(m[4])], [10, 0], 'flat: the same live tensors and no graph after every step');
+    }
+    assert.match(out, new RegExp(`loss tensor\\(${FIX.lesson_training_loop.loss.toFixed(4)}, grad_fn=<${FIX.lesson_training_loop.node}>\\)`));
+  },
   'tensor-hooks': async (page) => {
     assert.equal(await gradOf(page, 'a'), '30.'); assert.equal(await gradOf(page, 'b'), '20.');
     assert.equal(await gradOf(page, 'c'), '10.'); assert.equal(await gradOf(page, 'd'), '112.');

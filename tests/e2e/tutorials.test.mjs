@@ -316,6 +316,20 @@ test('capture: the Routine keeps the layer\'s output and input gradient; the leg
   await page.close();
 });
 
+test('capture: the training cell runs each step in hg.tidy and keeps the live tensors flat', async () => {
+  const page = await openTutorial('capture');
+  const fx = FIX.tutorial_capture_training;
+  for (const [step, loss] of Object.entries(fx.losses)) {
+    const [shown, live] = await printed(page, 'cell-training', `step ${step} loss`);
+    assert.ok(Math.abs(shown - loss) <= 1e-3 * Math.abs(loss) + 1e-7, `step ${step}: page ${shown}, PyTorch ${loss}`);
+    // By hand: weight, bias, their grads, x, x.grad, target and the kept gradient.
+    assert.equal(live, 8, `live tensors after step ${step}`);
+  }
+  assertClose(await printed(page, 'cell-training', 'latest gradient'), fx.latest_grad_input, 'the kept grad_input[0]');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 // ------------------------------------------------------------- legacy Linear
 
 test('legacy Linear: MmBackward0\'s pair, AddmmBackward0\'s triple and the full hook\'s single gradient', async () => {

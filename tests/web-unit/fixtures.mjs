@@ -11,7 +11,7 @@ import { runProgram } from '../../web/src/model/run-program.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const pkg = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web/pkg');
 if (!fs.existsSync(path.join(pkg, 'hookgrad_bg.wasm'))) throw new Error(`web-unit fixtures need the built engine: ${pkg} (run npm run build:wasm)`);
-const hg = await import(pathToFileURL(path.join(pkg, 'hookgrad.js')).href);
+export const hg = await import(pathToFileURL(path.join(pkg, 'hookgrad.js')).href);
 hg.initSync({ module: fs.readFileSync(path.join(pkg, 'hookgrad_bg.wasm')) });
 
 function run(program, semantics = 'pytorch-2') {
@@ -63,3 +63,24 @@ export const full = run(FULL);
 
 /** Tensor id by name in a run's graph. */
 export const tid = (r, name) => r.graph.tensors.find((t) => t.name === name)?.id;
+
+/** A training loop: three steps of w ← w − 0.1·dL/dw for L = (w·x − 1)² inside
+ *  a module Lin, each step in hg.tidy (its tensors and nodes are released),
+ *  then one last forward and backward outside tidy. By hand, x = 2, w = 1:
+ *  w·x − 1 = 1 → dL/dw = 2·1·2 = 4, w = 0.6; then w·x − 1 = 0.2 → 0.8, w = 0.52;
+ *  then 0.04 → 0.16, w = 0.504; last: w·x − 1 = 0.008, dL/dw = 0.032. */
+export const LOOP = `const w = hg.tensor(1, { requiresGrad: true, name: 'w' });
+const x = hg.tensor(2, { name: 'x' });
+const lin = new hg.Module('Lin', (t) => t.mul(w));
+for (let i = 0; i < 3; i++) hg.tidy(() => {
+  const loss = lin.call(x).sub(1).pow(2);
+  w.grad = null;
+  loss.backward();
+  hg.noGrad(() => w.sub_(w.grad.mul(0.1)));
+  console.log('step', i);
+});
+w.grad = null;
+const out = lin.call(x); out.name = 'out';
+const loss = out.sub(1).pow(2); loss.name = 'loss';
+loss.backward();`;
+export const loop = run(LOOP);

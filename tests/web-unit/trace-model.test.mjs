@@ -124,3 +124,37 @@ test('the same error at the same place is pinned once', () => {
   const m = analyze(module.graph, trace);
   assert.equal(frameAt(m, m.steps.length).pins.filter((p) => p.level === 'error').length, 1);
 });
+
+test('a training loop in hg.tidy: the player starts before the backward pass the figure shows, and only drawn module calls are frames', async () => {
+  const { loop } = await import('./fixtures.mjs');
+  const m = analyze(loop.graph, loop.trace);
+  assert.equal(loop.error, null);
+  // Four backward passes ran; only the last one's nodes are in the graph.
+  const backwardPasses = m.steps.filter((s) => s.event.type === 'node' && s.event.name === 'PowBackward0').length;
+  assert.equal(backwardPasses, 4);
+  const first = m.steps[m.forwardEnd].event;
+  assert.ok(isBackwardEvent(first) && m.nodes.has(first.node), 'starts at a backward event of a drawn node');
+  // Each released pass ran PowBackward0, SubBackward0, MulBackward0 and w's AccumulateGrad.
+  assert.equal(m.steps.slice(0, m.forwardEnd).filter((s) => s.event.type === 'node').length, 3 * 4, 'the three released passes come before it');
+  // The console lines of the three steps are all shown at the start.
+  assert.deepEqual(consoleLines(m).filter((l) => l.at <= m.forwardEnd).map((l) => l.text), ['step 0', 'step 1', 'step 2']);
+  // Lin was called four times; the last call's tensors are drawn, and it keeps its number.
+  assert.deepEqual(m.moduleCalls.map((c) => [c.name, c.callNr]), [['Lin', 4]]);
+  const end = frameAt(m, m.steps.length);
+  assert.ok(Math.abs(end.grads.get(tid(loop, 'w')) - 0.032) < 1e-5, `w.grad ${end.grads.get(tid(loop, 'w'))}`);
+});
+
+test('the backward summary lists a hook that fired in every step of a loop once, with its count', async () => {
+  const { runProgram } = await import('../../web/src/model/run-program.js');
+  const { backwardSummary, summaryParts } = await import('../../web/src/model/step-text.js');
+  const { hg } = await import('./fixtures.mjs');
+  // A hook on the leaf w lives through five tidy steps and a last pass: six in a row.
+  const r = runProgram(hg, `const w = hg.tensor(1, { requiresGrad: true, name: 'w' });
+w.registerHook(function seen() {});
+for (let i = 0; i < 5; i++) hg.tidy(() => { w.mul(2).backward(); });
+const y = w.mul(2); y.name = 'y'; y.backward();`);
+  const m = analyze(r.graph, r.trace);
+  const parts = summaryParts(backwardSummary(m, frameAt(m, m.steps.length)));
+  assert.deepEqual(parts.hooks, ['seen (w) × 6']);
+  assert.deepEqual(parts.leaves, ['w = 12.'], 'w.grad: six passes of dy/dw = 2, never zeroed');
+});

@@ -350,3 +350,54 @@ LESSONS.push(
     text: ['registerMultiGradHook watches a group of tensors. In mode all it fires once per backward, when every gradient that backward will compute has arrived, with null for the tensors it does not reach.',
       'In mode any it fires once per backward, for the first gradient that arrives.'] },
 );
+
+// ----- a training loop, and memory without reference counting
+
+const L14 = `// Teaching a tiny network XOR. Every step builds a new graph; hg.tidy
+// releases the step's tensors when it ends, so memory stays flat for as
+// many steps as you like, with no wait for the garbage collector.
+const model = new hg.nn.Sequential(
+  new hg.nn.Linear(2, 4, { seed: 1 }), new hg.nn.Tanh(), new hg.nn.Linear(4, 1, { seed: 2 }));
+const x = hg.tensor([[0, 0], [0, 1], [1, 0], [1, 1]], { name: 'x' });
+const y = hg.tensor([[0], [1], [1], [0]], { name: 'y' });
+
+// A hook that lives through the whole run: the gradient at the Tanh output.
+// Its arguments belong to the step (tidy releases them), so it keeps a number.
+let gradNorm = 0;
+const tanh = model.namedModules().find(([name]) => name === '1')[1];
+tanh.registerFullBackwardHook(function watch(module, gradInput, gradOutput) {
+  gradNorm = gradOutput[0].pow(2).sum().sqrt().item();
+});
+
+function step() {
+  const loss = hg.nn.functional.mseLoss(model.call(x), y);
+  model.zeroGrad();
+  loss.backward();
+  hg.noGrad(() => {
+    for (const p of model.parameters()) p.sub_(p.grad.mul(0.5));
+  });
+  return loss.item();       // a number: nothing of the step outlives it
+}
+
+for (let i = 0; i <= 300; i++) {
+  const loss = hg.tidy(step);
+  if (i % 100 === 0) {
+    const { tensors, nodes } = hg.memory();
+    console.log('step', i, 'loss', loss.toFixed(4), '|grad at tanh|', gradNorm.toFixed(3),
+      'live tensors', tensors, 'graph nodes', nodes);
+  }
+}
+
+// One more forward and backward outside tidy: its graph stays for the figure.
+model.zeroGrad();
+const out = model.call(x); out.name = 'out';
+const loss = hg.nn.functional.mseLoss(out, y); loss.name = 'loss';
+loss.backward();
+console.log('loss', loss, 'prediction', out);
+`;
+
+LESSONS.push(
+  { id: 'training-loop', n: 14, title: 'Hooks in a training loop, and hg.tidy', program: L14,
+    text: ['Training repeats forward, backward and an update, and every step builds a fresh graph. JavaScript cannot count references the way Python does, so a finished step’s tensors would wait for the garbage collector, which never runs inside a synchronous loop. hg.tidy(step) releases every tensor handle the step created, except what it returns.',
+      'The console shows the same number of live tensors and graph nodes at every step: the parameters and their gradients, nothing more. The full backward hook on the Tanh layer fires every step; the tensors it receives belong to the step, so it keeps a plain number. The figure shows one last step, run outside tidy so that its graph stays.'] },
+);

@@ -81,6 +81,18 @@ export function stepSentence(model, k, frame, error = null) {
 export function summaryParts(summary, maxLen = 32) {
   return {
     leaves: summary.leaves.map((l) => `${l.name} = ${formatValue(l.grad, maxLen)}`),
-    hooks: summary.hooks.map((x) => `${x.name} (${x.on})`),
+    hooks: runs(summary.hooks.map((x) => `${x.name} (${x.on})`)),
   };
+}
+
+/** Repeats in a row as one entry: a hook that fired in every step of a
+ *  training loop reads "watch (Tanh) × 302", not 302 entries. */
+function runs(list) {
+  const out = [];
+  for (let i = 0; i < list.length;) {
+    let j = i + 1; while (j < list.length && list[j] === list[i]) j++;
+    out.push(j - i > 1 ? `${list[i]} × ${j - i}` : list[i]);
+    i = j;
+  }
+  return out;
 }

@@ -66,10 +66,10 @@ export function analyze(graph, fullTrace = []) {
   const tName = (id) => { const t = tensors.get(id); return t?.name || `t${id}`; };
   const nName = (id) => nodes.get(id)?.name || `node ${id}`;
 
-  const moduleCalls = []; const stack = []; const lastCallOf = new Map();
+  const moduleCalls = []; const stack = []; const lastCallOf = new Map(); const callsOf = new Map();
   const createdAt = { tensor: new Map(), node: new Map() };
   const steps = [];
-  let focus = {}; let firstBackward = -1;
+  let focus = {}; let firstBackward = -1; let firstDrawnBackward = -1;
   trace.forEach((ev, i) => {
     let f = {}; let label = ev.type;
     const top = stack[stack.length - 1];
@@ -86,7 +86,7 @@ export function analyze(graph, fullTrace = []) {
       case 'module': {
         if (ev.phase === 'pre-hook' || !top || top.moduleId !== ev.moduleId) {
           if (ev.phase !== 'end') {
-            const n = moduleCalls.filter((c) => c.moduleId === ev.moduleId).length + 1;
+            const n = (callsOf.get(ev.moduleId) || 0) + 1; callsOf.set(ev.moduleId, n);
             const call = { key: `m${ev.moduleId}.${n}`, moduleId: ev.moduleId, name: ev.module, callNr: n, parent: top?.key ?? null, tensors: new Set(), nodes: new Set(), start: i, end: trace.length };
             moduleCalls.push(call); stack.push(call); lastCallOf.set(ev.moduleId, call.key);
           }
@@ -127,16 +127,34 @@ export function analyze(graph, fullTrace = []) {
       default: break;
     }
     if (firstBackward < 0 && isBackwardEvent(ev)) firstBackward = i;
+    if (firstDrawnBackward < 0 && ev.type === 'node' && nodes.has(ev.node)) {
+      // The start of that pass: hooks that ran before its first node belong to it.
+      firstDrawnBackward = i;
+      while (firstDrawnBackward > 0 && isBackwardEvent(trace[firstDrawnBackward - 1])) firstDrawnBackward--;
+    }
     focus = f;
     steps.push({ index: i, event: ev, label, focus: f, backward: isBackwardEvent(ev) });
   });
   for (const c of stack) c.end = trace.length;
+  // Only calls with something in the graph are drawn: a training loop's steps
+  // run in hg.tidy, so their tensors and nodes are released and the graph
+  // holds only what outlived them (a call keeps its number, e.g. "call 302").
+  const callByKey = new Map(moduleCalls.map((c) => [c.key, c]));
+  const drawn = new Set();
+  for (const c of moduleCalls) {
+    if (![...c.tensors].some((id) => tensors.has(id)) && ![...c.nodes].some((id) => nodes.has(id))) continue;
+    for (let p = c; p && !drawn.has(p.key); p = callByKey.get(p.parent)) drawn.add(p.key);
+  }
+  const shownCalls = moduleCalls.filter((c) => drawn.has(c.key));
 
   // A tensor's grad before the trace: null if the trace writes it, else its final value.
   const written = new Set(trace.filter((e) => e.type === 'accumulate' || (e.type === 'hook' && e.kind === 'retain-grad')).map((e) => e.tensor));
   const initialGrad = new Map([...tensors.values()].map((t) => [t.id, written.has(t.id) ? null : t.grad ?? null]));
+  // The player starts before the first backward pass the figure can show: in
+  // a training loop, the passes of earlier (released) steps are not drawn.
+  const forwardEnd = firstDrawnBackward >= 0 ? firstDrawnBackward : firstBackward >= 0 ? firstBackward : trace.length;
   const userHookSteps = steps.filter((s) => isUserHookEvent(s.event)).map((s) => s.index);
-  return { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd: firstBackward < 0 ? trace.length : firstBackward, tName, nName };
+  return { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd, tName, nName };
 }
 
 /**

@@ -1,5 +1,8 @@
 // Export the current frame of the figure as a standalone SVG or PNG: the
 // page's CSS (variables, classes) is resolved into inline styles on a copy.
+// A big graph zoomed out is drawn on the overview canvas over the SVG (the
+// SVG then holds only the module frames): the export adds that canvas as an
+// image on top, so the file shows what the reader sees.
 const PROPS = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity', 'font-family', 'font-size', 'font-weight', 'font-style', 'display'];
 
 export function frameSvg(svg, view) {
@@ -16,6 +19,12 @@ export function frameSvg(svg, view) {
   copy.style.background = getComputedStyle(document.querySelector('.pane') || document.body).backgroundColor;
   copy.querySelector('.viewport')?.setAttribute('transform', `translate(${view.view.x} ${view.view.y}) scale(${view.view.k})`);
   copy.querySelector('.viewport')?.style.removeProperty('transform');
+  const overview = view.overview?.canvas;
+  if (overview && !overview.hidden && overview.width > 1) {
+    const img = document.createElementNS('http://www.w3.org/2000/svg', 'image');
+    for (const [k, v] of [['x', 0], ['y', 0], ['width', width], ['height', height], ['href', overview.toDataURL('image/png')]]) img.setAttribute(k, String(v));
+    copy.append(img);
+  }
   return new XMLSerializer().serializeToString(copy);
 }
 
