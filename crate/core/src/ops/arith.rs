@@ -6,7 +6,7 @@ use ndarray::Zip;
 
 use super::{elementwise_layout, grad_in, need, record_elementwise, Operand};
 use crate::error::Result;
-use crate::node::{SavedList, SavedTensor};
+use crate::node::{Edges, SavedList, SavedTensor};
 use crate::shape::broadcast_shapes;
 use crate::small::Small;
 use crate::tensor::{Array, Data, Tensor};
@@ -97,8 +97,13 @@ fn scalar_of(op: &Operand) -> Option<f32> {
 }
 
 /// Saves nothing.
-fn no_saves() -> SavedList {
+fn no_saves(_: &Edges) -> SavedList {
     Small::Zero
+}
+
+/// Whether input `i` of the node has an edge (requires grad).
+fn has_edge(edges: &Edges, i: usize) -> bool {
+    edges.get(i).is_some_and(Option::is_some)
 }
 
 pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
@@ -143,9 +148,12 @@ pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
 
 pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x * y)?;
-    let a_rg = a.requires_grad();
-    let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
-    let save = || Small::Two([save_if(b_rg, Some(a)), save_if(a_rg, b.tensor())]);
+    let save = |e: &Edges| {
+        Small::Two([
+            save_if(has_edge(e, 1), Some(a)),
+            save_if(has_edge(e, 0), b.tensor()),
+        ])
+    };
     // PyTorch: grad * other, grad * self.
     let t = match scalar_of(b) {
         Some(s) => record_elementwise(
@@ -185,8 +193,8 @@ pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
 
 pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x / y)?;
-    let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
-    let save = || Small::Two([save_if(b_rg, Some(a)), save_if(true, b.tensor())]);
+    let save =
+        |e: &Edges| Small::Two([save_if(has_edge(e, 1), Some(a)), save_if(true, b.tensor())]);
     // PyTorch: grad / other, -grad * self / (other * other).
     let t = match scalar_of(b) {
         Some(s) => record_elementwise(
@@ -258,7 +266,7 @@ pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
         "PowBackward0",
         &[Some(a)],
         out,
-        || Small::One(SavedTensor::save(a)),
+        |_| Small::One(SavedTensor::save(a)),
         // PyTorch pow_backward: grad * (exponent * self.pow(exponent - 1)),
         // zeros for exponent 0.
         Box::new(|ctx| {

@@ -4,7 +4,7 @@
 
 use crate::context;
 use crate::error::Result;
-use crate::node::{BackwardFn, Node, SavedList, SavedTensor, ScalarBackward};
+use crate::node::{BackwardFn, Edges, Node, SavedList, SavedTensor, ScalarBackward};
 use crate::small::Small;
 use crate::tensor::{Array, Data, Storage, Tensor};
 use crate::trace;
@@ -77,7 +77,7 @@ pub(crate) fn record(
         name,
         inputs,
         output.into(),
-        || save().into(),
+        |_| save().into(),
         backward,
         None,
         0.0,
@@ -87,11 +87,12 @@ pub(crate) fn record(
 /// `record` for an elementwise op: `param` is its number operand (read by
 /// the formula from the context, so the closure captures nothing and is not
 /// boxed), `scalar` the same formula on numbers, kept when the output is 0-d.
+/// `save` gets the node's edges (an input requires grad iff it has one).
 pub(crate) fn record_elementwise(
     name: &'static str,
     inputs: &[Option<&Tensor>],
     output: Data,
-    save: impl FnOnce() -> SavedList,
+    save: impl FnOnce(&Edges) -> SavedList,
     backward: BackwardFn,
     scalar: ScalarBackward,
     param: f32,
@@ -104,7 +105,7 @@ fn record_with(
     name: &'static str,
     inputs: &[Option<&Tensor>],
     output: Data,
-    save: impl FnOnce() -> SavedList,
+    save: impl FnOnce(&Edges) -> SavedList,
     backward: BackwardFn,
     scalar: Option<ScalarBackward>,
     param: f32,
@@ -114,11 +115,15 @@ fn record_with(
     if let Some(e) = crate::error::take_fault() {
         return Err(e);
     }
-    if !needs_graph(inputs) {
+    if !context::is_grad_enabled() {
         return Ok(Tensor::from_data(output));
     }
+    // An input has an edge iff it requires grad (`needs_graph`, read once).
     let next = Small::map_slice(inputs, |t| t.and_then(|t| t.gradient_edge()));
-    let saved = save();
+    if next.iter().all(Option::is_none) {
+        return Ok(Tensor::from_data(output));
+    }
+    let saved = save(&next);
     if let Some(e) = context::take_pending_error() {
         return Err(e);
     }

@@ -51,7 +51,7 @@ fn unary_node(
         name,
         &[Some(a)],
         out,
-        || {
+        |_| {
             if saved_input {
                 Small::One(SavedTensor::save(a))
             } else {
