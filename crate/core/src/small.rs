@@ -98,15 +98,11 @@ impl<T> FromIterator<T> for Small<T> {
 }
 
 impl<T> From<Vec<T>> for Small<T> {
-    fn from(mut v: Vec<T>) -> Self {
-        match v.len() {
-            0 => Small::Zero,
-            1 => v.pop().map_or(Small::Zero, Small::One),
-            2 => match (v.pop(), v.pop()) {
-                (Some(b), Some(a)) => Small::Two([a, b]),
-                _ => Small::Zero,
-            },
-            _ => Small::Many(v),
+    fn from(v: Vec<T>) -> Self {
+        if v.len() > 2 {
+            Small::Many(v)
+        } else {
+            v.into_iter().collect()
         }
     }
 }

@@ -73,15 +73,9 @@ pub(crate) fn record(
     save: impl FnOnce() -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
-    record_with(
-        name,
-        inputs,
-        output.into(),
-        |_| save().into(),
-        backward,
-        None,
-        0.0,
-    )
+    let mut save = Some(save);
+    let mut save = |_: &Edges| save.take().map_or(Small::Zero, |f| f().into());
+    record_with(name, inputs, output.into(), &mut save, backward, None, 0.0)
 }
 
 /// `record` for an elementwise op: `param` is its number operand (read by
@@ -98,14 +92,18 @@ pub(crate) fn record_elementwise(
     param: f32,
 ) -> Result<Tensor> {
     let scalar = output.shape().is_empty().then_some(scalar);
-    record_with(name, inputs, output, save, backward, scalar, param)
+    let mut save = Some(save);
+    let mut save = |e: &Edges| save.take().map_or(Small::Zero, |f| f(e));
+    record_with(name, inputs, output, &mut save, backward, scalar, param)
 }
 
+/// The one body behind `record` and `record_elementwise` (not generic: every
+/// op's call site would otherwise instantiate it in the wasm).
 fn record_with(
     name: &'static str,
     inputs: &[Option<&Tensor>],
     output: Data,
-    save: impl FnOnce(&Edges) -> SavedList,
+    save: &mut dyn FnMut(&Edges) -> SavedList,
     backward: BackwardFn,
     scalar: Option<ScalarBackward>,
     param: f32,

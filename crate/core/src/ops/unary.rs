@@ -29,11 +29,17 @@ fn unary<F>(
 where
     F: Fn(&Tensor, &Tensor) -> Result<Tensor> + 'static,
 {
-    let formula: BackwardFn = Box::new(move |ctx| {
-        let g = grad_in(ctx.grads, ctx.shape);
-        Ok(vec![Some(backward(&g, &ctx.saved[0])?)])
-    });
+    // The per-op closure only forwards (a small thunk per op in the wasm).
+    let formula: BackwardFn = Box::new(move |ctx| apply_formula(ctx, &backward));
     unary_node(a, name, f, from, formula, scalar)
+}
+
+fn apply_formula(
+    ctx: &crate::node::BackwardCtx,
+    backward: &dyn Fn(&Tensor, &Tensor) -> Result<Tensor>,
+) -> Result<Vec<Option<Tensor>>> {
+    let g = grad_in(ctx.grads, ctx.shape);
+    Ok(vec![Some(backward(&g, &ctx.saved[0])?)])
 }
 
 /// `scalar`: the same formula on numbers (`(grad, [saved], _)`), for a 0-d node.
