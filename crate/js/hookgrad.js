@@ -14,57 +14,339 @@ let wasm = null;
 /** `await init()` (browser) — as wasm-bindgen's, also keeps the exports. */
 export default async function init(...args) {
   wasm = await coreInit(...args);
-  core.__setTapeDecoder(__decodeTape);
+  connect();
   return wasm;
 }
 
 /** `hg.initSync({module})` (Node) — as wasm-bindgen's, also keeps the exports. */
 export function initSync(...args) {
   wasm = core.initSync(...args);
-  core.__setTapeDecoder(__decodeTape);
+  connect();
   return wasm;
 }
+
+/** Hands the instance what it calls back into: the record decoder and the hook trampoline. */
+function connect() {
+  core.__setTapeDecoder(__decodeTape);
+  core.__setHookTrampoline(hookCalls);
+}
+
+// ----- hook calls ---------------------------------------------------------------
+//
+// The engine calls every JS hook through this object (crate/wasm/src/hooks.rs,
+// `Trampoline`): each method catches for itself and answers with a number,
+// so a call costs no wasm-bindgen `handleError`/`apply` wrapper, and a tensor
+// hook's gradient crosses as a pointer wrapped here. Answers: 0 — returned
+// undefined or null; -2 — threw (the exception is kept for take()); for
+// tensor(), a live Tensor's pointer (> 0); otherwise -1 (apply: 1) — returned
+// something else, kept for take().
+
+let kept_ = undefined;
+const hookCalls = {
+  tensor(f, ptr) {
+    try {
+      const r = f(Tensor.__wrap(ptr));
+      if (r === undefined || r === null) return 0;
+      if (r instanceof Tensor && r.__wbg_ptr !== 0) return r.__wbg_ptr;
+      kept_ = r;
+      return -1;
+    } catch (e) {
+      kept_ = e;
+      return -2;
+    }
+  },
+  apply(f, a, b, c, n) {
+    try {
+      const r = n === 1 ? f(a) : n === 2 ? f(a, b) : n === 3 ? f(a, b, c) : n === 0 ? f() : f(...a);
+      if (r === undefined || r === null) return 0;
+      kept_ = r;
+      return 1;
+    } catch (e) {
+      kept_ = e;
+      return -2;
+    }
+  },
+  take() {
+    const v = kept_;
+    kept_ = undefined;
+    return v;
+  },
+};
 
 // ----- graph() / trace() records ------------------------------------------------
 //
 // The binding writes a record as one flat tape (crate/wasm/src/tape.rs: f64
-// words and a table of distinct strings) and this rebuilds the plain objects
-// in one pass, on the JS side of the boundary (one copy across it instead of
-// a call per field and element).
+// words and a table of distinct strings; its header says the grammar) and
+// this rebuilds the plain objects of protocol.d.ts in one pass, each with a
+// fixed shape (an object literal), on the JS side of the boundary.
 
-const TAPE = { NULL: 0, TRUE: 1, FALSE: 2, NUM: 3, STR: 4, ARR: 5, OBJ: 6 };
+const TAPE = { NULL: 0, TRUE: 1, FALSE: 2, NUM: 3, STR: 4, ARR: 5, OBJ: 6, GRAPH: 7, EVENTS: 8 };
 
-/** Tape (Float64Array) + strings (Array) → the value. */
+// The tape being decoded, its strings and the read position (the decoder
+// never calls into wasm, so it is never re-entered).
+let W = null;
+let S = null;
+let P = 0;
+
+/** Tape (Float64Array) + strings (Array) → the record. */
 export function __decodeTape(words, strings) {
-  let i = 0;
-  const value = () => {
-    switch (words[i++]) {
-      case TAPE.NUM: return words[i++];
-      case TAPE.STR: return strings[words[i++]];
-      case TAPE.NULL: return null;
-      case TAPE.TRUE: return true;
-      case TAPE.FALSE: return false;
-      case TAPE.ARR: {
-        const n = words[i++];
-        const a = [];
-        for (let k = 0; k < n; k++) a.push(value());
-        return a;
-      }
-      case TAPE.OBJ: {
-        const n = words[i++];
-        const o = {};
-        for (let k = 0; k < n; k++) {
-          const key = value();
-          o[key] = value();
-        }
-        return o;
-      }
-      default: throw new Error(`internal: graph/trace record: bad tape word ${words[i - 1]} at ${i - 1}`);
+  W = words;
+  S = strings;
+  P = 0;
+  try {
+    const v = value();
+    if (P !== W.length) {
+      throw new Error(P < W.length
+        ? `internal: graph/trace record: ${W.length - P} tape words left over`
+        : `internal: graph/trace record: the tape ended ${P - W.length} words early`);
     }
-  };
-  const v = value();
-  if (i !== words.length) throw new Error(`internal: graph/trace record: ${words.length - i} tape words left over`);
-  return v;
+    return v;
+  } finally {
+    W = null;
+    S = null;
+  }
+}
+
+function value() {
+  switch (W[P++]) {
+    case TAPE.GRAPH: return graphRecord();
+    case TAPE.EVENTS: return eventsRecord();
+    case TAPE.NUM: return W[P++];
+    case TAPE.STR: return S[W[P++]];
+    case TAPE.NULL: return null;
+    case TAPE.TRUE: return true;
+    case TAPE.FALSE: return false;
+    case TAPE.ARR: {
+      const n = W[P++];
+      const a = [];
+      for (let k = 0; k < n; k++) a.push(value());
+      return a;
+    }
+    case TAPE.OBJ: {
+      const n = W[P++];
+      const o = {};
+      for (let k = 0; k < n; k++) {
+        const key = value();
+        o[key] = value();
+      }
+      return o;
+    }
+    default: throw new Error(`internal: graph/trace record: bad tape word ${W[P - 1]} at ${P - 1}`);
+  }
+}
+
+// Record parts (-1 is null where a slot is otherwise an index or id ≥ 0).
+const optId = () => { const v = W[P++]; return v === -1 ? null : v; };
+const str = () => S[W[P++]];
+const optStr = () => { const k = W[P++]; return k === -1 ? null : S[k]; };
+const flag = () => W[P++] === 1;
+
+function nums() {
+  const n = W[P++];
+  const a = [];
+  for (let k = 0; k < n; k++) a.push(W[P++]);
+  return a;
+}
+
+/** `ndim, dims…, elements…` → nested arrays (a number for 0-d). */
+function values() {
+  const nd = W[P++];
+  if (nd === 0) return W[P++];
+  const dims = P;
+  P += nd;
+  return nest(dims, nd);
+}
+
+function nest(dim, nd) {
+  const n = W[dim];
+  const a = [];
+  if (nd === 1) for (let k = 0; k < n; k++) a.push(W[P++]);
+  else for (let k = 0; k < n; k++) a.push(nest(dim + 1, nd - 1));
+  return a;
+}
+
+function optValues() {
+  if (W[P] === -1) { P++; return null; }
+  return values();
+}
+
+function valuesList() {
+  const n = W[P++];
+  const a = [];
+  for (let k = 0; k < n; k++) a.push(optValues());
+  return a;
+}
+
+function graphRecord() {
+  const nt = W[P++];
+  const tensors = [];
+  for (let k = 0; k < nt; k++) {
+    const id = W[P++];
+    const name = optStr();
+    const shape = nums();
+    const stride = nums();
+    const data = values();
+    const requiresGrad = flag();
+    const isLeaf = flag();
+    const retainsGrad = flag();
+    const gradFn = optId();
+    const grad = optValues();
+    const hooks = hookRows();
+    tensors.push({ id, name, shape, stride, data, requiresGrad, isLeaf, retainsGrad, gradFn, grad, hooks });
+  }
+  const nn = W[P++];
+  const nodes = [];
+  for (let k = 0; k < nn; k++) {
+    const id = W[P++];
+    const name = str();
+    const ne = W[P++];
+    const next = [];
+    for (let e = 0; e < ne; e++) {
+      const node = optId();
+      const inputNr = W[P++];
+      next.push({ node, inputNr });
+    }
+    const variable = optId();
+    const preHooks = hookRows();
+    const postHooks = hookRows();
+    nodes.push({ id, name, next, variable, preHooks, postHooks });
+  }
+  return { tensors, nodes };
+}
+
+function hookRows() {
+  const n = W[P++];
+  const rows = [];
+  for (let k = 0; k < n; k++) {
+    const handle = W[P++];
+    const kind = str();
+    const name = str();
+    const m = W[P++];
+    if (m === -1) {
+      const source = sourceLoc();
+      rows.push({ handle, kind, name, source });
+    } else if (m >= 0) {
+      const module = S[m];
+      const moduleId = W[P++];
+      const source = sourceLoc();
+      rows.push({ handle, kind, name, module, moduleId, source });
+    } else {
+      // Only one of module / moduleId (the core never writes this).
+      const row = { handle, kind, name };
+      const module = optStr();
+      const moduleId = optId();
+      if (module !== null) row.module = module;
+      if (moduleId !== null) row.moduleId = moduleId;
+      row.source = sourceLoc();
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+function sourceLoc() {
+  const line = W[P++];
+  if (line === -1) return null;
+  const column = W[P++];
+  return { line, column };
+}
+
+function eventsRecord() {
+  const n = W[P++];
+  const events = [];
+  for (let k = 0; k < n; k++) events.push(event());
+  return events;
+}
+
+function event() {
+  switch (W[P++]) {
+    case 0: {
+      const node = W[P++];
+      const name = str();
+      const inputs = nums();
+      const output = W[P++];
+      return { type: 'op', node, name, inputs, output };
+    }
+    case 1: {
+      const module = str();
+      const moduleId = W[P++];
+      const phase = str();
+      return { type: 'module', module, moduleId, phase };
+    }
+    case 2: {
+      const node = W[P++];
+      const name = str();
+      const gradOutputs = valuesList();
+      const gradInputs = valuesList();
+      return { type: 'node', node, name, gradOutputs, gradInputs };
+    }
+    case 3: return hookEvent();
+    case 4: {
+      const tensor = W[P++];
+      const grad = values();
+      return { type: 'accumulate', tensor, grad };
+    }
+    case 5: return { type: 'warning', message: str() };
+    case 6: {
+      const message = str();
+      const node = optId();
+      return node === null ? { type: 'error', message } : { type: 'error', message, node };
+    }
+    case 7: {
+      const level = str();
+      const text = str();
+      const hook = optId();
+      return { type: 'log', level, text, hook };
+    }
+    default: throw new Error(`internal: graph/trace record: bad event tag ${W[P - 1]} at ${P - 1}`);
+  }
+}
+
+/** A hook's value: `0` one gradient (or null), `1` a list. */
+const hookValue = () => (W[P++] === 0 ? optValues() : valuesList());
+
+function hookEvent() {
+  const type = 'hook';
+  const kind = str();
+  const handle = W[P++];
+  switch (W[P++]) {
+    case 0: {
+      const tensor = W[P++];
+      const before = hookValue();
+      const after = hookValue();
+      return { type, kind, handle, tensor, before, after };
+    }
+    case 1: {
+      const node = W[P++];
+      const before = hookValue();
+      const after = hookValue();
+      return { type, kind, handle, node, before, after };
+    }
+    case 2: {
+      const module = str();
+      const moduleId = W[P++];
+      const node = optId();
+      const before = hookValue();
+      const after = hookValue();
+      return node === null
+        ? { type, kind, handle, module, moduleId, before, after }
+        : { type, kind, handle, module, moduleId, node, before, after };
+    }
+    case 3: {
+      const tensor = W[P++];
+      const node = W[P++];
+      const before = hookValue();
+      const after = hookValue();
+      return { type, kind, handle, tensor, node, before, after };
+    }
+    case 4: {
+      const tensors = nums();
+      const before = hookValue();
+      const after = hookValue();
+      return { type, kind, handle, tensors, before, after };
+    }
+    default: throw new Error(`internal: graph/trace record: bad hook target ${W[P - 1]} at ${P - 1}`);
+  }
 }
 
 // ----- handles ------------------------------------------------------------------
@@ -121,19 +403,42 @@ RemovableHandle.__wrap = function wrap(ptr) {
     configurable: true,
     get() { return this.__wbg_ptr === 0 ? this.__hgId : idGet.call(this); },
   });
-  proto.remove = function remove_() { if (this.__wbg_ptr !== 0) remove.call(this); };
+  proto.remove = function remove_() {
+    if (this.__wbg_ptr !== 0) remove.call(this);
+    else if (this.__hgById) core.__removeHook(this.__hgId);
+  };
 }
-/** End of a tidy for a RemovableHandle it owns. */
-function settleHandle(h) {
-  const id = h.__deadId(); // 0 while live (ids start at 1)
-  if (id === 0) {
-    handleFree.register(h, h.__wbg_ptr, h);
-    return;
+/**
+ * The RemovableHandle `t.registerHook(fn)` returns: a plain object holding
+ * the id (the core keeps the handle by id, crate/wasm/src/hooks.rs), so it
+ * owns no wasm memory and neither hg.tidy nor the GC has anything to free.
+ */
+function ByIdHandle(id) {
+  this.__wbg_ptr = 0;
+  this.__hgId = id;
+  this.__hgById = true;
+  byIdMade = true;
+}
+/** Whether a ByIdHandle was made since the last outermost tidy ended. */
+let byIdMade = false;
+ByIdHandle.prototype = RemovableHandle.prototype;
+/**
+ * End of the outermost tidy for the RemovableHandles it owned, in one call:
+ * a handle whose hook lists are all gone is freed (its remove() could only
+ * be a no-op; it keeps its id), the others go to the garbage collector.
+ */
+function settleHandles(hs) {
+  const ptrs = new Uint32Array(hs.length);
+  for (let k = 0; k < hs.length; k++) ptrs[k] = hs[k].__wbg_ptr;
+  const ids = core.__settleHandles(ptrs); // 0 while live (ids start at 1)
+  for (let k = 0; k < hs.length; k++) {
+    const h = hs[k];
+    if (ids[k] === 0) handleFree.register(h, h.__wbg_ptr, h);
+    else {
+      h.__hgId = ids[k];
+      h.__wbg_ptr = 0;
+    }
   }
-  const ptr = h.__wbg_ptr;
-  h.__hgId = id;
-  h.__wbg_ptr = 0;
-  wasm.__wbg_removablehandle_free(ptr, 0);
 }
 
 // The typed arithmetic exports, unguarded: the dispatchers below check the
@@ -143,6 +448,7 @@ const rawTyped = {};
 for (const op of OPS) {
   rawTyped[op] = [Tensor.prototype[`__${op}Scalar`], Tensor.prototype[`__${op}Tensor`]];
 }
+const rawRegisterHookId = Tensor.prototype.__registerHookId;
 
 for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node'], [Module, 'module']]) {
   // wasm-bindgen makes every returned handle with `Class.__wrap(ptr)`.
@@ -265,13 +571,14 @@ export function tidy(fn) {
     // hook lists of a finished graph are usually gone, and their handles
     // can be freed now instead of through the FinalizationRegistry.
     const handles = [];
+    const freed = []; // tensor handles' pointers, freed in one call
     for (let i = 0; i < mine.length; i++) {
       const h = mine[i];
       const ptr = h.__wbg_ptr;
       if (ptr === 0) continue;
       if (!anyKept && (survivors === null || !survivors.has(h)) && h instanceof Tensor) {
         h.__wbg_ptr = 0;
-        wasm.__wbg_tensor_free(ptr, 0);
+        freed.push(ptr);
         continue;
       }
       if (h instanceof RemovableHandle) {
@@ -284,9 +591,14 @@ export function tidy(fn) {
         else gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
       } else release(h, true);
     }
-    for (const h of handles) {
-      if (scope !== null) scope.push(h); // decided by the outermost tidy
-      else settleHandle(h);
+    if (freed.length !== 0) core.__freeTensors(new Uint32Array(freed));
+    if (byIdMade && scopes.length === 0) {
+      byIdMade = false;
+      core.__sweepHandles();
+    }
+    if (handles.length !== 0) {
+      if (scope !== null) for (const h of handles) scope.push(h); // decided by the outermost tidy
+      else settleHandles(handles);
     }
   }
   if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
@@ -361,6 +673,16 @@ for (const op of OPS) {
   };
   Object.defineProperty(f, 'name', { value: op });
   Tensor.prototype[op] = f;
+}
+
+// `t.registerHook(fn)`: a function on a live handle takes the by-id path
+// (ByIdHandle); anything else the generic one, with its errors.
+{
+  const generic = Tensor.prototype.registerHook;
+  Tensor.prototype.registerHook = function registerHook(f) {
+    if (this.__wbg_ptr !== 0 && typeof f === 'function') return new ByIdHandle(rawRegisterHookId.call(this, f));
+    return generic.call(this, f);
+  };
 }
 
 /** Runs `f` outside any tidy scope: what it makes is the caller's, like `new hg.Module`. */

@@ -380,15 +380,20 @@ fn call_tensor_pre_hooks(
     node: &NodeRef,
     mut values: Vec<Option<Tensor>>,
 ) -> Result<Vec<Option<Tensor>>> {
-    let lists = node.tensor_hook_lists();
-    if lists.is_empty() {
+    // The lists there are now (a hook may add one: it runs next time).
+    let count = node.tensor_hook_count();
+    if count == 0 {
         return Ok(values);
     }
     let interleave = context::semantics() == Semantics::PyTorch1;
     let passes: &[bool] = if interleave { &[true] } else { &[false, true] };
     for (pass_index, _) in passes.iter().enumerate() {
-        for (nr, owner, list) in &lists {
-            for (handle, entry) in list.snapshot() {
+        for i in 0..count {
+            let Some((nr, owner, list)) = node.tensor_hook_list(i) else {
+                continue;
+            };
+            let (nr, owner) = (&nr, &owner);
+            for (handle, entry) in list.run_snapshot() {
                 let is_retain = matches!(*entry, TensorHookEntry::RetainGrad(_));
                 // PyTorch 2: pass 0 runs user hooks, pass 1 retain-grad.
                 if !interleave && (pass_index == 0) == is_retain {
@@ -499,7 +504,7 @@ fn call_node(
     // Only built when a hook fails (a format! per node was 1% of backward).
     let target = || format!("node {} (#{})", node.name, node.id.0);
 
-    for (handle, hook) in node.pre_hooks.snapshot() {
+    for (handle, hook) in node.pre_hooks.run_snapshot() {
         // Copied before the call: a hook may change its arguments in place.
         let before = trace::is_recording().then(|| snapshot(&inputs));
         let result = hook
@@ -546,7 +551,7 @@ fn call_node(
     if !task.keep_graph && node.post_hooks.get().is_some_and(|l| !l.is_empty()) {
         task.ran_with_post_hooks.push(node.clone());
     }
-    for (handle, hook) in node.post_hooks.snapshot() {
+    for (handle, hook) in node.post_hooks.run_snapshot() {
         let own = hook.records_itself();
         // Copied before the call: a hook may change its arguments in place.
         let before = (!own && trace::is_recording()).then(|| snapshot(&outputs));

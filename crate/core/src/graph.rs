@@ -1,5 +1,11 @@
 //! `hg.graph(roots)`: a plain-data snapshot of every tensor and backward node
 //! reachable from the roots, with copied values, for the playground.
+//!
+//! The walk hands each tensor and node to a [`GraphSink`] as a row borrowed
+//! from the live object, in the record's order (by id): [`graph`] copies the
+//! rows into a [`GraphInfo`]; the wasm binding writes them straight onto its
+//! record tape, so nothing is copied twice (a 1,000-node graph: ~7,000
+//! allocations fewer).
 
 // Ids are small sequential integers: the engine's multiplicative hash, not
 // SipHash (which was a quarter of graph() in wasm).
@@ -7,12 +13,47 @@ use crate::engine::HashSet;
 
 use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
-use crate::node::NodeRef;
+use crate::node::{Edge, NodeRef};
 use crate::protocol::HookKind;
 pub use crate::protocol::{GraphInfo, HookInfo, NextEdge, NodeInfo, TensorInfo};
-use crate::tensor::Tensor;
+use crate::tensor::{Array, Tensor};
 
-fn tensor_info(t: &Tensor) -> TensorInfo {
+/// One tensor of the graph, borrowed (the fields of [`TensorInfo`]).
+pub struct TensorRow<'a> {
+    pub id: TensorId,
+    pub name: Option<&'a str>,
+    pub shape: &'a [usize],
+    pub stride: &'a [usize],
+    pub data: &'a Array,
+    pub requires_grad: bool,
+    pub is_leaf: bool,
+    pub retains_grad: bool,
+    pub grad_fn: Option<NodeId>,
+    pub grad: Option<&'a Array>,
+    pub hooks: &'a [HookInfo],
+}
+
+/// One backward node, borrowed (the fields of [`NodeInfo`]).
+pub struct NodeRow<'a> {
+    pub id: NodeId,
+    pub name: &'static str,
+    /// `next_functions`: an absent edge is `(None, 0)`.
+    pub next: &'a [Option<Edge>],
+    pub variable: Option<TensorId>,
+    pub pre_hooks: &'a [HookInfo],
+    pub post_hooks: &'a [HookInfo],
+}
+
+/// Receives the graph: `tensors(n)`, n tensor rows, `nodes(m)`, m node rows.
+/// A sink must not call back into the engine (rows borrow live tensors).
+pub trait GraphSink {
+    fn tensors(&mut self, count: usize);
+    fn tensor(&mut self, row: &TensorRow<'_>);
+    fn nodes(&mut self, count: usize);
+    fn node(&mut self, row: &NodeRow<'_>);
+}
+
+fn tensor_hooks(t: &Tensor) -> Vec<HookInfo> {
     let mut hooks: Vec<HookInfo> = t
         .hook_entries()
         .into_iter()
@@ -34,69 +75,110 @@ fn tensor_info(t: &Tensor) -> TensorInfo {
                 ..HookInfo::new(handle, HookKind::PostAccumulate, h.name())
             }),
     );
-    TensorInfo {
-        id: t.id(),
-        name: t.name(),
-        shape: t.shape(),
-        stride: t.strides(),
-        data: t.to_array().unwrap_or_else(|_| {
-            crate::error::fault_default("tensor data is busy while describing the graph")
-        }),
-        requires_grad: t.requires_grad(),
-        is_leaf: t.is_leaf(),
-        retains_grad: t.retains_grad(),
-        grad_fn: t.grad_fn().map(|f| f.id),
-        grad: t
-            .grad_raw()
-            .and_then(|g| crate::error::snapshot(g.to_array())),
-        hooks,
-    }
+    hooks
 }
 
-fn node_info(n: &NodeRef) -> NodeInfo {
-    NodeInfo {
+/// Row-major strides of `shape` (`layout::contiguous_strides`), in `buf`
+/// up to 8 dims: no allocation for the usual tensor.
+fn contiguous_strides<'a>(
+    shape: &[usize],
+    buf: &'a mut [usize; 8],
+    heap: &'a mut Vec<usize>,
+) -> &'a [usize] {
+    if shape.len() > buf.len() {
+        *heap = crate::layout::contiguous_strides(shape);
+        return heap;
+    }
+    let out = &mut buf[..shape.len()];
+    let mut acc = 1;
+    for (s, &d) in out.iter_mut().zip(shape).rev() {
+        *s = acc;
+        acc *= d.max(1);
+    }
+    out
+}
+
+fn tensor_row(t: &Tensor, sink: &mut dyn GraphSink) {
+    let hooks = tensor_hooks(t);
+    let (requires_grad, is_leaf, retains_grad) = (t.requires_grad(), t.is_leaf(), t.retains_grad());
+    let grad_fn = t.grad_fn().map(|f| f.id);
+    let grad = t.grad_raw();
+    let grad_data = grad.as_ref().and_then(|g| crate::error::snapshot(g.data()));
+    // A failed borrow is a fault (the call reports it), never a missing row.
+    let meta = t.meta().ok();
+    let data = t.data().ok();
+    if meta.is_none() || data.is_none() {
+        crate::error::fault("tensor data is busy while describing the graph");
+    }
+    let empty: Array;
+    let values: &Array = match data.as_deref() {
+        Some(v) => v,
+        None => {
+            empty = Default::default();
+            &empty
+        }
+    };
+    let (mut buf, mut heap) = ([0usize; 8], Vec::new());
+    let stride = match meta.as_ref().and_then(|m| m.strides.as_deref()) {
+        Some(s) => s,
+        None => contiguous_strides(values.shape(), &mut buf, &mut heap),
+    };
+    sink.tensor(&TensorRow {
+        id: t.id(),
+        name: meta.as_ref().and_then(|m| m.name.as_deref()),
+        shape: values.shape(),
+        stride,
+        data: values,
+        requires_grad,
+        is_leaf,
+        retains_grad,
+        grad_fn,
+        grad: grad_data.as_deref(),
+        hooks: &hooks,
+    });
+}
+
+fn node_row(n: &NodeRef, sink: &mut dyn GraphSink) {
+    let pre_hooks: Vec<HookInfo> = n
+        .pre_hook_entries()
+        .into_iter()
+        .map(|(handle, h)| HookInfo {
+            source: h.source(),
+            ..HookInfo::new(handle, h.kind(), h.name())
+        })
+        .collect();
+    // A module's backward-hook wrapper lists the user's hooks it runs,
+    // under the handles the user holds (= the trace's).
+    let post_hooks: Vec<HookInfo> = n
+        .post_hook_entries()
+        .into_iter()
+        .flat_map(|(handle, h)| h.rows(handle))
+        .collect();
+    sink.node(&NodeRow {
         id: n.id,
         name: n.name,
-        next: n
-            .next_functions()
-            .into_iter()
-            .map(|(node, nr)| NextEdge {
-                node: node.map(|x| x.id),
-                input_nr: nr,
-            })
-            .collect(),
+        next: &n.next,
         variable: n.variable().map(|v| v.id()),
-        pre_hooks: n
-            .pre_hook_entries()
-            .into_iter()
-            .map(|(handle, h)| HookInfo {
-                source: h.source(),
-                ..HookInfo::new(handle, h.kind(), h.name())
-            })
-            .collect(),
-        post_hooks: n
-            .post_hook_entries()
-            .into_iter()
-            // A module's backward-hook wrapper lists the user's hooks it
-            // runs, under the handles the user holds (= the trace's).
-            .flat_map(|(handle, h)| h.rows(handle))
-            .collect(),
-    }
+        pre_hooks: &pre_hooks,
+        post_hooks: &post_hooks,
+    });
 }
 
 /// Walks from the roots through grad_fn / next edges, collecting nodes, the
-/// leaves of AccumulateGrad nodes and the live outputs of every node.
-pub fn graph(roots: &[Tensor]) -> GraphInfo {
-    let mut info = GraphInfo::default();
+/// leaves of AccumulateGrad nodes and the live outputs of every node; then
+/// hands them to `sink` by id.
+pub fn graph_into(roots: &[Tensor], sink: &mut dyn GraphSink) {
+    let mut tensors: Vec<Tensor> = Vec::new();
+    let mut nodes: Vec<NodeRef> = Vec::new();
     let mut seen_t: HashSet<TensorId> = HashSet::default();
     let mut seen_n: HashSet<NodeId> = HashSet::default();
     let mut stack: Vec<NodeRef> = Vec::new();
     let mut add_tensor = |t: &Tensor,
-                          info: &mut GraphInfo,
+                          tensors: &mut Vec<Tensor>,
                           stack: &mut Vec<NodeRef>,
                           seen_n: &mut HashSet<NodeId>| {
         if seen_t.insert(t.id()) {
-            info.tensors.push(tensor_info(t));
+            tensors.push(t.clone());
         }
         let node = t.grad_fn().or_else(|| t.existing_grad_accumulator());
         if let Some(n) = node {
@@ -106,20 +188,95 @@ pub fn graph(roots: &[Tensor]) -> GraphInfo {
         }
     };
     for t in roots {
-        add_tensor(t, &mut info, &mut stack, &mut seen_n);
+        add_tensor(t, &mut tensors, &mut stack, &mut seen_n);
     }
     while let Some(n) = stack.pop() {
         for t in n.output_tensors().iter().chain(n.variable().iter()) {
-            add_tensor(t, &mut info, &mut stack, &mut seen_n);
+            add_tensor(t, &mut tensors, &mut stack, &mut seen_n);
         }
         for e in n.next.iter().flatten() {
             if seen_n.insert(e.node.id) {
                 stack.push(e.node.clone());
             }
         }
-        info.nodes.push(node_info(&n));
+        nodes.push(n);
     }
-    info.tensors.sort_by_key(|t| t.id);
-    info.nodes.sort_by_key(|n| n.id);
+    tensors.sort_by_key(|t| t.id());
+    nodes.sort_by_key(|n| n.id);
+    sink.tensors(tensors.len());
+    for t in &tensors {
+        tensor_row(t, sink);
+    }
+    sink.nodes(nodes.len());
+    for n in &nodes {
+        node_row(n, sink);
+    }
+}
+
+impl GraphSink for GraphInfo {
+    fn tensors(&mut self, count: usize) {
+        self.tensors.reserve(count);
+    }
+    fn tensor(&mut self, r: &TensorRow<'_>) {
+        self.tensors.push(TensorInfo {
+            id: r.id,
+            name: r.name.map(str::to_owned),
+            shape: r.shape.to_vec(),
+            stride: r.stride.to_vec(),
+            data: r.data.clone(),
+            requires_grad: r.requires_grad,
+            is_leaf: r.is_leaf,
+            retains_grad: r.retains_grad,
+            grad_fn: r.grad_fn,
+            grad: r.grad.cloned(),
+            hooks: r.hooks.to_vec(),
+        });
+    }
+    fn nodes(&mut self, count: usize) {
+        self.nodes.reserve(count);
+    }
+    fn node(&mut self, r: &NodeRow<'_>) {
+        self.nodes.push(NodeInfo {
+            id: r.id,
+            name: r.name,
+            next: r
+                .next
+                .iter()
+                .map(|e| match e {
+                    Some(e) => NextEdge {
+                        node: Some(e.node.id),
+                        input_nr: e.input_nr,
+                    },
+                    None => NextEdge {
+                        node: None,
+                        input_nr: 0,
+                    },
+                })
+                .collect(),
+            variable: r.variable,
+            pre_hooks: r.pre_hooks.to_vec(),
+            post_hooks: r.post_hooks.to_vec(),
+        });
+    }
+}
+
+/// The graph as plain data (see [`graph_into`]).
+pub fn graph(roots: &[Tensor]) -> GraphInfo {
+    let mut info = GraphInfo::default();
+    graph_into(roots, &mut info);
     info
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn contiguous_strides_match_layout_s() {
+        for shape in [&[][..], &[3], &[2, 3], &[2, 0, 4], &[1, 1, 5], &[2; 9]] {
+            let (mut buf, mut heap) = ([0usize; 8], Vec::new());
+            assert_eq!(
+                super::contiguous_strides(shape, &mut buf, &mut heap),
+                crate::layout::contiguous_strides(shape).as_slice()
+            );
+        }
+    }
 }

@@ -200,6 +200,24 @@ impl<H: ?Sized> HookList<H> {
             .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 
+    /// `snapshot()` for running the hooks: no allocation for a list of one
+    /// (the usual case, once per backward step of a hooked tensor).
+    pub fn run_snapshot(&self) -> Snapshot<H> {
+        match self.entries.try_borrow() {
+            Ok(e) => match e.split_first() {
+                None => Snapshot::default(),
+                Some((first, rest)) => Snapshot {
+                    first: Some(first.clone()),
+                    rest: rest.to_vec(),
+                },
+            },
+            Err(_) => {
+                fault("a hook list is busy while reading its hooks");
+                Snapshot::default()
+            }
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries
             .try_borrow()
@@ -229,6 +247,34 @@ impl<H: ?Sized> HookList<H> {
     }
 }
 
+/// A copy of a hook list taken before running it (see `HookList`): the
+/// first entry inline, any others on the heap. Iterates by value, like the
+/// `Vec` of `snapshot()`.
+pub struct Snapshot<H: ?Sized> {
+    first: Option<(HandleId, Rc<H>)>,
+    rest: Vec<(HandleId, Rc<H>)>,
+}
+
+impl<H: ?Sized> Default for Snapshot<H> {
+    fn default() -> Self {
+        Snapshot {
+            first: None,
+            rest: Vec::new(),
+        }
+    }
+}
+
+impl<H: ?Sized> IntoIterator for Snapshot<H> {
+    type Item = (HandleId, Rc<H>);
+    type IntoIter = std::iter::Chain<
+        std::option::IntoIter<(HandleId, Rc<H>)>,
+        std::vec::IntoIter<(HandleId, Rc<H>)>,
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.rest)
+    }
+}
+
 /// What a handle can remove itself from.
 pub trait RemoveHook {
     fn remove_hook(&self, id: HandleId) -> bool;
@@ -252,28 +298,51 @@ impl<H: ?Sized> RemoveHook for HookList<H> {
 #[derive(Clone)]
 pub struct RemovableHandle {
     pub id: HandleId,
-    targets: Vec<Weak<dyn RemoveHook>>,
+    targets: Targets,
+}
+
+/// One list (every `register_*` on a tensor or node: no allocation per
+/// registration) or several (a multi-grad hook, module hooks).
+#[derive(Clone)]
+enum Targets {
+    One(Weak<dyn RemoveHook>),
+    Many(Vec<Weak<dyn RemoveHook>>),
+}
+
+impl Targets {
+    fn as_slice(&self) -> &[Weak<dyn RemoveHook>] {
+        match self {
+            Targets::One(t) => std::slice::from_ref(t),
+            Targets::Many(ts) => ts,
+        }
+    }
 }
 
 impl RemovableHandle {
     pub fn new(id: HandleId, targets: Vec<Weak<dyn RemoveHook>>) -> Self {
-        RemovableHandle { id, targets }
+        RemovableHandle {
+            id,
+            targets: Targets::Many(targets),
+        }
     }
 
     pub fn for_list<H: ?Sized + 'static>(id: HandleId, list: &Rc<HookList<H>>) -> Self {
         let rc: Rc<dyn RemoveHook> = list.clone();
         let weak = Rc::downgrade(&rc);
-        RemovableHandle::new(id, vec![weak])
+        RemovableHandle {
+            id,
+            targets: Targets::One(weak),
+        }
     }
 
     /// Whether any list this handle removes from still exists (a handle
     /// whose owners are all gone can only be a no-op).
     pub fn is_live(&self) -> bool {
-        self.targets.iter().any(|t| t.strong_count() > 0)
+        self.targets.as_slice().iter().any(|t| t.strong_count() > 0)
     }
 
     pub fn remove(&self) {
-        for target in &self.targets {
+        for target in self.targets.as_slice() {
             if let Some(list) = target.upgrade() {
                 list.remove_hook(self.id);
             }
@@ -305,5 +374,12 @@ impl<H: ?Sized> LazyHooks<H> {
     pub fn snapshot(&self) -> Vec<(HandleId, Rc<H>)> {
         // Benign default: no list yet means no hooks registered.
         self.cell.get().map(|l| l.snapshot()).unwrap_or_default()
+    }
+    /// `HookList::run_snapshot`, empty when no list was made yet.
+    pub fn run_snapshot(&self) -> Snapshot<H> {
+        self.cell
+            .get()
+            .map(|l| l.run_snapshot())
+            .unwrap_or_default()
     }
 }

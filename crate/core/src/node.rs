@@ -566,25 +566,43 @@ impl Node {
         first.into_iter().chain(more).map(Tensor).collect()
     }
 
-    /// Tensor pre-hooks by input index. AccumulateGrad reads its leaf's list
-    /// lazily (PyTorch `accumulate_grad.h`), so hooks added later still run.
-    pub(crate) fn tensor_hook_lists(
+    /// Tensor pre-hook lists by input index: how many there are now (they
+    /// are only ever appended). AccumulateGrad reads its leaf's list lazily
+    /// (PyTorch `accumulate_grad.h`), so hooks added later still run.
+    pub(crate) fn tensor_hook_count(&self) -> usize {
+        match &self.kind {
+            NodeKind::AccumulateGrad { variable } => variable
+                .meta()
+                .map(|m| usize::from(m.hooks.get().is_some()))
+                .unwrap_or_else(|_| fault_default("tensor metadata is busy reading its hooks")),
+            NodeKind::Op { .. } => self
+                .tensor_pre_hooks
+                .try_borrow()
+                .map(|h| h.len())
+                .unwrap_or_else(|_| fault_default("a node's tensor hooks are busy")),
+        }
+    }
+
+    /// List `i` of those, with the input it hooks and its tensor: read one
+    /// at a time, so a backward step copies no list of lists.
+    pub(crate) fn tensor_hook_list(
         &self,
-    ) -> Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)> {
+        i: usize,
+    ) -> Option<(usize, crate::ids::TensorId, Rc<TensorHookList>)> {
         match &self.kind {
             NodeKind::AccumulateGrad { variable } => variable
                 .meta()
                 .map(|m| {
                     m.hooks
                         .get()
-                        .map(|l| vec![(0, variable.id(), l.clone())])
-                        .unwrap_or_default() // no hooks registered yet
+                        .filter(|_| i == 0)
+                        .map(|l| (0, variable.id(), l.clone()))
                 })
                 .unwrap_or_else(|_| fault_default("tensor metadata is busy reading its hooks")),
             NodeKind::Op { .. } => self
                 .tensor_pre_hooks
                 .try_borrow()
-                .map(|h| h.clone())
+                .map(|h| h.get(i).cloned())
                 .unwrap_or_else(|_| fault_default("a node's tensor hooks are busy")),
         }
     }

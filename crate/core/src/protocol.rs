@@ -53,6 +53,26 @@ pub enum HookKind {
 }
 
 impl HookKind {
+    /// The name serde writes (kebab-case), for writers that bypass serde
+    /// (the wasm binding's record tape); a test keeps the two equal.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookKind::Tensor => "tensor",
+            HookKind::RetainGrad => "retain-grad",
+            HookKind::NodePre => "node-pre",
+            HookKind::NodePost => "node-post",
+            HookKind::PostAccumulate => "post-accumulate",
+            HookKind::ModulePre => "module-pre",
+            HookKind::ModuleForward => "module-forward",
+            HookKind::ModuleBackward => "module-backward",
+            HookKind::ModuleFullBackward => "module-full-backward",
+            HookKind::ModuleFullBackwardPre => "module-full-backward-pre",
+            HookKind::Pack => "pack",
+            HookKind::Unpack => "unpack",
+            HookKind::MultiGrad => "multi-grad",
+        }
+    }
+
     pub const ALL: [HookKind; 13] = [
         HookKind::Tensor,
         HookKind::RetainGrad,
@@ -80,6 +100,24 @@ pub enum ModulePhase {
     End,
 }
 
+impl ModulePhase {
+    pub const ALL: [ModulePhase; 4] = [
+        ModulePhase::PreHook,
+        ModulePhase::Forward,
+        ModulePhase::Hook,
+        ModulePhase::End,
+    ];
+    /// The name serde writes (see `HookKind::as_str`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModulePhase::PreHook => "pre-hook",
+            ModulePhase::Forward => "forward",
+            ModulePhase::Hook => "hook",
+            ModulePhase::End => "end",
+        }
+    }
+}
+
 /// A `log` event's console method (`info`/`debug` print as `log`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -90,6 +128,16 @@ pub enum LogLevel {
 }
 
 impl LogLevel {
+    pub const ALL: [LogLevel; 3] = [LogLevel::Log, LogLevel::Warn, LogLevel::Error];
+    /// The name serde writes (see `HookKind::as_str`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Log => "log",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
+
     pub fn parse(s: &str) -> Option<LogLevel> {
         match s {
             "log" | "info" | "debug" => Some(LogLevel::Log),
@@ -508,6 +556,20 @@ mod tests {
                 r#"{"type":"node","node":4,"name":"MulBackward0","gradOutputs":[1.0],"gradInputs":[null]}]"#
             ))
         );
+    }
+
+    #[test]
+    fn as_str_names_are_serde_s() {
+        let quoted = |s: &str| Some(format!("\"{s}\""));
+        for k in HookKind::ALL {
+            assert_eq!(to_json(&k).map(|j| j.text).ok(), quoted(k.as_str()));
+        }
+        for p in ModulePhase::ALL {
+            assert_eq!(to_json(&p).map(|j| j.text).ok(), quoted(p.as_str()));
+        }
+        for l in LogLevel::ALL {
+            assert_eq!(to_json(&l).map(|j| j.text).ok(), quoted(l.as_str()));
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! held until that hook's own event is recorded (hooks are recorded after
 //! they return, with their result) and then follows it, naming its handle.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 pub use crate::protocol::{Event, HookKind, HookTarget, HookValue, LogLevel, ModulePhase};
@@ -37,6 +37,9 @@ struct State {
 
 thread_local! {
     static STATE: RefCell<State> = RefCell::new(State::default());
+    /// How many `trace()` calls are active (= `STATE.recorders.len()`):
+    /// asked by every op and hook call, so a plain cell, not a borrow.
+    static RECORDING: Cell<usize> = const { Cell::new(0) };
 }
 
 fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
@@ -48,11 +51,7 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
 }
 
 pub fn is_recording() -> bool {
-    STATE.with(|s| {
-        s.try_borrow()
-            .map(|s| !s.recorders.is_empty())
-            .unwrap_or_else(|_| crate::error::fault_default("the trace state is busy"))
-    })
+    RECORDING.with(|r| r.get() > 0)
 }
 
 fn push(s: &mut State, event: Event) {
@@ -178,7 +177,10 @@ pub fn trace<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>) {
 /// `trace`, plus every tensor an op of the run consumed or produced that is
 /// still alive (the roots for `graph()` of the whole run).
 pub fn trace_with_tensors<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>, Vec<Tensor>) {
-    with_state(|s| s.recorders.push(Recorder::default()));
+    with_state(|s| {
+        s.recorders.push(Recorder::default());
+        RECORDING.with(|r| r.set(s.recorders.len()));
+    });
     let result = f();
     let rec = with_state(|s| {
         // Lines whose hook never got an event (it failed) still belong here.
@@ -192,6 +194,7 @@ pub fn trace_with_tensors<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>, Vec<Tenso
             .recorders
             .pop()
             .unwrap_or_else(|| crate::error::fault_default("a trace's recorder was already taken"));
+        RECORDING.with(|r| r.set(s.recorders.len()));
         rec.events
             .extend(pending.into_iter().map(|(level, text)| Event::Log {
                 level,

@@ -6,7 +6,9 @@
 use std::cell::OnceCell;
 
 use js_sys::{Array as JsArray, Function};
+use wasm_bindgen::convert::{IntoWasmAbi, RefFromWasmAbi};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::convert::{
     js_message, js_to_opt_tensors, js_to_value, opt_tensors_to_js, tensor_arg, tensor_to_js,
@@ -60,6 +62,9 @@ impl JsHook {
     }
 
     pub(crate) fn apply(&self, args: &[JsValue]) -> Result<JsValue> {
+        if let Some(r) = with_trampoline(|t| t.apply(&self.f, args)) {
+            return r;
+        }
         let this = &JsValue::UNDEFINED;
         // Direct calls for the usual arities: no argument array per hook call.
         let r = match args {
@@ -83,8 +88,189 @@ impl JsHook {
         self.apply(args.as_ref())
     }
 
+    /// A tensor hook's call through the facade's trampoline: the gradient
+    /// crosses as a handle pointer (JS wraps it), the result comes back as a
+    /// number. `None` without the facade (hookgrad_core.js used bare).
+    fn call_tensor_hook(&self, grad: &Tensor) -> Option<Result<Option<Tensor>>> {
+        with_trampoline(|t| {
+            let status = {
+                let _in_hook = JsHookGuard::enter();
+                let ptr = crate::tensor::Tensor::wrap(grad.clone())
+                    .into_abi()
+                    .into_usize() as u32;
+                let _call = hookgrad_core::trace::HookCall::begin();
+                t.tensor(&self.f, ptr)
+            };
+            match Returned::from(status) {
+                Returned::Nothing => {
+                    crate::convert::note_js_call(None);
+                    Ok(None)
+                }
+                Returned::Tensor(ptr) => {
+                    crate::convert::note_js_call(None);
+                    // SAFETY: `ptr` is the `__wbg_ptr` of a live Tensor handle
+                    // the hook returned, read by the trampoline just now (no JS
+                    // ran since, so the handle cannot have been freed); the
+                    // pointer wasm-bindgen passes to that handle's methods.
+                    let handle = unsafe {
+                        crate::tensor::Tensor::ref_from_abi(
+                            wasm_bindgen::__rt::WasmPtr::from_usize(ptr as usize),
+                        )
+                    };
+                    Ok(Some(handle.inner.clone()))
+                }
+                Returned::Value => {
+                    crate::convert::note_js_call(None);
+                    self.returned_tensor(&t.take())
+                }
+                Returned::Threw => Err(thrown(&t.take())),
+            }
+        })
+    }
+
+    /// What a tensor hook returned, other than nothing or a live Tensor.
+    fn returned_tensor(&self, r: &JsValue) -> Result<Option<Tensor>> {
+        if r.is_undefined() || r.is_null() {
+            return Ok(None);
+        }
+        tensor_arg(r)
+            .map_err(|e| Error::runtime(js_message(&e)))?
+            .map(Some)
+            .ok_or_else(|| {
+                Error::type_error(format!(
+                    "expected Tensor or None (got {}) from hook '{}'",
+                    type_name(r),
+                    self.shown_name()
+                ))
+            })
+    }
+
     fn grads(&self, v: &JsValue) -> Result<Option<Vec<Option<Tensor>>>> {
         js_to_opt_tensors(v, self.shown_name())
+    }
+}
+
+// ----- the facade's hook trampoline --------------------------------------------
+//
+// wasm-bindgen calls a JS function through an import wrapped in
+// `handleError` (`try { f.apply(this, arguments) }`) and hands every value
+// over as a heap reference; a hook's result then costs further calls to
+// classify. The facade (crate/js/hookgrad.js, `hookCalls`) instead gives one
+// object whose methods catch themselves and answer with a number, so these
+// imports need no `catch`: a JS exception never unwinds through wasm.
+
+#[wasm_bindgen]
+extern "C" {
+    /// `{tensor(f, ptr), apply(f, a, b, c, n), take()}` from the facade.
+    pub type Trampoline;
+    /// Calls `f(Tensor.__wrap(ptr))`; see [`Returned`].
+    #[wasm_bindgen(method)]
+    fn tensor(this: &Trampoline, f: &Function, ptr: u32) -> f64;
+    /// Calls `f` with the first `n` of `a, b, c`; see [`Returned`] (never `Tensor`).
+    #[wasm_bindgen(method, js_name = apply)]
+    fn call_n(
+        this: &Trampoline,
+        f: &Function,
+        a: &JsValue,
+        b: &JsValue,
+        c: &JsValue,
+        n: u32,
+    ) -> f64;
+    /// The value or exception the last call kept (then forgets it).
+    #[wasm_bindgen(method)]
+    fn take(this: &Trampoline) -> JsValue;
+}
+
+thread_local! {
+    /// Set once by the facade's `init`; never borrowed mutably after.
+    static TRAMPOLINE: std::cell::OnceCell<Trampoline> = const { std::cell::OnceCell::new() };
+}
+
+/// Called once by the facade with its trampoline object.
+#[wasm_bindgen(js_name = __setHookTrampoline)]
+pub fn set_hook_trampoline(t: JsValue) {
+    TRAMPOLINE.with(|c| {
+        // A second call (a second init of the same instance) keeps the first.
+        let _ = c.set(t.unchecked_into());
+    });
+}
+
+fn with_trampoline<R>(f: impl FnOnce(&Trampoline) -> R) -> Option<R> {
+    // Re-entrant (a hook that runs a backward calls hooks again): a shared
+    // reference into the cell, no borrow flag.
+    TRAMPOLINE.with(|c| c.get().map(f))
+}
+
+/// A trampoline call's answer.
+enum Returned {
+    /// `undefined` or `null`.
+    Nothing,
+    /// A live Tensor handle's pointer.
+    Tensor(u32),
+    /// Anything else, kept for `take()`.
+    Value,
+    /// It threw; the exception is kept for `take()`.
+    Threw,
+}
+
+impl From<f64> for Returned {
+    fn from(status: f64) -> Self {
+        if status == 0.0 {
+            Returned::Nothing
+        } else if status == -2.0 {
+            Returned::Threw
+        } else if status >= 1.0 && status <= f64::from(u32::MAX) && status.fract() == 0.0 {
+            Returned::Tensor(status as u32)
+        } else {
+            Returned::Value
+        }
+    }
+}
+
+impl Trampoline {
+    fn apply(&self, f: &Function, args: &[JsValue]) -> Result<JsValue> {
+        let u = &JsValue::UNDEFINED;
+        let status = match args {
+            [] => self.call_n(f, u, u, u, 0),
+            [a] => self.call_n(f, a, u, u, 1),
+            [a, b] => self.call_n(f, a, b, u, 2),
+            [a, b, c] => self.call_n(f, a, b, c, 3),
+            _ => {
+                let all: JsArray = args.iter().collect();
+                self.call_n(f, &all, u, u, 4)
+            }
+        };
+        match Returned::from(status) {
+            Returned::Nothing => {
+                crate::convert::note_js_call(None);
+                Ok(JsValue::UNDEFINED)
+            }
+            Returned::Threw => Err(thrown(&self.take())),
+            _ => {
+                crate::convert::note_js_call(None);
+                Ok(self.take())
+            }
+        }
+    }
+}
+
+/// A hook's exception as the core's error (its message; the exception
+/// itself becomes the JS error's `cause`).
+fn thrown(e: &JsValue) -> Error {
+    crate::convert::note_js_call(Some(e));
+    Error::runtime(js_message(e))
+}
+
+/// A hook argument as a function (`typeof f === 'function'`), taken over
+/// without copying the reference; else `what must be a function, not …`.
+pub fn hook_fn(f: JsValue, what: &str) -> crate::convert::JsResult<Function> {
+    if f.is_function() {
+        Ok(f.unchecked_into())
+    } else {
+        Err(crate::convert::type_error(format!(
+            "{what} must be a function, not {}",
+            type_name(&f)
+        )))
     }
 }
 
@@ -141,20 +327,11 @@ fn returned_value(r: &JsValue) -> Option<Value> {
 
 impl TensorHook for JsHook {
     fn call(&self, grad: &Tensor) -> Result<Option<Tensor>> {
-        let r = self.call_hook(|| [tensor_to_js(grad.clone())])?;
-        if r.is_undefined() || r.is_null() {
-            return Ok(None);
+        if let Some(r) = self.call_tensor_hook(grad) {
+            return r;
         }
-        tensor_arg(&r)
-            .map_err(|e| Error::runtime(js_message(&e)))?
-            .map(Some)
-            .ok_or_else(|| {
-                Error::type_error(format!(
-                    "expected Tensor or None (got {}) from hook '{}'",
-                    type_name(&r),
-                    self.shown_name()
-                ))
-            })
+        let r = self.call_hook(|| [tensor_to_js(grad.clone())])?;
+        self.returned_tensor(&r)
     }
     fn name(&self) -> String {
         self.name_str().to_owned()
@@ -311,15 +488,15 @@ impl Handle {
     pub fn remove(&self) {
         self.inner.remove();
     }
-    /// Used by `hg.tidy`: a handle whose hook lists are all gone is freed.
-    #[wasm_bindgen(js_name = __live)]
-    pub fn live(&self) -> bool {
-        self.inner.is_live()
+}
+
+impl Handle {
+    pub fn wrap(inner: hookgrad_core::hooks::RemovableHandle) -> Handle {
+        Handle { inner }
     }
-    /// `hg.tidy`'s question in one call: 0 while anything it removes from
-    /// lives, else its id (kept by JS after the handle is freed).
-    #[wasm_bindgen(js_name = __deadId)]
-    pub fn dead_id(&self) -> u32 {
+
+    /// 0 while anything it removes from lives, else its id.
+    fn dead_id(&self) -> u32 {
         if self.inner.is_live() {
             0
         } else {
@@ -328,10 +505,107 @@ impl Handle {
     }
 }
 
-impl Handle {
-    pub fn wrap(inner: hookgrad_core::hooks::RemovableHandle) -> Handle {
-        Handle { inner }
+// ----- handles kept by id ------------------------------------------------------
+//
+// `t.registerHook(fn)` through the facade returns a handle that is a plain
+// JS object holding its id (crate/js/hookgrad.js): no wasm box, nothing for
+// `hg.tidy` or the garbage collector to free. Its `remove()` finds the core
+// handle here. Handles whose hook lists are all gone (a finished graph) can
+// only be no-ops: they are dropped as the table grows.
+
+/// Sorted by id (ids only grow, so keeping one is a push); a removed
+/// handle leaves `None` until the next sweep.
+#[derive(Default)]
+struct ById {
+    handles: Vec<(u32, Option<hookgrad_core::hooks::RemovableHandle>)>,
+    /// Sweep when the table reaches this size.
+    sweep_at: usize,
+}
+
+thread_local! {
+    static BY_ID: std::cell::RefCell<ById> = std::cell::RefCell::new(ById::default());
+}
+
+/// Keeps `h` for `__removeHook` and returns its id.
+pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
+    let id = h.id.0;
+    BY_ID.with(|b| match b.try_borrow_mut() {
+        Ok(mut b) => {
+            if b.handles.len() >= b.sweep_at {
+                // Amortized O(1): the next sweep waits until the table has
+                // doubled over what survived this one.
+                b.handles.retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+                b.sweep_at = (2 * b.handles.len()).max(1024);
+            }
+            match b.handles.last() {
+                Some(&(last, _)) if last >= id => {
+                    let at = b.handles.partition_point(|&(i, _)| i < id);
+                    b.handles.insert(at, (id, Some(h)));
+                }
+                _ => b.handles.push((id, Some(h))),
+            }
+        }
+        Err(_) => hookgrad_core::error::fault("the hook handle table is busy"),
+    });
+    id
+}
+
+/// Drops the kept handles whose hook lists are all gone (`hg.tidy` calls
+/// this at its end: a finished graph's handles go with it, instead of
+/// holding their lists' memory until the table's next sweep).
+#[wasm_bindgen(js_name = __sweepHandles)]
+pub fn sweep_by_id() {
+    let dead = BY_ID.with(|b| {
+        let mut b = b.try_borrow_mut().ok()?;
+        b.handles.retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+        b.sweep_at = (2 * b.handles.len()).max(1024);
+        Some(())
+    });
+    if dead.is_none() {
+        hookgrad_core::error::fault("the hook handle table is busy");
     }
+}
+
+/// `remove()` of a handle kept by id (idempotent, like every handle's).
+#[wasm_bindgen(js_name = __removeHook)]
+pub fn remove_by_id(id: u32) {
+    // Taken out first: removing drops the hook, never under the borrow.
+    let h = BY_ID.with(|b| {
+        let mut b = b.try_borrow_mut().ok()?;
+        let at = b.handles.binary_search_by_key(&id, |&(i, _)| i).ok()?;
+        b.handles.get_mut(at)?.1.take()
+    });
+    if let Some(h) = h {
+        h.remove();
+    }
+}
+
+/// The end of an `hg.tidy`, for the RemovableHandles it owned, in one call:
+/// per handle, 0 while anything it removes from lives (the facade hands it
+/// to the garbage collector), else its id — and the handle is freed (its
+/// `remove()` could only be a no-op; the facade keeps the id).
+#[wasm_bindgen(js_name = __settleHandles)]
+pub fn settle_handles(ptrs: &[u32]) -> Vec<u32> {
+    ptrs.iter()
+        .map(|&p| {
+            if p == 0 {
+                return 0;
+            }
+            let ptr = p as usize as *mut wasm_bindgen::__rt::WasmRefCell<Handle>;
+            // SAFETY: `p` is the `__wbg_ptr` of a live RemovableHandle (the
+            // pointer its `&self` methods get); the borrow ends before the free.
+            let dead_id = {
+                let h = unsafe { Handle::ref_from_abi(wasm_bindgen::__rt::WasmPtr::from_ptr(ptr)) };
+                h.dead_id()
+            };
+            if dead_id != 0 {
+                // SAFETY: as `__wbg_removablehandle_free(p, 1)`; the facade
+                // zeroes the handle's pointer when given its id.
+                unsafe { wasm_bindgen::__rt::free_rust_object(ptr, true) }
+            }
+            dead_id
+        })
+        .collect()
 }
 
 /// `hg.savedTensorsHooks(pack, unpack, fn)`'s pair: `pack(tensor)` may

@@ -22,7 +22,8 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use hookgrad_core::protocol::{serialize_numbers, Event, GraphInfo};
+use hookgrad_core::protocol::{serialize_numbers, Event};
+use hookgrad_core::tensor::Tensor;
 
 use crate::convert::JsResult;
 use crate::tape::Tape;
@@ -55,7 +56,12 @@ fn internal(e: impl std::fmt::Display) -> JsValue {
     .into()
 }
 
-fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
+/// `write` puts the record on the tape and the facade's decoder builds it;
+/// without the decoder, serde-wasm-bindgen converts `value()`.
+fn to_js<T: Serialize>(
+    write: impl FnOnce(&mut Tape),
+    value: impl FnOnce() -> T,
+) -> JsResult<JsValue> {
     // Cloned out first: no borrow is held while the decoder (JS) runs.
     let decoder = DECODER.with(|d| d.try_borrow().ok().and_then(|d| d.clone()));
     if let Some(decode) = decoder {
@@ -63,7 +69,7 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
             .with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()))
             .unwrap_or_default();
         tape.clear();
-        serialize_numbers(value, &mut tape).map_err(internal)?;
+        write(&mut tape);
         let strings: js_sys::Array = tape.strings.iter().map(|s| JsValue::from_str(s)).collect();
         // SAFETY: a view of the tape in wasm memory instead of a copy (no
         // ~0.5 MB ArrayBuffer per call for the collector). It is valid while
@@ -83,13 +89,17 @@ fn to_js<T: Serialize + ?Sized>(value: &T) -> JsResult<JsValue> {
     let s = serde_wasm_bindgen::Serializer::new()
         .serialize_missing_as_null(true)
         .serialize_maps_as_objects(true);
-    serialize_numbers(value, &s).map_err(internal)
+    serialize_numbers(&value(), &s).map_err(internal)
 }
 
-pub fn graph_to_js(g: &GraphInfo) -> JsResult<JsValue> {
-    to_js(g)
+/// `graph(roots)` as JS objects (written onto the tape as the core walks it).
+pub fn graph_to_js(roots: &[Tensor]) -> JsResult<JsValue> {
+    to_js(
+        |t| hookgrad_core::graph::graph_into(roots, t),
+        || hookgrad_core::graph::graph(roots),
+    )
 }
 
 pub fn events_to_js(events: &[Event]) -> JsResult<JsValue> {
-    to_js(events)
+    to_js(|t| t.events(events), || events)
 }

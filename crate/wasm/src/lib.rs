@@ -168,7 +168,7 @@ pub fn graph(roots: JsValue) -> JsResult<JsValue> {
     } else {
         tensors_from_js(&roots, "graph(): roots")?
     };
-    inspect::graph_to_js(&hookgrad_core::graph::graph(&roots))
+    inspect::graph_to_js(&roots)
 }
 
 /// Runs `f` under a trace; an exception ends the events with an `error`.
@@ -205,8 +205,7 @@ pub fn trace_run(f: JsValue) -> JsResult<JsValue> {
     let (events, tensors) = traced(&f, "traceRun(fn): fn")?;
     let out = js_sys::Object::new();
     js_sys::Reflect::set(&out, &"trace".into(), &inspect::events_to_js(&events)?)?;
-    let graph = hookgrad_core::graph::graph(&tensors);
-    js_sys::Reflect::set(&out, &"graph".into(), &inspect::graph_to_js(&graph)?)?;
+    js_sys::Reflect::set(&out, &"graph".into(), &inspect::graph_to_js(&tensors)?)?;
     Ok(out.into())
 }
 

@@ -1,30 +1,90 @@
-//! A serde serializer that writes any protocol value as a flat "tape" of f64
-//! words plus a table of distinct strings, which the facade's decoder
-//! (crate/js/hookgrad.js, `decodeTape`) turns back into plain JS objects in
-//! one pass. One copy crosses the boundary instead of one call per field
-//! and element (serde-wasm-bindgen's way): `graph()` / `trace()` of a
-//! 1,000-node graph spent most of their time in those calls.
+//! `graph()` and `trace()` records written as one flat "tape" of f64 words
+//! plus a table of distinct strings, which the facade's decoder
+//! (crate/js/hookgrad.js, `__decodeTape`) turns back into the plain objects
+//! of crate/js/protocol.d.ts in one pass. One copy crosses the boundary
+//! instead of one call per field and element (serde-wasm-bindgen's way).
 //!
-//! Tape grammar (one value): `0` null · `1` true · `2` false · `3 x` number
-//! · `4 i` strings[i] · `5 n v…` array of n values · `6 n (k v)…` object of n
-//! entries (keys are values too, normally strings). An object's or array's
-//! count is patched in at its end, so skipped fields need no care.
+//! The writer knows the record types (`hookgrad_core::protocol`), so the
+//! tape holds values only — no field names, no per-value tags — and the
+//! decoder builds each object with a fixed shape (an object literal) in the
+//! field order serde gives them. tests/node/tape.test.mjs checks that both
+//! paths give the same records for every lesson program.
+//!
+//! Grammar. A tape is one record: `7` graph or `8` trace (the decoder also
+//! reads the generic values `0` null, `1` true, `2` false, `3 x` number,
+//! `4 i` string, `5 n v…` array, `6 n (k v)…` object). Inside records:
+//! a number is one word; a string is its index in `strings`; `-1` stands
+//! for `null` (absent ids, names, gradients); a bool is 0/1; a list is its
+//! length then its items; values (a tensor's data) are `ndim, dims…,
+//! elements…` in row-major order (a bare number for ndim 0).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use serde::ser::{self, Serialize};
+use hookgrad_core::graph::{GraphSink, NodeRow, TensorRow};
+use hookgrad_core::node::Edge;
+use hookgrad_core::protocol::{Event, HookInfo, HookTarget, HookValue};
+use hookgrad_core::tensor::Array;
 
-const NULL: f64 = 0.0;
-const TRUE: f64 = 1.0;
-const FALSE: f64 = 2.0;
-const NUM: f64 = 3.0;
-const STR: f64 = 4.0;
-const ARR: f64 = 5.0;
-const OBJ: f64 = 6.0;
+impl GraphSink for Tape {
+    fn tensors(&mut self, count: usize) {
+        self.graph_start();
+        self.len(count);
+    }
+    fn tensor(&mut self, t: &TensorRow<'_>) {
+        self.id(t.id.0);
+        self.opt_str(t.name);
+        self.usizes(t.shape);
+        self.usizes(t.stride);
+        self.values(t.data);
+        self.flag(t.requires_grad);
+        self.flag(t.is_leaf);
+        self.flag(t.retains_grad);
+        self.opt_id(t.grad_fn.map(|n| n.0));
+        self.opt_values(t.grad);
+        self.hooks(t.hooks);
+    }
+    fn nodes(&mut self, count: usize) {
+        self.len(count);
+    }
+    fn node(&mut self, n: &NodeRow<'_>) {
+        self.id(n.id.0);
+        self.static_str(n.name);
+        self.node_next(n.next);
+        self.opt_id(n.variable.map(|v| v.0));
+        self.hooks(n.pre_hooks);
+        self.hooks(n.post_hooks);
+    }
+}
 
-/// FxHash-style: SipHash on every key of every record was a quarter of
-/// `graph()`'s time.
+/// Record kinds (the first word).
+const GRAPH: f64 = 7.0;
+const EVENTS: f64 = 8.0;
+/// `null` in a slot that is otherwise a non-negative number or index.
+const NONE: f64 = -1.0;
+
+/// Event tags, in the order of the decoder's `switch`.
+mod tag {
+    pub const OP: f64 = 0.0;
+    pub const MODULE: f64 = 1.0;
+    pub const NODE: f64 = 2.0;
+    pub const HOOK: f64 = 3.0;
+    pub const ACCUMULATE: f64 = 4.0;
+    pub const WARNING: f64 = 5.0;
+    pub const ERROR: f64 = 6.0;
+    pub const LOG: f64 = 7.0;
+}
+
+/// Hook targets (`HookTarget`), in the order of the decoder's `switch`.
+mod target {
+    pub const TENSOR: f64 = 0.0;
+    pub const NODE: f64 = 1.0;
+    pub const MODULE: f64 = 2.0;
+    pub const SAVED: f64 = 3.0;
+    pub const TENSORS: f64 = 4.0;
+}
+
+/// FxHash-style: SipHash on every string was a quarter of `graph()`'s time.
 #[derive(Default)]
 struct Fx(u64);
 
@@ -59,27 +119,10 @@ pub struct Tape {
     pub words: Vec<f64>,
     pub strings: Vec<String>,
     index: FxMap<String>,
-    /// Field names and variant names are `&'static str`: found by address
-    /// and length (the linker may merge "grad" into "gradFn"'s bytes).
+    /// Node names and kinds are `&'static str`: found by address and length
+    /// (the linker may merge one string into another's bytes).
     statics: FxMap<(usize, usize)>,
 }
-
-#[derive(Debug)]
-pub struct TapeError(String);
-
-impl std::fmt::Display for TapeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-impl std::error::Error for TapeError {}
-impl ser::Error for TapeError {
-    fn custom<T: std::fmt::Display>(msg: T) -> Self {
-        TapeError(msg.to_string())
-    }
-}
-
-type R = Result<(), TapeError>;
 
 impl Tape {
     /// Empties the tape, keeping its buffers' capacity for the next record.
@@ -90,7 +133,60 @@ impl Tape {
         self.statics.clear();
     }
 
-    fn static_string(&mut self, s: &'static str) {
+    /// Opens `graph()`'s record; [`graph_into`] writes its rows through
+    /// this tape's [`GraphSink`].
+    ///
+    /// [`graph_into`]: hookgrad_core::graph::graph_into
+    fn graph_start(&mut self) {
+        self.words.push(GRAPH);
+    }
+
+    /// `trace()`'s record.
+    pub fn events(&mut self, events: &[Event]) {
+        self.words.push(EVENTS);
+        self.len(events.len());
+        for e in events {
+            self.event(e);
+        }
+    }
+
+    // ----- words ---------------------------------------------------------------
+
+    fn num(&mut self, v: f64) {
+        self.words.push(v);
+    }
+
+    fn len(&mut self, n: usize) {
+        self.words.push(n as f64);
+    }
+
+    fn id(&mut self, id: u32) {
+        self.words.push(f64::from(id));
+    }
+
+    fn opt_id(&mut self, id: Option<u32>) {
+        self.words.push(id.map_or(NONE, f64::from));
+    }
+
+    fn flag(&mut self, b: bool) {
+        self.words.push(if b { 1.0 } else { 0.0 });
+    }
+
+    fn ids(&mut self, ids: impl ExactSizeIterator<Item = u32>) {
+        self.len(ids.len());
+        for id in ids {
+            self.id(id);
+        }
+    }
+
+    fn usizes(&mut self, v: &[usize]) {
+        self.len(v.len());
+        for &x in v {
+            self.len(x);
+        }
+    }
+
+    fn static_str(&mut self, s: &'static str) {
         let key = (s.as_ptr() as usize, s.len());
         let i = match self.statics.get(&key) {
             Some(&i) => i,
@@ -100,7 +196,6 @@ impl Tape {
                 i
             }
         };
-        self.words.push(STR);
         self.words.push(f64::from(i));
     }
 
@@ -116,276 +211,203 @@ impl Tape {
         }
     }
 
-    fn string(&mut self, s: &str) {
+    fn str(&mut self, s: &str) {
         let i = self.intern(s);
-        self.words.push(STR);
         self.words.push(f64::from(i));
     }
 
-    fn num(&mut self, v: f64) {
-        self.words.push(NUM);
-        self.words.push(v);
-    }
-
-    /// Opens an array or object; the returned slot gets its count at `end`.
-    fn open(&mut self, tag: f64) -> Compound<'_> {
-        self.words.push(tag);
-        let slot = self.words.len();
-        self.words.push(0.0);
-        Compound {
-            tape: self,
-            slot,
-            count: 0,
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.str(s),
+            None => self.words.push(NONE),
         }
     }
 
-    /// `{variant: …}` for externally tagged enum variants with data.
-    fn open_variant(&mut self, variant: &'static str, tag: f64) -> Compound<'_> {
-        self.words.push(OBJ);
-        self.words.push(1.0);
-        self.static_string(variant);
-        self.open(tag)
+    /// f32 widened to f64 (what `t.item()` returns); NaN and ±Infinity as is.
+    fn values(&mut self, a: &Array) {
+        self.usizes(a.shape());
+        match a.as_slice() {
+            Some(v) => self.words.extend(v.iter().map(|&x| f64::from(x))),
+            None => self.words.extend(a.iter().map(|&x| f64::from(x))),
+        }
     }
-}
 
-pub struct Compound<'a> {
-    tape: &'a mut Tape,
-    slot: usize,
-    count: u32,
-}
+    fn opt_values(&mut self, a: Option<&Array>) {
+        match a {
+            Some(a) => self.values(a),
+            None => self.words.push(NONE),
+        }
+    }
 
-impl Compound<'_> {
-    fn item<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.count += 1;
-        v.serialize(&mut *self.tape)
+    fn values_list(&mut self, list: &[Option<Array>]) {
+        self.len(list.len());
+        for a in list {
+            self.opt_values(a.as_ref());
+        }
     }
-    fn field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
-        self.count += 1;
-        self.tape.static_string(key);
-        v.serialize(&mut *self.tape)
-    }
-    fn close(self) -> R {
-        match self.tape.words.get_mut(self.slot) {
-            Some(w) => {
-                *w = f64::from(self.count);
-                Ok(())
+
+    // ----- graph ---------------------------------------------------------------
+
+    fn node_next(&mut self, next: &[Option<Edge>]) {
+        self.len(next.len());
+        for e in next {
+            match e {
+                Some(e) => {
+                    self.id(e.node.id.0);
+                    self.len(e.input_nr);
+                }
+                None => {
+                    self.words.push(NONE);
+                    self.len(0);
+                }
             }
-            None => Err(TapeError("internal: tape slot missing".into())),
         }
     }
-}
 
-impl<'a> ser::Serializer for &'a mut Tape {
-    type Ok = ();
-    type Error = TapeError;
-    type SerializeSeq = Compound<'a>;
-    type SerializeTuple = Compound<'a>;
-    type SerializeTupleStruct = Compound<'a>;
-    type SerializeTupleVariant = Compound<'a>;
-    type SerializeMap = Compound<'a>;
-    type SerializeStruct = Compound<'a>;
-    type SerializeStructVariant = Compound<'a>;
-
-    fn serialize_bool(self, v: bool) -> R {
-        self.words.push(if v { TRUE } else { FALSE });
-        Ok(())
-    }
-    fn serialize_i8(self, v: i8) -> R {
-        self.num(f64::from(v));
-        Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> R {
-        self.num(f64::from(v));
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> R {
-        self.num(f64::from(v));
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> R {
-        self.num(v as f64);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> R {
-        self.num(f64::from(v));
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> R {
-        self.num(f64::from(v));
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> R {
-        self.num(f64::from(v));
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> R {
-        self.num(v as f64);
-        Ok(())
-    }
-    fn serialize_f32(self, v: f32) -> R {
-        self.num(f64::from(v));
-        Ok(())
-    }
-    fn serialize_f64(self, v: f64) -> R {
-        self.num(v);
-        Ok(())
-    }
-    fn serialize_char(self, v: char) -> R {
-        self.string(v.encode_utf8(&mut [0; 4]));
-        Ok(())
-    }
-    fn serialize_str(self, v: &str) -> R {
-        self.string(v);
-        Ok(())
-    }
-    fn serialize_bytes(self, v: &[u8]) -> R {
-        let mut c = self.open(ARR);
-        for b in v {
-            c.item(b)?;
+    fn hooks(&mut self, hooks: &[HookInfo]) {
+        self.len(hooks.len());
+        for h in hooks {
+            self.id(h.handle.0);
+            self.static_str(h.kind.as_str());
+            self.str(&h.name);
+            // `module` and `moduleId` are both present or both absent.
+            match (&h.module, h.module_id) {
+                (Some(m), Some(id)) => {
+                    self.str(m);
+                    self.id(id.0);
+                }
+                (None, None) => self.words.push(NONE),
+                (m, id) => {
+                    // Not produced by the core; kept exact all the same.
+                    self.words.push(-2.0);
+                    self.opt_str(m.as_deref());
+                    self.opt_id(id.map(|i| i.0));
+                }
+            }
+            match h.source {
+                Some(s) => {
+                    self.id(s.line);
+                    self.id(s.column);
+                }
+                None => self.words.push(NONE),
+            }
         }
-        c.close()
     }
-    fn serialize_none(self) -> R {
-        self.words.push(NULL);
-        Ok(())
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> R {
-        v.serialize(self)
-    }
-    fn serialize_unit(self) -> R {
-        self.words.push(NULL);
-        Ok(())
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> R {
-        self.words.push(NULL);
-        Ok(())
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R {
-        self.static_string(variant);
-        Ok(())
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, v: &T) -> R {
-        v.serialize(self)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        v: &T,
-    ) -> R {
-        self.words.push(OBJ);
-        self.words.push(1.0);
-        self.static_string(variant);
-        v.serialize(self)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'a>, TapeError> {
-        Ok(self.open(ARR))
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Compound<'a>, TapeError> {
-        Ok(self.open(ARR))
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Compound<'a>, TapeError> {
-        Ok(self.open(ARR))
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Compound<'a>, TapeError> {
-        Ok(self.open_variant(variant, ARR))
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'a>, TapeError> {
-        Ok(self.open(OBJ))
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'a>, TapeError> {
-        Ok(self.open(OBJ))
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-        _: usize,
-    ) -> Result<Compound<'a>, TapeError> {
-        Ok(self.open_variant(variant, OBJ))
-    }
-}
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.item(v)
+    // ----- trace ---------------------------------------------------------------
+
+    fn event(&mut self, e: &Event) {
+        match e {
+            Event::Op {
+                node,
+                name,
+                inputs,
+                output,
+            } => {
+                self.num(tag::OP);
+                self.id(node.0);
+                self.static_str(name);
+                self.ids(inputs.iter().map(|t| t.0));
+                self.id(output.0);
+            }
+            Event::Module {
+                module,
+                module_id,
+                phase,
+            } => {
+                self.num(tag::MODULE);
+                self.str(module);
+                self.id(module_id.0);
+                self.static_str(phase.as_str());
+            }
+            Event::Node {
+                node,
+                name,
+                grad_outputs,
+                grad_inputs,
+            } => {
+                self.num(tag::NODE);
+                self.id(node.0);
+                self.static_str(name);
+                self.values_list(grad_outputs);
+                self.values_list(grad_inputs);
+            }
+            Event::Hook {
+                kind,
+                handle,
+                target,
+                before,
+                after,
+            } => {
+                self.num(tag::HOOK);
+                self.static_str(kind.as_str());
+                self.id(handle.0);
+                self.hook_target(target);
+                self.hook_value(before);
+                self.hook_value(after);
+            }
+            Event::Accumulate { tensor, grad } => {
+                self.num(tag::ACCUMULATE);
+                self.id(tensor.0);
+                self.values(grad);
+            }
+            Event::Warning { message } => {
+                self.num(tag::WARNING);
+                self.str(message);
+            }
+            Event::Error { message, node } => {
+                self.num(tag::ERROR);
+                self.str(message);
+                self.opt_id(node.map(|n| n.0));
+            }
+            Event::Log { level, text, hook } => {
+                self.num(tag::LOG);
+                self.static_str(level.as_str());
+                self.str(text);
+                self.opt_id(hook.map(|h| h.0));
+            }
+        }
     }
-    fn end(self) -> R {
-        self.close()
+
+    fn hook_target(&mut self, t: &HookTarget) {
+        match t {
+            HookTarget::Tensor(t) => {
+                self.num(target::TENSOR);
+                self.id(t.0);
+            }
+            HookTarget::Node(n) => {
+                self.num(target::NODE);
+                self.id(n.0);
+            }
+            HookTarget::Module(id, name, node) => {
+                self.num(target::MODULE);
+                self.str(name);
+                self.id(id.0);
+                self.opt_id(node.map(|n| n.0));
+            }
+            HookTarget::Saved(t, n) => {
+                self.num(target::SAVED);
+                self.id(t.0);
+                self.id(n.0);
+            }
+            HookTarget::Tensors(ts) => {
+                self.num(target::TENSORS);
+                self.ids(ts.iter().map(|t| t.0));
+            }
+        }
     }
-}
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.item(v)
-    }
-    fn end(self) -> R {
-        self.close()
-    }
-}
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.item(v)
-    }
-    fn end(self) -> R {
-        self.close()
-    }
-}
-impl ser::SerializeTupleVariant for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.item(v)
-    }
-    fn end(self) -> R {
-        self.close()
-    }
-}
-impl ser::SerializeMap for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_key<T: ?Sized + Serialize>(&mut self, k: &T) -> R {
-        // A key and its value make one entry: count on the key only.
-        self.count += 1;
-        k.serialize(&mut *self.tape)
-    }
-    fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        v.serialize(&mut *self.tape)
-    }
-    fn end(self) -> R {
-        self.close()
-    }
-}
-impl ser::SerializeStruct for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
-        self.field(key, v)
-    }
-    fn end(self) -> R {
-        self.close()
-    }
-}
-impl ser::SerializeStructVariant for Compound<'_> {
-    type Ok = ();
-    type Error = TapeError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
-        self.field(key, v)
-    }
-    fn end(self) -> R {
-        self.close()
+
+    /// One gradient: `0` then optional values; a list: `1` then the list.
+    fn hook_value(&mut self, v: &HookValue) {
+        match v {
+            HookValue::One(a) => {
+                self.num(0.0);
+                self.opt_values(a.as_ref());
+            }
+            HookValue::Many(list) => {
+                self.num(1.0);
+                self.values_list(list);
+            }
+        }
     }
 }

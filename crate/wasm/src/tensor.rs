@@ -416,9 +416,18 @@ impl Tensor {
 
     #[wasm_bindgen(js_name = registerHook)]
     pub fn register_hook(&self, f: JsValue) -> JsResult<Handle> {
-        let f = function(&f, "registerHook(): hook")?;
+        let f = crate::hooks::hook_fn(f, "registerHook(): hook")?;
         let h = self.inner.register_hook(Rc::new(JsHook::new(f))).js()?;
         Ok(Handle::wrap(h))
+    }
+
+    /// `registerHook(fn)` for the facade, which has checked `fn` is a
+    /// function: the handle's id (its JS side is a plain object, see
+    /// `hooks::keep_by_id`).
+    #[wasm_bindgen(js_name = __registerHookId)]
+    pub fn register_hook_id(&self, f: js_sys::Function) -> JsResult<u32> {
+        let h = self.inner.register_hook(Rc::new(JsHook::new(f))).js()?;
+        Ok(crate::hooks::keep_by_id(h))
     }
 
     #[wasm_bindgen(js_name = retainGrad)]
@@ -428,12 +437,30 @@ impl Tensor {
 
     #[wasm_bindgen(js_name = registerPostAccumulateGradHook)]
     pub fn register_post_accumulate_grad_hook(&self, f: JsValue) -> JsResult<Handle> {
-        let f = function(&f, "registerPostAccumulateGradHook(): hook")?;
+        let f = crate::hooks::hook_fn(f, "registerPostAccumulateGradHook(): hook")?;
         let h = self
             .inner
             .register_post_accumulate_grad_hook(Rc::new(JsHook::new(f)))
             .js()?;
         Ok(Handle::wrap(h))
+    }
+}
+
+/// The end of an `hg.tidy`: frees the Tensor handles it owned in one call
+/// instead of a `__wbg_tensor_free` call each (a training step's scope
+/// holds ~10^4).
+#[wasm_bindgen(js_name = __freeTensors)]
+pub fn free_tensors(ptrs: &[u32]) {
+    for &p in ptrs.iter().filter(|&&p| p != 0) {
+        // SAFETY: each is the `__wbg_ptr` of a live Tensor handle, which the
+        // facade zeroed before this call (no JS can use it again): what
+        // `__wbg_tensor_free(p, 1)` would be given.
+        unsafe {
+            wasm_bindgen::__rt::free_rust_object(
+                p as usize as *mut wasm_bindgen::__rt::WasmRefCell<Tensor>,
+                true,
+            )
+        }
     }
 }
 

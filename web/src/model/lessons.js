@@ -379,12 +379,16 @@ function step() {
   return loss.item();       // a number: nothing of the step outlives it
 }
 
+// hg.memory() counts what is alive; compare each step with the first.
+const change = (now, then) => (now >= then ? '+' : '') + (now - then);
+let first = null;
 for (let i = 0; i <= 300; i++) {
   const loss = hg.tidy(step);
+  const { tensors, nodes } = hg.memory();
+  first ??= { tensors, nodes };
   if (i % 100 === 0) {
-    const { tensors, nodes } = hg.memory();
     console.log('step', i, 'loss', loss.toFixed(4), '|grad at tanh|', gradNorm.toFixed(3),
-      'live tensors', tensors, 'graph nodes', nodes);
+      'live tensors', change(tensors, first.tensors), 'graph nodes', change(nodes, first.nodes));
   }
 }
 
@@ -399,5 +403,5 @@ console.log('loss', loss, 'prediction', out);
 LESSONS.push(
   { id: 'training-loop', n: 14, title: 'Hooks in a training loop, and hg.tidy', program: L14,
     text: ['Training repeats forward, backward and an update, and every step builds a fresh graph. JavaScript cannot count references the way Python does, so a finished step’s tensors would wait for the garbage collector, which never runs inside a synchronous loop. hg.tidy(step) releases every tensor handle the step created, except what it returns.',
-      'The console shows the same number of live tensors and graph nodes at every step: the parameters and their gradients, nothing more. The full backward hook on the Tanh layer fires every step; the tensors it receives belong to the step, so it keeps a plain number. The figure shows one last step, run outside tidy so that its graph stays.'] },
+      'The console shows no more live tensors or graph nodes after step 300 than after step 0: each step leaves behind the parameters’ new values and gradients, nothing else. The full backward hook on the Tanh layer fires every step; the tensors it receives belong to the step, so it keeps a plain number. The figure shows one last step, run outside tidy so that its graph stays.'] },
 );
