@@ -151,3 +151,25 @@ fn grad_accumulates_in_place_or_into_a_new_tensor_like_the_tensor_path() {
         assert_eq!((third.item().unwrap(), alias.item().unwrap()), (18.0, 12.0));
     }
 }
+
+#[test]
+fn a_nested_backward_that_restamps_shared_nodes_leaves_the_outer_pass_intact() {
+    // x -> a = 2x -> b = 3a, c = 4a -> loss = b + c. A hook on b runs a
+    // backward of 5a (built beforehand) from inside the pass: it walks a's node and x's
+    // AccumulateGrad again (restamping them for its own table) before the
+    // outer pass has routed anything to them. By hand: the inner pass
+    // gives x.grad = 10, the outer adds 2 * (3 + 4) = 14.
+    let x = leaf(&[1.0], &[]);
+    let a = ok(x.mul(2.0));
+    let b = ok(a.mul(3.0));
+    let c = ok(a.mul(4.0));
+    let loss = ok(b.add(&c));
+    // Built beforehand: grad mode is off inside hooks (as in PyTorch).
+    let inner_root = ok(a.mul(5.0));
+    ok(b.register_hook(Rc::new(move |_: &Tensor| {
+        inner_root.backward_with(None, true, None)?;
+        Ok(None)
+    })));
+    ok(loss.backward());
+    assert_eq!(x.grad_raw().expect("grad").item().unwrap(), 24.0);
+}
