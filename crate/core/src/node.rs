@@ -734,46 +734,41 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
 
 /// Dropping the last handle to a long chain of nodes would recurse once per
 /// node (each `Rc<Node>` drops the next) and overflow wasm's 1 MB stack — a
-/// trap. The outermost drop drains the chain iteratively instead: nested
-/// drops only hand their edges to it, through one reused stack (no
-/// allocation per node).
+/// trap. The node dropped first unlinks the chain iteratively instead: each
+/// node it holds the last reference to gives up its edges before it goes (in
+/// place, no copy of the node). The stack is allocated only when there is
+/// such a node: a node whose inputs live on (a tensor freed while its graph
+/// is still used) allocates nothing.
 impl Drop for Node {
     fn drop(&mut self) {
         crate::live::node_dropped();
         if self.next.is_empty() {
             return;
         }
-        let edges = std::mem::take(&mut self.next);
-        let handed = DROP_STACK.try_with(|s| match s.try_borrow_mut() {
-            Ok(mut s) => {
-                s.extend(edges.into_iter().flatten().map(|e| e.node));
-                true
+        let mut stack: Vec<NodeRef> = Vec::new();
+        unlink(&mut self.next, &mut stack);
+        while let Some(mut node) = stack.pop() {
+            if let Some(owned) = Rc::get_mut(&mut node) {
+                unlink(&mut owned.next, &mut stack);
+            } else if let Ok(mut owned) = Rc::try_unwrap(node) {
+                // The last owner, but weakly referenced: moved out to unlink.
+                unlink(&mut owned.next, &mut stack);
+                continue;
+            } else {
+                continue;
             }
-            Err(_) => false,
-        });
-        if handed != Ok(true) || DRAINING.with(|d| d.replace(true)) {
-            // Handed to the drain further up the stack (or, while thread
-            // locals are torn down, dropped here).
-            return;
-        }
-        // Each node popped is dropped outside the borrow: its own drop pushes.
-        while let Some(node) =
-            DROP_STACK.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.pop()))
-        {
+            // Its own drop now finds no edges.
             drop(node);
         }
-        DROP_STACK.with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                if s.capacity() > 4096 {
-                    s.shrink_to(256);
-                }
-            }
-        });
-        DRAINING.with(|d| d.set(false));
     }
 }
 
-thread_local! {
-    static DROP_STACK: RefCell<Vec<NodeRef>> = const { RefCell::new(Vec::new()) };
-    static DRAINING: Cell<bool> = const { Cell::new(false) };
+/// Takes `next`'s edges: the nodes held by no one else go on `stack` (to be
+/// unlinked in turn), the others are only released.
+fn unlink(next: &mut Edges, stack: &mut Vec<NodeRef>) {
+    for edge in std::mem::take(next).into_iter().flatten() {
+        if Rc::strong_count(&edge.node) == 1 {
+            stack.push(edge.node);
+        }
+    }
 }

@@ -80,8 +80,13 @@ pub struct Storage {
 }
 
 impl Storage {
+    /// A 0-d array is kept as its number (leaves of a scalar graph too).
     pub fn new(data: Array) -> Rc<Self> {
-        Storage::from_data(Data::Array(data))
+        let data = match (data.ndim(), data.first()) {
+            (0, Some(v)) => Data::Scalar(*v),
+            _ => Data::Array(data),
+        };
+        Storage::from_data(data)
     }
 
     pub(crate) fn from_data(data: Data) -> Rc<Self> {
