@@ -534,7 +534,8 @@ pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
             if b.handles.len() >= b.sweep_at {
                 // Amortized O(1): the next sweep waits until the table has
                 // doubled over what survived this one.
-                b.handles.retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+                b.handles
+                    .retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
                 b.sweep_at = (2 * b.handles.len()).max(1024);
             }
             match b.handles.last() {
@@ -557,7 +558,8 @@ pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
 pub fn sweep_by_id() {
     let dead = BY_ID.with(|b| {
         let mut b = b.try_borrow_mut().ok()?;
-        b.handles.retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+        b.handles
+            .retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
         b.sweep_at = (2 * b.handles.len()).max(1024);
         Some(())
     });
