@@ -417,10 +417,7 @@ function ByIdHandle(id) {
   this.__wbg_ptr = 0;
   this.__hgId = id;
   this.__hgById = true;
-  byIdMade = true;
 }
-/** Whether a ByIdHandle was made since the last outermost tidy ended. */
-let byIdMade = false;
 ByIdHandle.prototype = RemovableHandle.prototype;
 /**
  * End of the outermost tidy for the RemovableHandles it owned, in one call:
@@ -592,10 +589,6 @@ export function tidy(fn) {
       } else release(h, true);
     }
     if (freed.length !== 0) core.__freeTensors(new Uint32Array(freed));
-    if (byIdMade && scopes.length === 0) {
-      byIdMade = false;
-      core.__sweepHandles();
-    }
     if (handles.length !== 0) {
       if (scope !== null) for (const h of handles) scope.push(h); // decided by the outermost tidy
       else settleHandles(handles);

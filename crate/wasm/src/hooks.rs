@@ -513,13 +513,30 @@ impl Handle {
 // handle here. Handles whose hook lists are all gone (a finished graph) can
 // only be no-ops: they are dropped as the table grows.
 
-/// Sorted by id (ids only grow, so keeping one is a push); a removed
-/// handle leaves `None` until the next sweep.
+/// Sorted by id (ids only grow, so keeping one is a push). A handle that
+/// was removed, or whose list was dropped (a finished graph), leaves `None`
+/// until the table is compacted.
 #[derive(Default)]
 struct ById {
     handles: Vec<(u32, Option<hookgrad_core::hooks::RemovableHandle>)>,
-    /// Sweep when the table reaches this size.
+    /// How many entries are `None`.
+    forgotten: usize,
+    /// Check every kept handle when the table reaches this size (handles
+    /// whose lists were dropped are forgotten without it; this catches the rest).
     sweep_at: usize,
+}
+
+impl ById {
+    fn take(&mut self, id: u32) -> Option<hookgrad_core::hooks::RemovableHandle> {
+        let at = self.handles.binary_search_by_key(&id, |&(i, _)| i).ok()?;
+        let h = self.handles.get_mut(at)?.1.take()?;
+        self.forgotten += 1;
+        if self.forgotten > 64 && 2 * self.forgotten > self.handles.len() {
+            self.handles.retain(|(_, h)| h.is_some());
+            self.forgotten = 0;
+        }
+        Some(h)
+    }
 }
 
 thread_local! {
@@ -531,10 +548,15 @@ pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
     let id = h.id.0;
     BY_ID.with(|b| match b.try_borrow_mut() {
         Ok(mut b) => {
+            if b.sweep_at == 0 {
+                hookgrad_core::hooks::on_list_drop(forget_by_id);
+            }
             if b.handles.len() >= b.sweep_at {
                 // Amortized O(1): the next sweep waits until the table has
                 // doubled over what survived this one.
-                b.handles.retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+                b.handles
+                    .retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+                b.forgotten = 0;
                 b.sweep_at = (2 * b.handles.len()).max(1024);
             }
             match b.handles.last() {
@@ -550,31 +572,19 @@ pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
     id
 }
 
-/// Drops the kept handles whose hook lists are all gone (`hg.tidy` calls
-/// this at its end: a finished graph's handles go with it, instead of
-/// holding their lists' memory until the table's next sweep).
-#[wasm_bindgen(js_name = __sweepHandles)]
-pub fn sweep_by_id() {
-    let dead = BY_ID.with(|b| {
-        let mut b = b.try_borrow_mut().ok()?;
-        b.handles.retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
-        b.sweep_at = (2 * b.handles.len()).max(1024);
-        Some(())
-    });
-    if dead.is_none() {
-        hookgrad_core::error::fault("the hook handle table is busy");
-    }
+/// A hook list was dropped: its handles can only be no-ops now.
+fn forget_by_id(id: hookgrad_core::ids::HandleId) {
+    // Busy only if a list were dropped while the table is changed (never:
+    // the table holds weak references); the sweep would catch it then.
+    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(id.0)));
+    drop(h);
 }
 
 /// `remove()` of a handle kept by id (idempotent, like every handle's).
 #[wasm_bindgen(js_name = __removeHook)]
 pub fn remove_by_id(id: u32) {
     // Taken out first: removing drops the hook, never under the borrow.
-    let h = BY_ID.with(|b| {
-        let mut b = b.try_borrow_mut().ok()?;
-        let at = b.handles.binary_search_by_key(&id, |&(i, _)| i).ok()?;
-        b.handles.get_mut(at)?.1.take()
-    });
+    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(id)));
     if let Some(h) = h {
         h.remove();
     }
