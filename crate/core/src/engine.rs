@@ -9,40 +9,19 @@
 //! No engine state lives in a `RefCell` while a hook runs: the graph task is
 //! a local value, so hooks may re-enter (`g.mul(2)`, even `backward()`).
 
-use std::collections::{HashMap as StdHashMap, HashSet as StdHashSet};
-use std::hash::{BuildHasherDefault, Hasher};
-
 use crate::context::{self, GradModeGuard, Semantics};
 use crate::error::{Error, Result};
+use crate::graph_task::{init_to_execute, GraphTask, HashMap, NodeTable};
 use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
+use crate::input_buffer::{add_grad, to_tensors, Grad, Grads};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to};
 use crate::tensor::{Array, Tensor};
 use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
-/// Node ids are small sequential integers: a multiplicative hash is enough
-/// and much cheaper than SipHash (6% of backward time before).
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
-type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<IdHasher>>;
-pub(crate) type HashSet<K> = StdHashSet<K, BuildHasherDefault<IdHasher>>;
+pub(crate) use crate::graph_task::HashSet;
 
 /// `t.backward(gradient, retain_graph, inputs)`.
 pub fn backward(
@@ -131,25 +110,6 @@ pub fn grad_ext(
     ))
 }
 
-struct GraphTask {
-    keep_graph: bool,
-    /// Empty for a plain `backward()`; else which nodes must run.
-    needed: HashSet<NodeId>,
-    /// Nodes whose input `input_nr` is captured into result slot `slot`.
-    captures: HashMap<NodeId, Vec<(usize, usize)>>,
-    captured: Vec<Option<Tensor>>,
-    filtered: bool,
-    /// Nodes that ran and have post hooks: their hook state is released when
-    /// the backward ends without `keep_graph` (see `NodePostHook::release`).
-    ran_with_post_hooks: Vec<NodeRef>,
-}
-
-impl GraphTask {
-    fn should_execute(&self, id: NodeId) -> bool {
-        !self.filtered || self.needed.contains(&id) || self.captures.contains_key(&id)
-    }
-}
-
 fn run_backward(
     outputs: &[Tensor],
     grad_outputs: Vec<Option<Tensor>>,
@@ -214,7 +174,7 @@ fn run_backward(
         input_edges.push(edge);
     }
 
-    let dependencies = compute_dependencies(&roots);
+    let table = NodeTable::build(&roots);
     let mut task = GraphTask {
         keep_graph,
         needed: HashSet::default(),
@@ -222,24 +182,32 @@ fn run_backward(
         captured: vec![None; input_edges.len()],
         filtered: !input_edges.is_empty(),
         ran_with_post_hooks: Vec::new(),
+        scalar_mode: false,
     };
     if task.filtered {
         init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
     }
+    // Nothing but the engine can look at gradients in flight: 0-d nodes may
+    // compute on numbers (see `scalar_backward`).
+    task.scalar_mode = !table.any_hooks
+        && !create_graph
+        && task.captures.is_empty()
+        && !trace::is_recording()
+        && !crate::node::packs_alive();
 
     // Backward records a graph of its own computation only with
     // `create_graph` (PyTorch runs the graph task in that grad mode).
     let _grad_mode = GradModeGuard::set(create_graph);
     let _task = crate::graph_task::TaskGuard::enter(if crate::graph_task::watched() {
-        let mut set: std::collections::HashSet<NodeId> = dependencies.keys().copied().collect();
-        set.extend(roots.iter().map(|(e, _)| e.node.id));
+        // The roots are in the table too.
+        let mut set: std::collections::HashSet<NodeId> = table.nodes.iter().map(|n| n.id).collect();
         set.retain(|id| task.should_execute(*id));
         set
     } else {
         Default::default()
     });
     // A failing node records its `error` event (with the node) in `execute`.
-    let result = execute(&mut task, roots, dependencies);
+    let result = execute(&mut task, roots, table);
     // Like saved tensors (released per node as it runs), the hook state of
     // nodes that ran goes at the end of a backward without retain_graph,
     // failed or not: the graph cannot be replayed with it anyway.
@@ -265,136 +233,37 @@ fn run_backward(
     Ok(task.captured)
 }
 
-/// Visits every edge reachable from the roots once per (parent, edge):
-/// `f(None, root_edge)` for the roots, `f(Some(parent), edge)` below.
-/// Iterative, so long chains cannot overflow wasm's stack.
-fn for_each_edge(roots: &[(Edge, Option<Tensor>)], mut f: impl FnMut(Option<&NodeRef>, &Edge)) {
-    let mut seen: HashSet<NodeId> = HashSet::default();
-    let mut stack: Vec<NodeRef> = Vec::new();
-    for (edge, _) in roots {
-        f(None, edge);
-        if seen.insert(edge.node.id) {
-            stack.push(edge.node.clone());
-        }
-    }
-    while let Some(node) = stack.pop() {
-        for edge in node.next.iter().flatten() {
-            f(Some(&node), edge);
-            if seen.insert(edge.node.id) {
-                stack.push(edge.node.clone());
-            }
-        }
-    }
-}
-
-/// Number of incoming edges per node reachable from the roots.
-fn compute_dependencies(roots: &[(Edge, Option<Tensor>)]) -> HashMap<NodeId, usize> {
-    let mut deps: HashMap<NodeId, usize> = HashMap::default();
-    for_each_edge(roots, |_, edge| *deps.entry(edge.node.id).or_insert(0) += 1);
-    deps
-}
-
-/// PyTorch's `init_to_execute`: a node is needed when it leads to an input.
-/// With `accumulate_grad` the input nodes run (AccumulateGrad writes .grad);
-/// otherwise their incoming gradient is captured.
-fn init_to_execute(
-    task: &mut GraphTask,
-    roots: &[(Edge, Option<Tensor>)],
-    inputs: &[Edge],
-    accumulate_grad: bool,
-) {
-    let targets: HashSet<NodeId> = inputs.iter().map(|e| e.node.id).collect();
-    for (slot, edge) in inputs.iter().enumerate() {
-        if accumulate_grad {
-            task.needed.insert(edge.node.id);
-        } else {
-            task.captures
-                .entry(edge.node.id)
-                .or_default()
-                .push((edge.input_nr, slot));
-        }
-    }
-    // needed(n) ⇔ n reaches an input node: record each node's parents, then
-    // walk upward from the inputs.
-    let mut parents: HashMap<NodeId, Vec<NodeRef>> = HashMap::default();
-    for_each_edge(roots, |parent, edge| {
-        if let Some(p) = parent {
-            parents.entry(edge.node.id).or_default().push(p.clone());
-        }
-    });
-    let mut up: Vec<NodeId> = targets.iter().copied().collect();
-    let mut visited: HashSet<NodeId> = HashSet::default();
-    while let Some(id) = up.pop() {
-        if !visited.insert(id) {
-            continue;
-        }
-        for p in parents.get(&id).map(|v| v.as_slice()).unwrap_or(&[]) {
-            task.needed.insert(p.id);
-            up.push(p.id);
-        }
-    }
-}
-
-/// Gradients waiting for a node, one slot per node input.
-struct InputBuffer {
-    node: NodeRef,
-    slots: Vec<Option<Tensor>>,
-}
-
-impl InputBuffer {
-    fn new(node: NodeRef) -> Self {
-        let n = node.num_inputs();
-        InputBuffer {
-            node,
-            slots: vec![None; n],
-        }
-    }
-
-    /// First gradient is stored as is (same tensor, as PyTorch does); later
-    /// ones are summed into a new tensor.
-    fn add(&mut self, pos: usize, grad: Option<Tensor>) -> Result<()> {
-        let Some(grad) = grad else { return Ok(()) };
-        let Some(slot) = self.slots.get_mut(pos) else {
-            return Err(Error::internal(format!(
-                "gradient for input {pos} of {} which has {} inputs",
-                self.node.name,
-                self.node.num_inputs()
-            )));
-        };
-        *slot = Some(match slot.take() {
-            None => grad,
-            // An op, so the sum is differentiable under create_graph.
-            Some(old) => old.add(&grad)?,
-        });
-        Ok(())
-    }
-}
-
 fn execute(
     task: &mut GraphTask,
     roots: Vec<(Edge, Option<Tensor>)>,
-    mut dependencies: HashMap<NodeId, usize>,
+    mut table: NodeTable,
 ) -> Result<()> {
-    let mut queue: ReadyQueue<InputBuffer> = ReadyQueue::default();
-    let mut not_ready: HashMap<NodeId, InputBuffer> = HashMap::default();
+    // Input buffers by table entry (PyTorch's `not_ready` map), and the
+    // ready queue of entries.
+    let mut buffers: Vec<Option<Grads>> = vec![None; table.nodes.len()];
+    let mut queue: ReadyQueue<usize> = ReadyQueue::default();
 
     // The roots act as the outputs of PyTorch's GraphRoot.
     route_outputs(
         task,
-        roots.iter().map(|(e, g)| (Some(e), g.clone())),
-        &mut dependencies,
-        &mut not_ready,
+        roots
+            .iter()
+            .map(|(e, g)| (Some(e), g.clone().map(Grad::Tensor))),
+        &mut table,
+        &mut buffers,
         &mut queue,
     )?;
 
-    while let Some(buffer) = queue.pop() {
-        let node = buffer.node.clone();
-        let outputs =
-            evaluate(task, &node, buffer.slots).inspect_err(|e| record_error(e, &node))?;
+    while let Some(i) = queue.pop() {
+        let node = table.nodes[i].clone();
+        let inputs = buffers[i]
+            .take()
+            .ok_or_else(|| Error::internal("a ready node has no input buffer"))?;
+        let outputs = evaluate(task, &node, inputs).inspect_err(|e| record_error(e, &node))?;
         let Some(outputs) = outputs else { continue };
         // Edges by reference: no Vec and no Rc clone per output.
         let routed = node.next.iter().map(Option::as_ref).zip(outputs);
-        route_outputs(task, routed, &mut dependencies, &mut not_ready, &mut queue)?;
+        route_outputs(task, routed, &mut table, &mut buffers, &mut queue)?;
     }
     Ok(())
 }
@@ -403,43 +272,35 @@ fn execute(
 /// all arrived becomes ready (PyTorch's `evaluate_function` tail).
 fn route_outputs<'e>(
     task: &GraphTask,
-    outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Tensor>)>,
-    dependencies: &mut HashMap<NodeId, usize>,
-    not_ready: &mut HashMap<NodeId, InputBuffer>,
-    queue: &mut ReadyQueue<InputBuffer>,
+    outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Grad>)>,
+    table: &mut NodeTable,
+    buffers: &mut [Option<Grads>],
+    queue: &mut ReadyQueue<usize>,
 ) -> Result<()> {
     for (edge, grad) in outputs {
         let Some(edge) = edge else { continue };
-        let id = edge.node.id;
-        let ready = match dependencies.get_mut(&id) {
-            Some(d) => {
-                *d = d.saturating_sub(1);
-                *d == 0
-            }
-            None => {
-                return Err(Error::runtime(format!(
-                    "dependency not found for {}",
-                    edge.node.name
-                )));
-            }
+        let not_found = || Error::runtime(format!("dependency not found for {}", edge.node.name));
+        let i = table.index(&edge.node).ok_or_else(not_found)?;
+        let (Some(deps), Some(buffer)) = (table.deps.get_mut(i), buffers.get_mut(i)) else {
+            return Err(not_found());
         };
-        if ready {
-            dependencies.remove(&id);
+        // All of a node's dependencies already arrived: it is not waiting.
+        if *deps == 0 {
+            return Err(not_found());
         }
-        let mut buffer = match not_ready.remove(&id) {
-            Some(b) => b,
-            None => {
-                if !task.should_execute(id) {
-                    continue;
-                }
-                InputBuffer::new(edge.node.clone())
+        *deps -= 1;
+        let ready = *deps == 0;
+        if buffer.is_none() {
+            if !task.should_execute(edge.node.id) {
+                continue;
             }
-        };
-        buffer.add(edge.input_nr, grad)?;
+            *buffer = Some(crate::small::Small::filled(edge.node.num_inputs(), None));
+        }
+        if let Some(slots) = buffer {
+            add_grad(&edge.node, slots, edge.input_nr, grad)?;
+        }
         if ready {
-            queue.push(edge.node.sequence_nr, buffer);
-        } else {
-            not_ready.insert(id, buffer);
+            queue.push(edge.node.sequence_nr, i);
         }
     }
     Ok(())
@@ -447,21 +308,20 @@ fn route_outputs<'e>(
 
 /// Runs one ready node, honouring `inputs=` filtering and captures. Returns
 /// `None` when the node was only captured from, not executed.
-fn evaluate(
-    task: &mut GraphTask,
-    node: &NodeRef,
-    inputs: Vec<Option<Tensor>>,
-) -> Result<Option<Vec<Option<Tensor>>>> {
+fn evaluate(task: &mut GraphTask, node: &NodeRef, inputs: Grads) -> Result<Option<Grads>> {
     if task.filtered {
         let needed = task.needed.contains(&node.id);
-        let mut values = inputs.clone();
-        if !needed {
-            values = call_tensor_pre_hooks(node, values)?;
-        }
-        if let Some(caps) = task.captures.get(&node.id) {
-            for &(input_nr, slot) in caps {
-                if let Some(v) = values.get(input_nr) {
-                    task.captured[slot] = v.clone();
+        // In scalar mode there are neither hooks nor captures to run here.
+        if !task.scalar_mode {
+            let mut values = to_tensors(inputs.clone());
+            if !needed {
+                values = call_tensor_pre_hooks(node, values)?;
+            }
+            if let Some(caps) = task.captures.get(&node.id) {
+                for &(input_nr, slot) in caps {
+                    if let Some(v) = values.get(input_nr) {
+                        task.captured[slot] = v.clone();
+                    }
                 }
             }
         }
@@ -469,7 +329,15 @@ fn evaluate(
             return Ok(None);
         }
     }
-    call_node(task, node, inputs).map(Some)
+    if task.scalar_mode {
+        if let Some(outputs) = crate::scalar_backward::try_run(task, node, &inputs)? {
+            return Ok(Some(outputs));
+        }
+    }
+    let outputs = call_node(task, node, to_tensors(inputs))?;
+    Ok(Some(
+        outputs.into_iter().map(|g| g.map(Grad::Tensor)).collect(),
+    ))
 }
 
 fn hook_error(e: Error, what: &str, target: &str, name: &str) -> Error {
@@ -840,7 +708,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
                     .data
                     .try_borrow_mut()
                     .map_err(|_| Error::internal("grad is busy"))?;
-                *d = sum;
+                *d = sum.into();
             }
             existing.storage().bump_version();
         }
@@ -849,7 +717,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
 }
 
 /// The `accumulate` event, then post-accumulate-grad hooks.
-fn after_accumulate(variable: &Tensor) -> Result<()> {
+pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
     if trace::is_recording() {
         // Just accumulated: a missing or unreadable .grad is a fault, never
         // an empty gradient in the trace.

@@ -15,6 +15,7 @@ pub mod graph;
 pub mod graph_task;
 pub mod hooks;
 pub mod ids;
+pub(crate) mod input_buffer;
 pub mod layout;
 pub mod live;
 pub mod module;
@@ -24,7 +25,9 @@ pub mod ops;
 pub mod protocol;
 pub mod ready_queue;
 pub mod repr;
+pub(crate) mod scalar_backward;
 pub mod shape;
+pub mod small;
 pub mod tensor;
 pub mod tensor_api;
 pub mod trace;
@@ -34,6 +37,8 @@ pub mod view;
 mod double_backward_tests;
 #[cfg(test)]
 mod lifetime_tests;
+#[cfg(test)]
+mod scalar_tests;
 #[cfg(test)]
 mod scenario_tests;
 #[cfg(test)]

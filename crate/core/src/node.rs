@@ -10,7 +10,8 @@ use std::rc::Rc;
 use crate::error::{Error, Result};
 use crate::hooks::{LazyHooks, NodePostHook, NodePreHook, RemovableHandle};
 use crate::ids::{next_sequence_nr, NodeId};
-use crate::tensor::{Array, Storage, Tensor, TensorHookList};
+use crate::small::Small;
+use crate::tensor::{Array, Data, Storage, Tensor, TensorHookList};
 
 pub type NodeRef = Rc<Node>;
 
@@ -31,31 +32,67 @@ pub struct Edge {
 pub struct SavedTensor {
     storage: Rc<Storage>,
     saved_version: u32,
-    strides: Option<Vec<usize>>,
+    /// Boxed: almost every saved tensor is row-major (`None`), and a node
+    /// keeps two saved tensors inline.
+    strides: Option<Box<[usize]>>,
     history: SavedHistory,
     /// Who produced the saved tensor, for the error message: the tensor's
     /// current grad_fn name and output_nr, looked up at unpack time.
     owner: std::rc::Weak<crate::tensor::TensorImpl>,
-    output_nr: usize,
+    output_nr: u32,
     /// For a node's own output: that node's name (PyTorch keeps the saving
     /// grad_fn for outputs; for inputs it reports the tensor's current one).
     output_of: Option<&'static str>,
     /// Set when `savedTensorsHooks` packed it: unpacking calls the hook
     /// (and, as in PyTorch, skips the version check).
-    packed: Option<Rc<dyn crate::hooks::PackedTensor>>,
-    /// With `packed`: the saved tensor's id, shape and (when tracing) value.
-    pack_info: Option<Rc<PackInfo>>,
+    packed: Option<Rc<PackInfo>>,
 }
 
+/// A packed saved tensor: the hook's handle on it, and the saved tensor's
+/// id, shape and (when tracing) value.
 struct PackInfo {
+    hook: Rc<dyn crate::hooks::PackedTensor>,
     tensor: crate::ids::TensorId,
     shape: Vec<usize>,
     before: Option<Array>,
 }
 
-#[derive(Clone)]
+thread_local!(static PACKS_ALIVE: Cell<usize> = const { Cell::new(0) });
+
+impl PackInfo {
+    fn new(
+        hook: Rc<dyn crate::hooks::PackedTensor>,
+        tensor: crate::ids::TensorId,
+        shape: Vec<usize>,
+        before: Option<Array>,
+    ) -> Rc<Self> {
+        PACKS_ALIVE.with(|p| p.set(p.get() + 1));
+        Rc::new(PackInfo {
+            hook,
+            tensor,
+            shape,
+            before,
+        })
+    }
+}
+
+impl Drop for PackInfo {
+    fn drop(&mut self) {
+        // `try_with`: may run while thread-locals are torn down (natively).
+        let _ = PACKS_ALIVE.try_with(|p| p.set(p.get().saturating_sub(1)));
+    }
+}
+
+/// Whether any saved tensor packed by a `savedTensorsHooks` pack hook is
+/// alive: only then can a backward run an unpack hook (user code).
+pub(crate) fn packs_alive() -> bool {
+    PACKS_ALIVE.with(|p| p.get() > 0)
+}
+
+#[derive(Clone, Default)]
 enum SavedHistory {
     /// No history: a constant, or a tensor that needs no grad.
+    #[default]
     None,
     /// A leaf that requires grad: held, so gradients reach its AccumulateGrad.
     Leaf(Tensor),
@@ -67,24 +104,31 @@ enum SavedHistory {
 
 impl SavedTensor {
     pub fn save(t: &Tensor) -> SavedTensor {
-        let history = match t.grad_fn() {
-            Some(node) => SavedHistory::Edge(Edge {
-                node,
-                input_nr: t.output_nr(),
-            }),
-            None if t.requires_grad() => SavedHistory::Leaf(t.clone()),
-            None => SavedHistory::None,
+        // One metadata borrow for history, output_nr and layout.
+        let (history, output_nr, strides) = match t.meta() {
+            Ok(m) => (
+                match &m.grad_fn {
+                    Some(node) => SavedHistory::Edge(Edge {
+                        node: node.clone(),
+                        input_nr: m.output_nr,
+                    }),
+                    None if m.requires_grad => SavedHistory::Leaf(t.clone()),
+                    None => SavedHistory::None,
+                },
+                m.output_nr as u32,
+                m.strides.as_deref().map(Box::from),
+            ),
+            Err(_) => fault_default("tensor metadata is busy saving it"),
         };
         let mut st = SavedTensor {
             storage: t.storage().clone(),
             saved_version: t.version(),
-            strides: t.stored_strides(),
+            strides,
             history,
             owner: Rc::downgrade(&t.0),
-            output_nr: t.output_nr(),
+            output_nr,
             output_of: None,
             packed: None,
-            pack_info: None,
         };
         st.pack(t);
         st
@@ -103,14 +147,14 @@ impl SavedTensor {
         };
         match result {
             Ok(p) => {
-                self.packed = Some(p);
-                self.pack_info = Some(Rc::new(PackInfo {
-                    tensor: t.id(),
-                    shape: t.shape(),
-                    before: crate::trace::is_recording()
+                self.packed = Some(PackInfo::new(
+                    p,
+                    t.id(),
+                    t.shape(),
+                    crate::trace::is_recording()
                         .then(|| crate::error::snapshot(t.to_array()))
                         .flatten(),
-                }));
+                ));
             }
             Err(e) => crate::context::set_pending_error(e),
         }
@@ -118,9 +162,10 @@ impl SavedTensor {
 
     /// The `pack` trace event, once the saving node exists.
     fn record_pack(&self, node: crate::ids::NodeId) {
-        let (Some(p), Some(info)) = (&self.packed, &self.pack_info) else {
+        let Some(info) = &self.packed else {
             return;
         };
+        let p = &info.hook;
         crate::trace::record(|| crate::trace::Event::Hook {
             kind: crate::protocol::HookKind::Pack,
             handle: p.handle(),
@@ -150,7 +195,6 @@ impl SavedTensor {
             output_nr: 0,
             output_of: None,
             packed: None,
-            pack_info: None,
         }
     }
 
@@ -159,7 +203,7 @@ impl SavedTensor {
         SavedTensor::constant_storage(Storage::new(data))
     }
 
-    fn version_error(&self, data: &Array, current: u32) -> Error {
+    fn version_error(&self, data: &Data, current: u32) -> Error {
         let shape = crate::shape::fmt_shape(data.shape());
         let mut msg = format!(
             "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor {shape}]"
@@ -185,13 +229,34 @@ impl SavedTensor {
         Error::runtime(msg)
     }
 
+    /// The saved value of a one-element tensor as a plain number, checked
+    /// against in-place changes exactly as `unpack` checks it (same error).
+    /// `None` when it is not one element or was packed by a hook (then the
+    /// caller unpacks it as a tensor, running the unpack hook).
+    pub(crate) fn scalar_value(&self) -> Result<Option<f32>> {
+        if self.packed.is_some() {
+            return Ok(None);
+        }
+        let data = self
+            .storage
+            .data
+            .try_borrow()
+            .map_err(|_| Error::internal("saved tensor is busy"))?;
+        let current = self.storage.version();
+        if current != self.saved_version {
+            return Err(self.version_error(&data, current));
+        }
+        Ok(data.scalar())
+    }
+
     /// The saved tensor as a tensor again, with its history (`saved_for` is
     /// the node unpacking it, the grad_fn of a saved output). Like PyTorch's
     /// `make_variable(data, edge)`, the result is a new tensor sharing the
     /// data; a saved leaf comes back as itself.
     fn unpack(&self, saved_for: &NodeRef) -> Result<Tensor> {
-        let (storage, strides) = match (&self.packed, &self.pack_info) {
-            (Some(p), Some(info)) => {
+        let (storage, strides) = match &self.packed {
+            Some(info) => {
+                let p = &info.hook;
                 let t = {
                     let _off = crate::context::SavedHooksGuard::push(None);
                     p.unpack()?
@@ -231,12 +296,15 @@ impl SavedTensor {
                         return Ok(leaf.clone());
                     }
                 }
-                (self.storage.clone(), self.strides.clone())
+                (
+                    self.storage.clone(),
+                    self.strides.as_deref().map(<[usize]>::to_vec),
+                )
             }
         };
         let (grad_fn, output_nr) = match &self.history {
             SavedHistory::Edge(e) => (Some(e.node.clone()), e.input_nr),
-            SavedHistory::Output => (Some(saved_for.clone()), self.output_nr),
+            SavedHistory::Output => (Some(saved_for.clone()), self.output_nr as usize),
             SavedHistory::None | SavedHistory::Leaf(_) => (None, 0),
         };
         let t = Tensor::with_storage(storage, grad_fn, output_nr, false);
@@ -257,6 +325,11 @@ impl SavedTensor {
 pub struct BackwardCtx<'a> {
     /// Gradients w.r.t. the forward outputs (None = undefined / zero).
     pub grads: &'a [Option<Tensor>],
+    /// The shape of the first forward output (of a missing gradient), so
+    /// formulas need not capture it (a capture-free closure is not boxed).
+    pub shape: &'a [usize],
+    /// The op's number operand (`x * 3`, `x.pow(3)`), for the same reason.
+    pub param: f32,
     /// The saved tensors, in the order the op saved them, unpacked with
     /// their history (differentiable when grad mode is on: `create_graph`).
     pub saved: &'a [Tensor],
@@ -266,10 +339,29 @@ pub struct BackwardCtx<'a> {
 
 pub type BackwardFn = Box<dyn Fn(&BackwardCtx) -> Result<Vec<Option<Tensor>>>>;
 
+/// An elementwise op's backward on plain numbers, for a node whose tensors
+/// are all 0-d: `(grad, saved values, param) -> (grad_self, grad_other)`.
+/// The same arithmetic, in the same order, as the op's tensor formula, so
+/// the engine may use it instead when nothing can observe the difference
+/// (see `scalar_backward`).
+pub type ScalarBackward = fn(f32, &[f32], f32) -> [f32; 2];
+
+/// A node's edges, input shapes and saved tensors: one or two almost always.
+pub type Edges = Small<Option<Edge>>;
+pub type Shapes = Small<Vec<usize>>;
+pub type SavedList = Small<SavedTensor>;
+
+// The Op variant is large (its saved tensors are inline); boxing it would
+// cost the allocation per node that keeping them inline saves.
+#[allow(clippy::large_enum_variant)]
 pub enum NodeKind {
     Op {
         backward: BackwardFn,
-        saved: RefCell<Vec<SavedTensor>>,
+        /// The op's number operand, handed to `backward` in the context.
+        param: f32,
+        /// Set on elementwise ops whose output is 0-d.
+        scalar: Option<ScalarBackward>,
+        saved: RefCell<SavedList>,
         /// Whether backward needs saved tensors (then it fails once freed).
         has_saved: Cell<bool>,
         released: Cell<bool>,
@@ -283,10 +375,10 @@ pub struct Node {
     pub sequence_nr: u64,
     /// PyTorch's node name; always a static string, so nodes allocate less.
     pub name: &'static str,
-    pub next: Vec<Option<Edge>>,
+    pub next: Edges,
     /// Shape of the gradient expected at each input of this node (the shapes
     /// of the forward op's outputs), used to validate and reduce grads.
-    pub input_shapes: Vec<Vec<usize>>,
+    pub input_shapes: Shapes,
     pub kind: NodeKind,
     /// The forward outputs, weakly: lets `graph()` find live intermediate
     /// tensors without a tensor → node → tensor cycle.
@@ -300,6 +392,9 @@ pub struct Node {
     /// PyTorch's custom `Function` nodes (PyNode) return every gradient they
     /// computed, also for inputs that need none; built-in nodes drop those.
     pub(crate) custom_function: Cell<bool>,
+    /// `(backward pass, index)`: this node's entry in that pass's
+    /// `graph_task::NodeTable`.
+    pub(crate) engine_slot: Cell<(u64, u32)>,
 }
 
 impl Node {
@@ -309,6 +404,28 @@ impl Node {
         input_shapes: Vec<Vec<usize>>,
         saved: Vec<SavedTensor>,
         backward: BackwardFn,
+    ) -> NodeRef {
+        Node::new_op_with(
+            name,
+            next.into(),
+            input_shapes.into(),
+            saved.into(),
+            backward,
+            None,
+            0.0,
+        )
+    }
+
+    /// `new_op` with a number operand and, for 0-d elementwise ops, the
+    /// formula on plain numbers.
+    pub(crate) fn new_op_with(
+        name: &'static str,
+        next: Edges,
+        input_shapes: Shapes,
+        saved: SavedList,
+        backward: BackwardFn,
+        scalar: Option<ScalarBackward>,
+        param: f32,
     ) -> NodeRef {
         let has_saved = !saved.is_empty();
         crate::live::node_created();
@@ -320,6 +437,8 @@ impl Node {
             input_shapes,
             kind: NodeKind::Op {
                 backward,
+                param,
+                scalar,
                 saved: RefCell::new(saved),
                 has_saved: Cell::new(has_saved),
                 released: Cell::new(false),
@@ -330,6 +449,7 @@ impl Node {
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
+            engine_slot: Cell::new((0, 0)),
         });
         if let NodeKind::Op { saved, .. } = &node.kind {
             // A node made just above: nothing else can hold its saved list.
@@ -350,8 +470,8 @@ impl Node {
             // PyTorch: AccumulateGrad gets UINT64_MAX so it runs as soon as ready.
             sequence_nr: u64::MAX,
             name: "AccumulateGrad",
-            next: Vec::new(),
-            input_shapes: vec![shape],
+            next: Small::Zero,
+            input_shapes: Small::One(shape),
             kind: NodeKind::AccumulateGrad { variable },
             first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
@@ -359,11 +479,35 @@ impl Node {
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
+            engine_slot: Cell::new((0, 0)),
         })
     }
 
     pub fn num_inputs(&self) -> usize {
         self.input_shapes.len()
+    }
+
+    /// Whether any hook (tensor, retain-grad, node pre/post, and for
+    /// AccumulateGrad its leaf's hooks) is registered: without any in a
+    /// whole graph no user code runs during its backward.
+    pub(crate) fn has_hooks(&self) -> bool {
+        fn any<H: ?Sized>(l: &LazyHooks<H>) -> bool {
+            l.get().is_some_and(|l| !l.is_empty())
+        }
+        if any(&self.pre_hooks) || any(&self.post_hooks) {
+            return true;
+        }
+        match &self.kind {
+            NodeKind::AccumulateGrad { variable } => variable
+                .meta()
+                .map(|m| any(&m.hooks) || any(&m.post_accumulate_hooks))
+                .unwrap_or(true),
+            NodeKind::Op { .. } => self
+                .tensor_pre_hooks
+                .try_borrow()
+                .map(|h| h.iter().any(|(_, _, l)| !l.is_empty()))
+                .unwrap_or(true),
+        }
     }
 
     pub fn variable(&self) -> Option<Tensor> {
@@ -517,9 +661,11 @@ impl Node {
         match &self.kind {
             NodeKind::Op {
                 backward,
+                param,
                 saved,
                 has_saved,
                 released,
+                ..
             } => {
                 if has_saved.get() && released.get() {
                     return Err(Error::runtime(FREED_GRAPH_ERROR));
@@ -542,6 +688,8 @@ impl Node {
                 }
                 backward(&BackwardCtx {
                     grads,
+                    shape: self.input_shapes.first().map_or(&[], |s| s.as_slice()),
+                    param: *param,
                     saved: &tensors,
                     needs,
                 })
@@ -586,24 +734,41 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
 
 /// Dropping the last handle to a long chain of nodes would recurse once per
 /// node (each `Rc<Node>` drops the next) and overflow wasm's 1 MB stack — a
-/// trap. Unlink the chain iteratively instead.
+/// trap. The node dropped first unlinks the chain iteratively instead: each
+/// node it holds the last reference to gives up its edges before it goes (in
+/// place, no copy of the node). The stack is allocated only when there is
+/// such a node: a node whose inputs live on (a tensor freed while its graph
+/// is still used) allocates nothing.
 impl Drop for Node {
     fn drop(&mut self) {
         crate::live::node_dropped();
-        let mut stack: Vec<NodeRef> = std::mem::take(&mut self.next)
-            .into_iter()
-            .flatten()
-            .map(|e| e.node)
-            .collect();
-        while let Some(node) = stack.pop() {
-            if let Ok(mut owned) = Rc::try_unwrap(node) {
-                stack.extend(
-                    std::mem::take(&mut owned.next)
-                        .into_iter()
-                        .flatten()
-                        .map(|e| e.node),
-                );
+        if self.next.is_empty() {
+            return;
+        }
+        let mut stack: Vec<NodeRef> = Vec::new();
+        unlink(&mut self.next, &mut stack);
+        while let Some(mut node) = stack.pop() {
+            if let Some(owned) = Rc::get_mut(&mut node) {
+                unlink(&mut owned.next, &mut stack);
+            } else if let Ok(mut owned) = Rc::try_unwrap(node) {
+                // The last owner, but weakly referenced: moved out to unlink.
+                unlink(&mut owned.next, &mut stack);
+                continue;
+            } else {
+                continue;
             }
+            // Its own drop now finds no edges.
+            drop(node);
+        }
+    }
+}
+
+/// Takes `next`'s edges: the nodes held by no one else go on `stack` (to be
+/// unlinked in turn), the others are only released.
+fn unlink(next: &mut Edges, stack: &mut Vec<NodeRef>) {
+    for edge in std::mem::take(next).into_iter().flatten() {
+        if Rc::strong_count(&edge.node) == 1 {
+            stack.push(edge.node);
         }
     }
 }

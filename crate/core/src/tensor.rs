@@ -19,10 +19,60 @@ use crate::node::{Edge, Node, NodeRef};
 pub type Array = ArrayD<f32>;
 pub type TensorHookList = HookList<TensorHookEntry>;
 
+/// A storage's values: an ndarray, or the one value of a 0-d tensor kept
+/// inline (no heap array: a scalar graph makes one per op). The array is
+/// built on first access through `Storage::read` / `Tensor::data`; code on
+/// the hot path reads and writes the number directly.
+pub(crate) enum Data {
+    Scalar(f32),
+    Array(Array),
+}
+
+impl From<Array> for Data {
+    fn from(a: Array) -> Self {
+        Data::Array(a)
+    }
+}
+
+impl Data {
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            Data::Scalar(_) => &[],
+            Data::Array(a) => a.shape(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Data::Scalar(_) => 1,
+            Data::Array(a) => a.len(),
+        }
+    }
+
+    /// The value of a 0-d tensor (`None` for any other shape).
+    pub fn scalar(&self) -> Option<f32> {
+        match self {
+            Data::Scalar(v) => Some(*v),
+            Data::Array(a) => match a.as_slice() {
+                Some([v]) if a.ndim() == 0 => Some(*v),
+                _ => None,
+            },
+        }
+    }
+
+    /// `f` elementwise (`mapv`).
+    pub fn map(&self, f: fn(f32) -> f32) -> Data {
+        match self {
+            Data::Scalar(v) => Data::Scalar(f(*v)),
+            Data::Array(a) => Data::Array(a.mapv(f)),
+        }
+    }
+}
+
 /// Data plus the version counter PyTorch keeps per storage. A view and its
 /// base share the counter (PyTorch: views share their base's version).
 pub struct Storage {
-    pub(crate) data: RefCell<Array>,
+    pub(crate) data: RefCell<Data>,
     /// The counter, inline until a view shares it (one allocation less per
     /// tensor: most storages are never viewed).
     own: Cell<u32>,
@@ -30,12 +80,44 @@ pub struct Storage {
 }
 
 impl Storage {
+    /// A 0-d array is kept as its number (leaves of a scalar graph too).
     pub fn new(data: Array) -> Rc<Self> {
+        let data = match (data.ndim(), data.first()) {
+            (0, Some(v)) => Data::Scalar(*v),
+            _ => Data::Array(data),
+        };
+        Storage::from_data(data)
+    }
+
+    pub(crate) fn from_data(data: Data) -> Rc<Self> {
         Rc::new(Storage {
             data: RefCell::new(data),
             own: Cell::new(0),
             shared: RefCell::new(None),
         })
+    }
+
+    /// The values as an array (built now if they were an inline number).
+    pub(crate) fn read(&self) -> Result<Ref<'_, Array>> {
+        let busy = || Error::internal("tensor data is busy");
+        if let Ok(mut d) = self.data.try_borrow_mut() {
+            if let Data::Scalar(v) = *d {
+                *d = Data::Array(ArrayD::from_elem(IxDyn(&[]), v));
+            }
+        }
+        let d = self.data.try_borrow().map_err(|_| busy())?;
+        Ref::filter_map(d, |d| match d {
+            Data::Array(a) => Some(a),
+            Data::Scalar(_) => None,
+        })
+        .map_err(|_| busy())
+    }
+
+    /// The value of a 0-d storage, without building an array; `None` for
+    /// other shapes (and while the data is being written: then `read` says
+    /// it is busy).
+    pub(crate) fn scalar(&self) -> Option<f32> {
+        self.data.try_borrow().ok().and_then(|d| d.scalar())
     }
 
     /// The shared counter, creating it from the inline one on first use.
@@ -145,7 +227,11 @@ impl Tensor {
     }
 
     pub fn scalar(v: f32) -> Tensor {
-        Tensor::from_array(ArrayD::from_elem(IxDyn(&[]), v))
+        Tensor::from_data(Data::Scalar(v))
+    }
+
+    pub(crate) fn from_data(data: Data) -> Tensor {
+        Tensor::with_storage(Storage::from_data(data), None, 0, false)
     }
 
     /// A leaf of `shape` filled with `value` (`zeros`, `ones`); refuses shapes
@@ -250,33 +336,49 @@ impl Tensor {
 
     /// Borrow of the data. Never hold it across a call into a hook.
     pub fn data(&self) -> Result<Ref<'_, Array>> {
+        self.0.storage.read()
+    }
+
+    /// The value of a 0-d tensor without building an array (`None`: not 0-d).
+    pub(crate) fn scalar_value(&self) -> Option<f32> {
+        self.0.storage.scalar()
+    }
+
+    pub fn to_array(&self) -> Result<Array> {
+        if let Some(v) = self.scalar_value() {
+            return Ok(ArrayD::from_elem(IxDyn(&[]), v));
+        }
+        Ok(self.data()?.clone())
+    }
+
+    /// `f` elementwise, without building an array for a 0-d tensor.
+    pub(crate) fn map_data(&self, f: fn(f32) -> f32) -> Result<Data> {
         self.0
             .storage
             .data
             .try_borrow()
+            .map(|d| d.map(f))
             .map_err(|_| Error::internal("tensor data is busy"))
     }
 
-    pub fn to_array(&self) -> Result<Array> {
-        Ok(self.data()?.clone())
+    /// Reads the stored `Data` without building an array.
+    fn peek<T: Default>(&self, what: &'static str, f: impl FnOnce(&Data) -> T) -> T {
+        match self.0.storage.data.try_borrow() {
+            Ok(d) => f(&d),
+            Err(_) => fault_default(what),
+        }
     }
 
     pub fn shape(&self) -> Vec<usize> {
-        self.data()
-            .map(|d| d.shape().to_vec())
-            .unwrap_or_else(|_| fault_default("tensor data is busy in shape()"))
+        self.peek("tensor data is busy in shape()", |d| d.shape().to_vec())
     }
 
     pub fn ndim(&self) -> usize {
-        self.data()
-            .map(|d| d.ndim())
-            .unwrap_or_else(|_| fault_default("tensor data is busy in ndim()"))
+        self.peek("tensor data is busy in ndim()", |d| d.shape().len())
     }
 
     pub fn numel(&self) -> usize {
-        self.data()
-            .map(|d| d.len())
-            .unwrap_or_else(|_| fault_default("tensor data is busy in numel()"))
+        self.peek("tensor data is busy in numel()", |d| d.len())
     }
 
     pub fn storage(&self) -> &Rc<Storage> {
@@ -288,6 +390,9 @@ impl Tensor {
     }
 
     pub fn item(&self) -> Result<f32> {
+        if let Some(v) = self.scalar_value() {
+            return Ok(v);
+        }
         let d = self.data()?;
         if d.len() != 1 {
             return Err(Error::runtime(format!(
@@ -384,6 +489,13 @@ impl Tensor {
         }
     }
 
+    /// Whether the layout is not row-major (without copying the strides).
+    pub(crate) fn has_strides(&self) -> bool {
+        self.meta()
+            .map(|m| m.strides.is_some())
+            .unwrap_or_else(|_| fault_default("tensor metadata is busy reading strides"))
+    }
+
     /// The stored strides (`None`: row-major).
     pub(crate) fn stored_strides(&self) -> Option<Vec<usize>> {
         self.meta()
@@ -440,14 +552,23 @@ impl Tensor {
     /// (PyTorch's `impl::gradient_edge`): its grad_fn, or its leaf's
     /// AccumulateGrad node (created on first use and cached weakly).
     pub fn gradient_edge(&self) -> Option<Edge> {
-        if let Some(f) = self.grad_fn() {
-            return Some(Edge {
-                node: f,
-                input_nr: self.output_nr(),
-            });
-        }
-        if !self.requires_grad() {
-            return None;
+        // One metadata borrow for the common cases (every op input).
+        {
+            let Ok(m) = self.meta() else {
+                return fault_default("tensor metadata is busy in gradient_edge()");
+            };
+            if let Some(f) = &m.grad_fn {
+                return Some(Edge {
+                    node: f.clone(),
+                    input_nr: m.output_nr,
+                });
+            }
+            if !m.requires_grad {
+                return None;
+            }
+            if let Some(node) = m.grad_accumulator.upgrade() {
+                return Some(Edge { node, input_nr: 0 });
+            }
         }
         self.grad_accumulator()
             .map(|node| Edge { node, input_nr: 0 })

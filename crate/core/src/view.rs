@@ -147,7 +147,7 @@ fn set_data(t: &Tensor, a: Array) -> Result<()> {
         .data
         .try_borrow_mut()
         .map_err(|_| Error::internal("tensor data is busy"))?;
-    *d = a;
+    *d = a.into();
     Ok(())
 }
 

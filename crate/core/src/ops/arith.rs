@@ -4,11 +4,12 @@
 
 use ndarray::Zip;
 
-use super::{elementwise_layout, grad_in, need, record, Operand};
+use super::{elementwise_layout, grad_in, need, record_elementwise, Operand};
 use crate::error::Result;
-use crate::node::SavedTensor;
+use crate::node::{Edges, SavedList, SavedTensor};
 use crate::shape::broadcast_shapes;
-use crate::tensor::{Array, Tensor};
+use crate::small::Small;
+use crate::tensor::{Array, Data, Tensor};
 
 /// Elementwise `f(a, b)` after broadcasting both to a common shape.
 /// Takes a plain `fn` (not a generic closure): one instance instead of one per
@@ -66,16 +67,26 @@ fn save_if(cond: bool, t: Option<&Tensor>) -> SavedTensor {
 
 /// `f(a, b)` elementwise with broadcasting, reading `b` in place (no copy of
 /// a tensor operand, no 0-d array for a number).
-fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Array> {
+fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Data> {
+    // 0-d ⊕ 0-d or 0-d ⊕ number (a scalar graph): one f32, no array at all.
+    if let Some(x) = a.scalar_value() {
+        let y = match b {
+            Operand::Scalar(s) => Some(*s),
+            Operand::Tensor(t) => t.scalar_value(),
+        };
+        if let Some(y) = y {
+            return Ok(Data::Scalar(f(x, y)));
+        }
+    }
     let ad = a.data()?;
-    match b {
+    Ok(Data::Array(match b {
         // A number broadcasts to any shape (PyTorch wraps it as a 0-d tensor).
         Operand::Scalar(s) => {
             let s = *s;
-            Ok(ad.mapv(|x| f(x, s)))
+            ad.mapv(|x| f(x, s))
         }
-        Operand::Tensor(t) => broadcast_zip(&ad, &*t.data()?, f),
-    }
+        Operand::Tensor(t) => broadcast_zip(&ad, &*t.data()?, f)?,
+    }))
 }
 
 fn scalar_of(op: &Operand) -> Option<f32> {
@@ -85,30 +96,42 @@ fn scalar_of(op: &Operand) -> Option<f32> {
     }
 }
 
+/// Saves nothing.
+fn no_saves(_: &Edges) -> SavedList {
+    Small::Zero
+}
+
+/// Whether input `i` of the node has an edge (requires grad).
+fn has_edge(edges: &Edges, i: usize) -> bool {
+    edges.get(i).is_some_and(Option::is_some)
+}
+
 pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x + y)?;
-    let t = record(
+    let t = record_elementwise(
         "AddBackward0",
         &[Some(a), b.tensor()],
         out,
-        Vec::new,
+        no_saves,
         // The same gradient tensor goes to both inputs (PyTorch's AddBackward0
         // with alpha=1): an in-place change to it in a hook shows up on both.
         Box::new(|ctx| {
             let g = ctx.grads.first().cloned().flatten();
             Ok(vec![g.clone(), g])
         }),
+        |g, _, _| [g, g],
+        0.0,
     )?;
     elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
 pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x - y)?;
-    let t = record(
+    let t = record_elementwise(
         "SubBackward0",
         &[Some(a), b.tensor()],
         out,
-        Vec::new,
+        no_saves,
         Box::new(|ctx| {
             let g = ctx.grads.first().cloned().flatten();
             let neg = match (&g, ctx.needs.get(1).copied().unwrap_or(false)) {
@@ -117,98 +140,138 @@ pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
             };
             Ok(vec![g, neg])
         }),
+        |g, _, _| [g, -g],
+        0.0,
     )?;
     elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
 pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x * y)?;
-    let scalar = scalar_of(b);
-    let a_rg = a.requires_grad();
-    let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
-    let out_shape = out.shape().to_vec();
-    let t = record(
-        "MulBackward0",
-        &[Some(a), b.tensor()],
-        out,
-        || vec![save_if(b_rg, Some(a)), save_if(a_rg, b.tensor())],
-        // PyTorch: grad * other, grad * self.
-        Box::new(move |ctx| {
-            let g = grad_in(ctx.grads, &out_shape);
-            let ga = need(ctx.needs, 0, || match scalar {
-                Some(s) => mul(&g, &Operand::Scalar(s)),
-                None => mul(&g, &Operand::Tensor(ctx.saved[1].clone())),
-            })?;
-            let gb = need(ctx.needs, 1, || {
-                mul(&g, &Operand::Tensor(ctx.saved[0].clone()))
-            })?;
-            Ok(vec![ga, gb])
-        }),
-    )?;
+    let save = |e: &Edges| {
+        Small::Two([
+            save_if(has_edge(e, 1), Some(a)),
+            save_if(has_edge(e, 0), b.tensor()),
+        ])
+    };
+    // PyTorch: grad * other, grad * self.
+    let t = match scalar_of(b) {
+        Some(s) => record_elementwise(
+            "MulBackward0",
+            &[Some(a), None],
+            out,
+            save,
+            Box::new(|ctx| {
+                let g = grad_in(ctx.grads, ctx.shape);
+                let ga = need(ctx.needs, 0, || mul(&g, &Operand::Scalar(ctx.param)))?;
+                Ok(vec![ga, None])
+            }),
+            |g, _, s| [g * s, 0.0],
+            s,
+        )?,
+        None => record_elementwise(
+            "MulBackward0",
+            &[Some(a), b.tensor()],
+            out,
+            save,
+            Box::new(|ctx| {
+                let g = grad_in(ctx.grads, ctx.shape);
+                let ga = need(ctx.needs, 0, || {
+                    mul(&g, &Operand::Tensor(ctx.saved[1].clone()))
+                })?;
+                let gb = need(ctx.needs, 1, || {
+                    mul(&g, &Operand::Tensor(ctx.saved[0].clone()))
+                })?;
+                Ok(vec![ga, gb])
+            }),
+            |g, s, _| [g * s[1], g * s[0]],
+            0.0,
+        )?,
+    };
     elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
 pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x / y)?;
-    let scalar = scalar_of(b);
-    let b_rg = b.tensor().map(|t| t.requires_grad()).unwrap_or(false);
-    let out_shape = out.shape().to_vec();
-    let t = record(
-        "DivBackward0",
-        &[Some(a), b.tensor()],
-        out,
-        || vec![save_if(b_rg, Some(a)), save_if(true, b.tensor())],
-        // PyTorch: grad / other, -grad * self / (other * other).
-        Box::new(move |ctx| {
-            let g = grad_in(ctx.grads, &out_shape);
-            let ga = need(ctx.needs, 0, || match scalar {
-                Some(s) => div(&g, &Operand::Scalar(s)),
-                None => div(&g, &Operand::Tensor(ctx.saved[1].clone())),
-            })?;
-            // PyTorch div_tensor_other_backward: -grad * ((self / other) / other).
-            let gb = need(ctx.needs, 1, || {
-                let (x, y) = (&ctx.saved[0], &ctx.saved[1]);
-                let q = div(
-                    &div(x, &Operand::Tensor(y.clone()))?,
-                    &Operand::Tensor(y.clone()),
-                )?;
-                mul(&neg(&g)?, &Operand::Tensor(q))
-            })?;
-            Ok(vec![ga, gb])
-        }),
-    )?;
+    let save =
+        |e: &Edges| Small::Two([save_if(has_edge(e, 1), Some(a)), save_if(true, b.tensor())]);
+    // PyTorch: grad / other, -grad * self / (other * other).
+    let t = match scalar_of(b) {
+        Some(s) => record_elementwise(
+            "DivBackward0",
+            &[Some(a), None],
+            out,
+            save,
+            Box::new(|ctx| {
+                let g = grad_in(ctx.grads, ctx.shape);
+                let ga = need(ctx.needs, 0, || div(&g, &Operand::Scalar(ctx.param)))?;
+                Ok(vec![ga, None])
+            }),
+            |g, _, s| [g / s, 0.0],
+            s,
+        )?,
+        None => record_elementwise(
+            "DivBackward0",
+            &[Some(a), b.tensor()],
+            out,
+            save,
+            Box::new(|ctx| {
+                let g = grad_in(ctx.grads, ctx.shape);
+                let ga = need(ctx.needs, 0, || {
+                    div(&g, &Operand::Tensor(ctx.saved[1].clone()))
+                })?;
+                // PyTorch div_tensor_other_backward: -grad * ((self / other) / other).
+                let gb = need(ctx.needs, 1, || {
+                    let (x, y) = (&ctx.saved[0], &ctx.saved[1]);
+                    let q = div(
+                        &div(x, &Operand::Tensor(y.clone()))?,
+                        &Operand::Tensor(y.clone()),
+                    )?;
+                    mul(&neg(&g)?, &Operand::Tensor(q))
+                })?;
+                Ok(vec![ga, gb])
+            }),
+            |g, s, _| [g / s[1], -g * ((s[0] / s[1]) / s[1])],
+            0.0,
+        )?,
+    };
     elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
 pub fn neg(a: &Tensor) -> Result<Tensor> {
-    let out = a.data()?.mapv(|v| -v);
-    let t = record(
+    let out = a.map_data(|v| -v)?;
+    let t = record_elementwise(
         "NegBackward0",
         &[Some(a)],
         out,
-        Vec::new,
+        no_saves,
         Box::new(|ctx| {
             Ok(vec![match ctx.grads.first().cloned().flatten() {
                 Some(g) => Some(neg(&g)?),
                 None => None,
             }])
         }),
+        |g, _, _| [-g, 0.0],
+        0.0,
     )?;
     elementwise_layout(t, &[Some(a)])
 }
 
 pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
-    let out = a.data()?.mapv(|v| v.powf(exponent));
-    let out_shape = out.shape().to_vec();
-    let t = record(
+    let out = match a.scalar_value() {
+        Some(x) => Data::Scalar(x.powf(exponent)),
+        None => Data::Array(a.data()?.mapv(|v| v.powf(exponent))),
+    };
+    let t = record_elementwise(
         "PowBackward0",
         &[Some(a)],
         out,
-        || vec![SavedTensor::save(a)],
+        |_| Small::One(SavedTensor::save(a)),
         // PyTorch pow_backward: grad * (exponent * self.pow(exponent - 1)),
         // zeros for exponent 0.
-        Box::new(move |ctx| {
-            let g = grad_in(ctx.grads, &out_shape);
+        Box::new(|ctx| {
+            let exponent = ctx.param;
+            let g = grad_in(ctx.grads, ctx.shape);
             if exponent == 0.0 {
                 return Ok(vec![Some(mul(&g, &Operand::Scalar(0.0))?)]);
             }
@@ -217,6 +280,14 @@ pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
                 super::backward_ops::mul_scalar(&pow(&ctx.saved[0], exponent - 1.0)?, exponent)?;
             Ok(vec![Some(mul(&g, &Operand::Tensor(d))?)])
         }),
+        |g, x, e| {
+            if e == 0.0 {
+                [g * 0.0, 0.0]
+            } else {
+                [g * (x[0].powf(e - 1.0) * e), 0.0]
+            }
+        },
+        exponent,
     )?;
     elementwise_layout(t, &[Some(a)])
 }

@@ -68,15 +68,7 @@ fn zeros_like(g: &Tensor) -> Tensor {
 
 /// `sgn` (-1, 0, 1). PyTorch: sgn_backward is a zero tensor for real input.
 pub fn sgn(a: &Tensor) -> Result<Tensor> {
-    let out = a.data()?.mapv(|v| {
-        if v > 0.0 {
-            1.0
-        } else if v < 0.0 {
-            -1.0
-        } else {
-            0.0
-        }
-    });
+    let out = a.data()?.mapv(sgn_value);
     let shape = out.shape().to_vec();
     let t = record(
         "SgnBackward0",
@@ -86,6 +78,17 @@ pub fn sgn(a: &Tensor) -> Result<Tensor> {
         Box::new(move |ctx| Ok(vec![Some(zeros_like(&grad_in(ctx.grads, &shape)))])),
     )?;
     elementwise_layout(t, &[Some(a)])
+}
+
+/// `sgn` of one number (0 at 0 and for NaN, as the tensor op).
+pub(crate) fn sgn_value(v: f32) -> f32 {
+    if v > 0.0 {
+        1.0
+    } else if v < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
 }
 
 /// A fused op's backward: `(grad, saved grad_output, saved y, needs)`.

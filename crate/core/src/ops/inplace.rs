@@ -86,7 +86,7 @@ fn inplace(
             .data
             .try_borrow_mut()
             .map_err(|_| Error::internal("tensor data is busy"))?;
-        *data = new;
+        *data = new.into();
     }
     t.storage().bump_version();
     crate::view::sync_after_write(t)?;
@@ -128,8 +128,11 @@ fn copy_slices(
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
             let slice = crate::view::apply_t(&steps, &g)?;
+            let slice_shape = slice.shape();
             let inner = op_backward(&crate::node::BackwardCtx {
                 grads: &[Some(slice)],
+                shape: &slice_shape,
+                param: ctx.param,
                 saved: ctx.saved,
                 needs: ctx.needs,
             })?;

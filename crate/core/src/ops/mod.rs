@@ -4,8 +4,9 @@
 
 use crate::context;
 use crate::error::Result;
-use crate::node::{BackwardFn, Node, SavedTensor};
-use crate::tensor::{Array, Storage, Tensor};
+use crate::node::{BackwardFn, Edges, Node, SavedList, SavedTensor, ScalarBackward};
+use crate::small::Small;
+use crate::tensor::{Array, Data, Storage, Tensor};
 use crate::trace;
 
 pub mod arith;
@@ -72,27 +73,66 @@ pub(crate) fn record(
     save: impl FnOnce() -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
+    let mut save = Some(save);
+    let mut save = |_: &Edges| save.take().map_or(Small::Zero, |f| f().into());
+    record_with(name, inputs, output.into(), &mut save, backward, None, 0.0)
+}
+
+/// `record` for an elementwise op: `param` is its number operand (read by
+/// the formula from the context, so the closure captures nothing and is not
+/// boxed), `scalar` the same formula on numbers, kept when the output is 0-d.
+/// `save` gets the node's edges (an input requires grad iff it has one).
+pub(crate) fn record_elementwise(
+    name: &'static str,
+    inputs: &[Option<&Tensor>],
+    output: Data,
+    save: impl FnOnce(&Edges) -> SavedList,
+    backward: BackwardFn,
+    scalar: ScalarBackward,
+    param: f32,
+) -> Result<Tensor> {
+    let scalar = output.shape().is_empty().then_some(scalar);
+    let mut save = Some(save);
+    let mut save = |e: &Edges| save.take().map_or(Small::Zero, |f| f(e));
+    record_with(name, inputs, output, &mut save, backward, scalar, param)
+}
+
+/// The one body behind `record` and `record_elementwise` (not generic: every
+/// op's call site would otherwise instantiate it in the wasm).
+fn record_with(
+    name: &'static str,
+    inputs: &[Option<&Tensor>],
+    output: Data,
+    save: &mut dyn FnMut(&Edges) -> SavedList,
+    backward: BackwardFn,
+    scalar: Option<ScalarBackward>,
+    param: f32,
+) -> Result<Tensor> {
     // An accessor that failed while this op read its inputs (a shape, a
     // requires_grad) fails the op instead of computing with a placeholder.
     if let Some(e) = crate::error::take_fault() {
         return Err(e);
     }
-    if !needs_graph(inputs) {
-        return Ok(Tensor::from_array(output));
+    if !context::is_grad_enabled() {
+        return Ok(Tensor::from_data(output));
     }
-    let next = inputs
-        .iter()
-        .map(|t| t.and_then(|t| t.gradient_edge()))
-        .collect();
-    let saved = save();
+    // An input has an edge iff it requires grad (`needs_graph`, read once).
+    let next = Small::map_slice(inputs, |t| t.and_then(|t| t.gradient_edge()));
+    if next.iter().all(Option::is_none) {
+        return Ok(Tensor::from_data(output));
+    }
+    let saved = save(&next);
     if let Some(e) = context::take_pending_error() {
         return Err(e);
     }
-    let node = Node::new_op(name, next, vec![output.shape().to_vec()], saved, backward);
-    let out = Tensor::with_storage(Storage::new(output), Some(node.clone()), 0, false);
+    let shapes = Small::One(output.shape().to_vec());
+    let node = Node::new_op_with(name, next, shapes, saved, backward, scalar, param);
+    let out = Tensor::with_storage(Storage::from_data(output), Some(node.clone()), 0, false);
     node.add_output(&out);
-    let ins: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
-    trace::record_op(node.id, node.name, &ins, &out);
+    if trace::is_recording() {
+        let ins: Vec<&Tensor> = inputs.iter().flatten().copied().collect();
+        trace::record_op(node.id, node.name, &ins, &out);
+    }
     Ok(out)
 }
 
@@ -112,10 +152,7 @@ pub(crate) fn save_result(t: &Tensor) -> Result<()> {
 /// rules, see `layout::elementwise_strides`). Row-major inputs always give a
 /// row-major output, so the common case computes nothing.
 pub(crate) fn elementwise_layout(out: Tensor, inputs: &[Option<&Tensor>]) -> Result<Tensor> {
-    let strided = inputs
-        .iter()
-        .flatten()
-        .any(|t| t.stored_strides().is_some());
+    let strided = inputs.iter().flatten().any(|t| t.has_strides());
     if strided {
         let operands: Vec<_> = inputs.iter().flatten().map(|t| t.layout()).collect();
         let strides = crate::layout::elementwise_strides(&out.shape(), &operands);

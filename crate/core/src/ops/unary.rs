@@ -2,9 +2,10 @@
 //! the result save the result (as PyTorch does), others save the input.
 
 use super::backward_ops;
-use super::{elementwise_layout, grad_in, record, save_result};
+use super::{elementwise_layout, grad_in, record_elementwise, save_result};
 use crate::error::Result;
-use crate::node::SavedTensor;
+use crate::node::{BackwardFn, SavedTensor, ScalarBackward};
+use crate::small::Small;
 use crate::tensor::Tensor;
 
 /// Which tensor the derivative is computed from.
@@ -15,34 +16,57 @@ enum From {
 }
 
 /// `grad_input = backward(grad, saved)`, written with tensor ops so that it
-/// is itself differentiable (`create_graph`).
-type Formula = fn(&Tensor, &Tensor) -> Result<Tensor>;
-
-fn unary(
+/// is itself differentiable (`create_graph`). A fn item or a closure that
+/// captures nothing: the boxed formula stays zero-sized (no allocation).
+fn unary<F>(
     a: &Tensor,
     name: &'static str,
     f: fn(f32) -> f32,
     from: From,
-    backward: Formula,
+    backward: F,
+    scalar: ScalarBackward,
+) -> Result<Tensor>
+where
+    F: Fn(&Tensor, &Tensor) -> Result<Tensor> + 'static,
+{
+    // The per-op closure only forwards (a small thunk per op in the wasm).
+    let formula: BackwardFn = Box::new(move |ctx| apply_formula(ctx, &backward));
+    unary_node(a, name, f, from, formula, scalar)
+}
+
+fn apply_formula(
+    ctx: &crate::node::BackwardCtx,
+    backward: &dyn Fn(&Tensor, &Tensor) -> Result<Tensor>,
+) -> Result<Vec<Option<Tensor>>> {
+    let g = grad_in(ctx.grads, ctx.shape);
+    Ok(vec![Some(backward(&g, &ctx.saved[0])?)])
+}
+
+/// `scalar`: the same formula on numbers (`(grad, [saved], _)`), for a 0-d node.
+fn unary_node(
+    a: &Tensor,
+    name: &'static str,
+    f: fn(f32) -> f32,
+    from: From,
+    formula: BackwardFn,
+    scalar: ScalarBackward,
 ) -> Result<Tensor> {
-    let out = a.data()?.mapv(f);
-    let shape = out.shape().to_vec();
+    let out = a.map_data(f)?;
     let saved_input = matches!(from, From::Input);
-    let t = record(
+    let t = record_elementwise(
         name,
         &[Some(a)],
         out,
-        || {
+        |_| {
             if saved_input {
-                vec![SavedTensor::save(a)]
+                Small::One(SavedTensor::save(a))
             } else {
-                Vec::new()
+                Small::Zero
             }
         },
-        Box::new(move |ctx| {
-            let g = grad_in(ctx.grads, &shape);
-            Ok(vec![Some(backward(&g, &ctx.saved[0])?)])
-        }),
+        formula,
+        scalar,
+        0.0,
     )?;
     let t = elementwise_layout(t, &[Some(a)])?;
     // A result-saving op saves its own output, which only exists now.
@@ -51,26 +75,49 @@ fn unary(
     }
     Ok(t)
 }
-
 pub fn exp(a: &Tensor) -> Result<Tensor> {
     // PyTorch: grad * result.
-    unary(a, "ExpBackward0", f32::exp, From::Result, |g, y| g.mul(y))
+    unary(
+        a,
+        "ExpBackward0",
+        f32::exp,
+        From::Result,
+        |g, y| g.mul(y),
+        |g, y, _| [g * y[0], 0.0],
+    )
 }
 pub fn log(a: &Tensor) -> Result<Tensor> {
     // PyTorch: grad.div(self).
-    unary(a, "LogBackward0", f32::ln, From::Input, |g, x| g.div(x))
+    unary(
+        a,
+        "LogBackward0",
+        f32::ln,
+        From::Input,
+        |g, x| g.div(x),
+        |g, x, _| [g / x[0], 0.0],
+    )
 }
 pub fn sin(a: &Tensor) -> Result<Tensor> {
     // PyTorch: grad * self.cos().
-    unary(a, "SinBackward0", f32::sin, From::Input, |g, x| {
-        g.mul(&x.cos()?)
-    })
+    unary(
+        a,
+        "SinBackward0",
+        f32::sin,
+        From::Input,
+        |g, x| g.mul(&x.cos()?),
+        |g, x, _| [g * x[0].cos(), 0.0],
+    )
 }
 pub fn cos(a: &Tensor) -> Result<Tensor> {
     // PyTorch: grad * -self.sin().
-    unary(a, "CosBackward0", f32::cos, From::Input, |g, x| {
-        g.mul(&x.sin()?.neg()?)
-    })
+    unary(
+        a,
+        "CosBackward0",
+        f32::cos,
+        From::Input,
+        |g, x| g.mul(&x.sin()?.neg()?),
+        |g, x, _| [g * -x[0].sin(), 0.0],
+    )
 }
 pub fn tanh(a: &Tensor) -> Result<Tensor> {
     // PyTorch: tanh_backward(grad, result), its own node in a double backward.
@@ -80,6 +127,7 @@ pub fn tanh(a: &Tensor) -> Result<Tensor> {
         f32::tanh,
         From::Result,
         backward_ops::tanh_backward,
+        |g, y, _| [g * (1.0 - y[0] * y[0]), 0.0],
     )
 }
 pub fn sigmoid(a: &Tensor) -> Result<Tensor> {
@@ -90,6 +138,7 @@ pub fn sigmoid(a: &Tensor) -> Result<Tensor> {
         |x| 1.0 / (1.0 + (-x).exp()),
         From::Result,
         backward_ops::sigmoid_backward,
+        |g, y, _| [g * y[0] * (1.0 - y[0]), 0.0],
     )
 }
 pub fn relu(a: &Tensor) -> Result<Tensor> {
@@ -100,20 +149,31 @@ pub fn relu(a: &Tensor) -> Result<Tensor> {
         |x| x.max(0.0),
         From::Result,
         backward_ops::threshold_backward,
+        |g, y, _| [if y[0] > 0.0 { g } else { 0.0 }, 0.0],
     )
 }
 /// PyTorch: `grad * self.sgn()` (0 at 0); sgn is an op (`SgnBackward0`).
 pub fn abs(a: &Tensor) -> Result<Tensor> {
-    unary(a, "AbsBackward0", f32::abs, From::Input, |g, x| {
-        g.mul(&backward_ops::sgn(x)?)
-    })
+    unary(
+        a,
+        "AbsBackward0",
+        f32::abs,
+        From::Input,
+        |g, x| g.mul(&backward_ops::sgn(x)?),
+        |g, x, _| [g * backward_ops::sgn_value(x[0]), 0.0],
+    )
 }
 /// PyTorch saves the result: `grad / (2 * result)` (`2 * result` is
 /// `mul.Scalar`: `MulBackward1`).
 pub fn sqrt(a: &Tensor) -> Result<Tensor> {
-    unary(a, "SqrtBackward0", f32::sqrt, From::Result, |g, y| {
-        g.div(&backward_ops::mul_scalar(y, 2.0)?)
-    })
+    unary(
+        a,
+        "SqrtBackward0",
+        f32::sqrt,
+        From::Result,
+        |g, y| g.div(&backward_ops::mul_scalar(y, 2.0)?),
+        |g, y, _| [g / (y[0] * 2.0), 0.0],
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,175 @@
+//! The scalar backward (0-d nodes on plain numbers, `scalar_backward`) must
+//! be indistinguishable from the tensor path: the same gradients bit for
+//! bit, the same errors, the same `.grad` updates. Each case runs once as is
+//! (scalar mode) and once with a no-op hook on the root (which forces the
+//! tensor path for the whole pass).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::rc::Rc;
+
+use crate::error::Result;
+use crate::hooks::TensorHook;
+use crate::scalar_backward::nodes_run_on_numbers;
+use crate::tensor::Tensor;
+use crate::testing::{leaf, ok};
+
+/// Every op with a number formula, leaves reused, a tensor used twice.
+fn big_graph(x: &Tensor, y: &Tensor, w: &Tensor) -> Result<Tensor> {
+    let a = x.mul(y)?.add(w)?;
+    let b = a.tanh()?.sub(0.5)?;
+    let c = b.mul(&b)?.div(y)?;
+    let d = c.div(3.0)?.neg()?.exp()?;
+    let e = d.add(&x.pow(3.0)?)?.add(&y.pow(0.0)?)?;
+    let f = e.log()?.sin()?.add(&w.cos()?)?.sigmoid()?;
+    let g = f
+        .relu()?
+        .add(&x.sub(w)?.abs()?)?
+        .add(&y.sqrt()?)?
+        .mul(2.0)?;
+    g.add(x)?.sub(&w.mul(-1.5)?)
+}
+
+fn no_op_hook() -> Rc<dyn TensorHook> {
+    Rc::new(|_: &Tensor| Ok(None))
+}
+
+/// Runs `backward` on `f(leaves)`; `tensor_path` adds a no-op root hook.
+fn run(
+    values: &[f32],
+    f: impl Fn(&[Tensor]) -> Result<Tensor>,
+    tensor_path: bool,
+) -> (Vec<Tensor>, Result<()>) {
+    let leaves: Vec<Tensor> = values.iter().map(|v| leaf(&[*v], &[])).collect();
+    let root = ok(f(&leaves));
+    if tensor_path {
+        ok(root.register_hook(no_op_hook()));
+    }
+    let before = nodes_run_on_numbers();
+    let r = root.backward();
+    let ran = nodes_run_on_numbers() - before;
+    assert_eq!(ran > 0, !tensor_path, "scalar mode taken: {ran} nodes");
+    (leaves, r)
+}
+
+fn grad_bits(leaves: &[Tensor]) -> Vec<u32> {
+    leaves
+        .iter()
+        .map(|t| t.grad_raw().expect("grad").item().unwrap().to_bits())
+        .collect()
+}
+
+#[test]
+fn gradients_are_bit_identical_to_the_tensor_path() {
+    let f = |l: &[Tensor]| big_graph(&l[0], &l[1], &l[2]);
+    for values in [[0.7f32, 1.3, -0.4], [-1.1, 0.2, 0.9], [2.0, 3.5, 0.0]] {
+        let (scalar, r1) = run(&values, f, false);
+        let (tensor, r2) = run(&values, f, true);
+        ok(r1);
+        ok(r2);
+        assert_eq!(grad_bits(&scalar), grad_bits(&tensor), "{values:?}");
+    }
+}
+
+#[test]
+fn hand_computed_gradient() {
+    // y = x*x + 3x - x/4 at x = 2: dy/dx = 2x + 3 - 1/4 = 6.75.
+    let (l, r) = run(
+        &[2.0],
+        |l| l[0].mul(&l[0])?.add(&l[0].mul(3.0)?)?.sub(&l[0].div(4.0)?),
+        false,
+    );
+    ok(r);
+    assert_eq!(l[0].grad_raw().expect("grad").item().unwrap(), 6.75);
+}
+
+#[test]
+fn inplace_change_of_a_saved_output_is_the_same_error() {
+    let messages: Vec<String> = [false, true]
+        .into_iter()
+        .map(|tensor_path| {
+            let (_, r) = run(
+                &[0.5],
+                |l| {
+                    let y = l[0].mul(2.0)?.tanh()?;
+                    let z = y.mul(3.0)?;
+                    crate::context::no_grad(|| y.add_(1.0))?;
+                    Ok(z)
+                },
+                tensor_path,
+            );
+            r.err().map(|e| e.to_string()).unwrap_or_default()
+        })
+        .collect();
+    assert!(
+        messages[0].starts_with("one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor []], which is output 0 of Tanh, is at version 1; expected version 0 instead."),
+        "{}",
+        messages[0]
+    );
+    assert_eq!(messages[0], messages[1]);
+}
+
+#[test]
+fn second_backward_without_retain_graph_is_the_freed_graph_error() {
+    for tensor_path in [false, true] {
+        let x = leaf(&[1.5], &[]);
+        let y = ok(ok(x.mul(&x)).tanh());
+        if tensor_path {
+            ok(y.register_hook(no_op_hook()));
+        }
+        ok(y.backward());
+        let e = y
+            .backward()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert_eq!(e, crate::node::FREED_GRAPH_ERROR);
+    }
+}
+
+#[test]
+fn grad_accumulates_in_place_or_into_a_new_tensor_like_the_tensor_path() {
+    for tensor_path in [false, true] {
+        let x = leaf(&[1.5], &[]);
+        let y = ok(ok(x.mul(&x)).mul(2.0));
+        if tensor_path {
+            ok(y.register_hook(no_op_hook()));
+        }
+        ok(y.backward_with(None, true, None));
+        let first = x.grad_raw().expect("grad");
+        assert_eq!(first.item().unwrap(), 6.0);
+        // Nothing else holds the storage: `.grad += grad` in place.
+        ok(y.backward_with(None, true, None));
+        let second = x.grad_raw().expect("grad");
+        assert!(second.ptr_eq(&first) && first.version() == 1);
+        assert_eq!(first.item().unwrap(), 12.0);
+        // A detached alias shares the storage: `.grad` becomes a new sum.
+        let alias = first.detach();
+        ok(y.backward_with(None, true, None));
+        let third = x.grad_raw().expect("grad");
+        assert!(!third.ptr_eq(&first));
+        assert_eq!((third.item().unwrap(), alias.item().unwrap()), (18.0, 12.0));
+    }
+}
+
+#[test]
+fn a_nested_backward_that_restamps_shared_nodes_leaves_the_outer_pass_intact() {
+    // x -> a = 2x -> b = 3a, c = 4a -> loss = b + c. A hook on b runs a
+    // backward of 5a (built beforehand) from inside the pass: it walks a's node and x's
+    // AccumulateGrad again (restamping them for its own table) before the
+    // outer pass has routed anything to them. By hand: the inner pass
+    // gives x.grad = 10, the outer adds 2 * (3 + 4) = 14.
+    let x = leaf(&[1.0], &[]);
+    let a = ok(x.mul(2.0));
+    let b = ok(a.mul(3.0));
+    let c = ok(a.mul(4.0));
+    let loss = ok(b.add(&c));
+    // Built beforehand: grad mode is off inside hooks (as in PyTorch).
+    let inner_root = ok(a.mul(5.0));
+    ok(b.register_hook(Rc::new(move |_: &Tensor| {
+        inner_root.backward_with(None, true, None)?;
+        Ok(None)
+    })));
+    ok(loss.backward());
+    assert_eq!(x.grad_raw().expect("grad").item().unwrap(), 24.0);
+}
