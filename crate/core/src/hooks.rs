@@ -160,27 +160,6 @@ pub struct HookList<H: ?Sized> {
     pub(crate) entries: RefCell<Vec<(HandleId, Rc<H>)>>,
 }
 
-thread_local! {
-    /// Told the handle ids of a hook list's entries when the list is
-    /// dropped (the wasm binding forgets handles it keeps by id).
-    static ON_LIST_DROP: std::cell::Cell<Option<fn(HandleId)>> = const { std::cell::Cell::new(None) };
-}
-
-/// Sets the function told every hook id whose list is dropped.
-pub fn on_list_drop(f: fn(HandleId)) {
-    ON_LIST_DROP.with(|c| c.set(Some(f)));
-}
-
-impl<H: ?Sized> Drop for HookList<H> {
-    fn drop(&mut self) {
-        if let Some(f) = ON_LIST_DROP.with(|c| c.get()) {
-            for (id, _) in self.entries.get_mut().iter() {
-                f(*id);
-            }
-        }
-    }
-}
-
 impl<H: ?Sized> Default for HookList<H> {
     fn default() -> Self {
         HookList {

@@ -31,6 +31,19 @@ pub struct JsHook {
     /// reading it at registration cost ~0.2 µs per `registerHook`.
     name: OnceCell<String>,
     source: Option<SourceLoc>,
+    /// The id of its by-id handle (`keep_by_id`), else 0: when the hook goes
+    /// (removed, or its list dropped with a finished graph) the handle can
+    /// only be a no-op, and the table forgets it.
+    by_id: std::cell::Cell<u32>,
+}
+
+impl Drop for JsHook {
+    fn drop(&mut self) {
+        let id = self.by_id.get();
+        if id != 0 {
+            forget_by_id(id);
+        }
+    }
 }
 
 impl JsHook {
@@ -47,6 +60,7 @@ impl JsHook {
             f,
             name: OnceCell::new(),
             source,
+            by_id: std::cell::Cell::new(0),
         }
     }
 
@@ -510,11 +524,11 @@ impl Handle {
 // `t.registerHook(fn)` through the facade returns a handle that is a plain
 // JS object holding its id (crate/js/hookgrad.js): no wasm box, nothing for
 // `hg.tidy` or the garbage collector to free. Its `remove()` finds the core
-// handle here. Handles whose hook lists are all gone (a finished graph) can
-// only be no-ops: they are dropped as the table grows.
+// handle here. A handle whose hook is gone (removed, or dropped with a
+// finished graph) can only be a no-op: the hook's drop forgets it.
 
 /// Sorted by id (ids only grow, so keeping one is a push). A handle that
-/// was removed, or whose list was dropped (a finished graph), leaves `None`
+/// was removed, or whose hook was dropped (a finished graph), leaves `None`
 /// until the table is compacted.
 #[derive(Default)]
 struct ById {
@@ -522,7 +536,7 @@ struct ById {
     /// How many entries are `None`.
     forgotten: usize,
     /// Check every kept handle when the table reaches this size (handles
-    /// whose lists were dropped are forgotten without it; this catches the rest).
+    /// whose hooks were dropped are forgotten without it; this catches the rest).
     sweep_at: usize,
 }
 
@@ -543,14 +557,12 @@ thread_local! {
     static BY_ID: std::cell::RefCell<ById> = std::cell::RefCell::new(ById::default());
 }
 
-/// Keeps `h` for `__removeHook` and returns its id.
-pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
+/// Keeps `h`, the handle of `hook`, for `__removeHook` and returns its id.
+pub fn keep_by_id(hook: &JsHook, h: hookgrad_core::hooks::RemovableHandle) -> u32 {
     let id = h.id.0;
+    hook.by_id.set(id);
     BY_ID.with(|b| match b.try_borrow_mut() {
         Ok(mut b) => {
-            if b.sweep_at == 0 {
-                hookgrad_core::hooks::on_list_drop(forget_by_id);
-            }
             if b.handles.len() >= b.sweep_at {
                 // Amortized O(1): the next sweep waits until the table has
                 // doubled over what survived this one.
@@ -572,11 +584,11 @@ pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
     id
 }
 
-/// A hook list was dropped: its handles can only be no-ops now.
-fn forget_by_id(id: hookgrad_core::ids::HandleId) {
-    // Busy only if a list were dropped while the table is changed (never:
-    // the table holds weak references); the sweep would catch it then.
-    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(id.0)));
+/// A by-id handle's hook was dropped: the handle can only be a no-op now.
+fn forget_by_id(id: u32) {
+    // Busy only if a hook were dropped while the table changes (never: the
+    // table holds weak references); the sweep would catch it then.
+    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(id)));
     drop(h);
 }
 
