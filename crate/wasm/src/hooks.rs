@@ -31,6 +31,19 @@ pub struct JsHook {
     /// reading it at registration cost ~0.2 µs per `registerHook`.
     name: OnceCell<String>,
     source: Option<SourceLoc>,
+    /// The id of its by-id handle (`keep_by_id`), else 0: when the hook goes
+    /// (removed, or its list dropped with a finished graph) the handle can
+    /// only be a no-op, and the table forgets it.
+    by_id: std::cell::Cell<u32>,
+}
+
+impl Drop for JsHook {
+    fn drop(&mut self) {
+        let id = self.by_id.get();
+        if id != 0 {
+            forget_by_id(id);
+        }
+    }
 }
 
 impl JsHook {
@@ -47,6 +60,7 @@ impl JsHook {
             f,
             name: OnceCell::new(),
             source,
+            by_id: std::cell::Cell::new(0),
         }
     }
 
@@ -510,25 +524,43 @@ impl Handle {
 // `t.registerHook(fn)` through the facade returns a handle that is a plain
 // JS object holding its id (crate/js/hookgrad.js): no wasm box, nothing for
 // `hg.tidy` or the garbage collector to free. Its `remove()` finds the core
-// handle here. Handles whose hook lists are all gone (a finished graph) can
-// only be no-ops: they are dropped as the table grows.
+// handle here. A handle whose hook is gone (removed, or dropped with a
+// finished graph) can only be a no-op: the hook's drop forgets it.
 
-/// Sorted by id (ids only grow, so keeping one is a push); a removed
-/// handle leaves `None` until the next sweep.
+/// Sorted by id (ids only grow, so keeping one is a push). A handle that
+/// was removed, or whose hook was dropped (a finished graph), leaves `None`
+/// until the table is compacted.
 #[derive(Default)]
 struct ById {
     handles: Vec<(u32, Option<hookgrad_core::hooks::RemovableHandle>)>,
-    /// Sweep when the table reaches this size.
+    /// How many entries are `None`.
+    forgotten: usize,
+    /// Check every kept handle when the table reaches this size (handles
+    /// whose hooks were dropped are forgotten without it; this catches the rest).
     sweep_at: usize,
+}
+
+impl ById {
+    fn take(&mut self, id: u32) -> Option<hookgrad_core::hooks::RemovableHandle> {
+        let at = self.handles.binary_search_by_key(&id, |&(i, _)| i).ok()?;
+        let h = self.handles.get_mut(at)?.1.take()?;
+        self.forgotten += 1;
+        if self.forgotten > 64 && 2 * self.forgotten > self.handles.len() {
+            self.handles.retain(|(_, h)| h.is_some());
+            self.forgotten = 0;
+        }
+        Some(h)
+    }
 }
 
 thread_local! {
     static BY_ID: std::cell::RefCell<ById> = std::cell::RefCell::new(ById::default());
 }
 
-/// Keeps `h` for `__removeHook` and returns its id.
-pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
+/// Keeps `h`, the handle of `hook`, for `__removeHook` and returns its id.
+pub fn keep_by_id(hook: &JsHook, h: hookgrad_core::hooks::RemovableHandle) -> u32 {
     let id = h.id.0;
+    hook.by_id.set(id);
     BY_ID.with(|b| match b.try_borrow_mut() {
         Ok(mut b) => {
             if b.handles.len() >= b.sweep_at {
@@ -536,6 +568,7 @@ pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
                 // doubled over what survived this one.
                 b.handles
                     .retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
+                b.forgotten = 0;
                 b.sweep_at = (2 * b.handles.len()).max(1024);
             }
             match b.handles.last() {
@@ -551,32 +584,19 @@ pub fn keep_by_id(h: hookgrad_core::hooks::RemovableHandle) -> u32 {
     id
 }
 
-/// Drops the kept handles whose hook lists are all gone (`hg.tidy` calls
-/// this at its end: a finished graph's handles go with it, instead of
-/// holding their lists' memory until the table's next sweep).
-#[wasm_bindgen(js_name = __sweepHandles)]
-pub fn sweep_by_id() {
-    let dead = BY_ID.with(|b| {
-        let mut b = b.try_borrow_mut().ok()?;
-        b.handles
-            .retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
-        b.sweep_at = (2 * b.handles.len()).max(1024);
-        Some(())
-    });
-    if dead.is_none() {
-        hookgrad_core::error::fault("the hook handle table is busy");
-    }
+/// A by-id handle's hook was dropped: the handle can only be a no-op now.
+fn forget_by_id(id: u32) {
+    // Busy only if a hook were dropped while the table changes (never: the
+    // table holds weak references); the sweep would catch it then.
+    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(id)));
+    drop(h);
 }
 
 /// `remove()` of a handle kept by id (idempotent, like every handle's).
 #[wasm_bindgen(js_name = __removeHook)]
 pub fn remove_by_id(id: u32) {
     // Taken out first: removing drops the hook, never under the borrow.
-    let h = BY_ID.with(|b| {
-        let mut b = b.try_borrow_mut().ok()?;
-        let at = b.handles.binary_search_by_key(&id, |&(i, _)| i).ok()?;
-        b.handles.get_mut(at)?.1.take()
-    });
+    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(id)));
     if let Some(h) = h {
         h.remove();
     }

@@ -426,8 +426,9 @@ impl Tensor {
     /// `hooks::keep_by_id`).
     #[wasm_bindgen(js_name = __registerHookId)]
     pub fn register_hook_id(&self, f: js_sys::Function) -> JsResult<u32> {
-        let h = self.inner.register_hook(Rc::new(JsHook::new(f))).js()?;
-        Ok(crate::hooks::keep_by_id(h))
+        let hook = Rc::new(JsHook::new(f));
+        let h = self.inner.register_hook(hook.clone()).js()?;
+        Ok(crate::hooks::keep_by_id(&hook, h))
     }
 
     #[wasm_bindgen(js_name = retainGrad)]
