@@ -32,6 +32,8 @@ const cases = [
   ['tensor(name: number)', () => hg.tensor([1, 2], { name: 5 }), /name must be a string/],
   // ----------------------------------------------------------- shapes
   ['zeros(negative)', () => hg.zeros([-1]), 'Trying to create tensor with negative dimension -1: [-1]'],
+  // A bare number is a 1-d shape, printed as torch prints it (was 'JsValue(-1)').
+  ['zeros(bare negative)', () => hg.zeros(-1), 'Trying to create tensor with negative dimension -1: [-1]'],
   ['zeros(fractional)', () => hg.zeros([1.5]), /shape entries must be integers, got 1\.5/],
   ['zeros(NaN)', () => hg.zeros([NaN]), /shape entries must be integers, got NaN/],
   ['zeros(Infinity)', () => hg.zeros([Infinity]), /shape entries must be integers/],
