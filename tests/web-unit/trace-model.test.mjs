@@ -3,7 +3,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze, frameAt, consoleLines, describeStep, isBackwardEvent } from '../../web/src/model/trace-model.js';
-import { video, module, full, tid } from './fixtures.mjs';
+import { runProgram } from '../../web/src/model/run-program.js';
+import { backwardSummary, summaryParts } from '../../web/src/model/step-text.js';
+import { video, module, full, loop, hg, tid } from './fixtures.mjs';
 
 const V = analyze(video.graph, video.trace);
 const at = (m, pred) => m.steps.findIndex((s) => pred(s.event));
@@ -125,8 +127,7 @@ test('the same error at the same place is pinned once', () => {
   assert.equal(frameAt(m, m.steps.length).pins.filter((p) => p.level === 'error').length, 1);
 });
 
-test('a training loop in hg.tidy: the player starts before the backward pass the figure shows, and only drawn module calls are frames', async () => {
-  const { loop } = await import('./fixtures.mjs');
+test('a training loop in hg.tidy: the player starts before the backward pass the figure shows, and only drawn module calls are frames', () => {
   const m = analyze(loop.graph, loop.trace);
   assert.equal(loop.error, null);
   // Four backward passes ran; only the last one's nodes are in the graph.
@@ -144,10 +145,7 @@ test('a training loop in hg.tidy: the player starts before the backward pass the
   assert.ok(Math.abs(end.grads.get(tid(loop, 'w')) - 0.032) < 1e-5, `w.grad ${end.grads.get(tid(loop, 'w'))}`);
 });
 
-test('the backward summary lists a hook that fired in every step of a loop once, with its count', async () => {
-  const { runProgram } = await import('../../web/src/model/run-program.js');
-  const { backwardSummary, summaryParts } = await import('../../web/src/model/step-text.js');
-  const { hg } = await import('./fixtures.mjs');
+test('the backward summary lists a hook that fired in every step of a loop once, with its count', () => {
   // A hook on the leaf w lives through five tidy steps and a last pass: six in a row.
   const r = runProgram(hg, `const w = hg.tensor(1, { requiresGrad: true, name: 'w' });
 w.registerHook(function seen() {});
