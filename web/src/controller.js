@@ -2,7 +2,8 @@
 // → graph view → player → step text, the player's buttons and keys, Stop.
 // The pages only wire what they have on top (editor, URL, inspector, console).
 import { Runner } from './runner.js';
-import { buildSession, relayout, chooseLayout } from './session.js';
+import { buildSession, relayout, chooseLayout, yieldToPage } from './session.js';
+import { BIG_UNITS } from './model/layout.js';
 import { frameAt } from './model/trace-model.js';
 import { stepSentence, hasBackward, summaryParts } from './model/step-text.js';
 import { GraphView } from './view/graph-view.js';
@@ -104,6 +105,8 @@ export class Controller {
     this.session = session; this.dirty = false;
     if (!(await this.draw()) || this.running !== myRun) return false;
     const { model } = session;
+    // A big graph's first frame (step text, inspector, canvas) is a task of its own.
+    if (session.input.units.length > BIG_UNITS) { await yieldToPage(); if (this.running !== myRun) return false; }
     this.player.load(model.steps.length, step ?? model.forwardEnd);
     if (!(await this.refitToPane(pane)) || this.running !== myRun) return false;
     if (typeof step === 'number' && !(await this.showStep(this.player.k))) return false;

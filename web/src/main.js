@@ -58,8 +58,12 @@ const editor = {
   get text() { return editorView ? editorView.text : editorText; },
   focus() { editorView?.focus(); },
 };
-editorModule.then(({ createEditor }) => {
-  editorView = createEditor($('editor'), {
+// Created in tasks of their own, after CodeMirror's modules were evaluated:
+// together they made one main-thread task of 100+ ms on a slow machine.
+const afterTask = () => new Promise((resolve) => setTimeout(resolve));
+editorModule.then(async ({ createEditorInTasks }) => {
+  await afterTask();
+  editorView = await createEditorInTasks($('editor'), {
     doc: editorText,
     onRun: () => runProgram(),
     onChange(text) {
@@ -68,6 +72,7 @@ editorModule.then(({ createEditor }) => {
       clearTimeout(editTimer); editTimer = setTimeout(saveHash, 400);
     },
   });
+  editorView.set(editorText); // a lesson opened between the two tasks
 }, (e) => banner(`The program editor could not be loaded (${e?.message || e}). Reload the page to try again.`));
 $('reset-program').onclick = () => openLesson(app.state.lesson);
 

@@ -2,8 +2,7 @@
 import { EditorView, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection, keymap } from '@codemirror/view';
 import { history, historyKeymap, defaultKeymap, indentWithTab } from '@codemirror/commands';
 import { bracketMatching, indentOnInput } from '@codemirror/language';
-import { javascript } from '@codemirror/lang-javascript';
-import { EditorState, StateField, StateEffect } from '@codemirror/state';
+import { EditorState, StateField, StateEffect, Compartment } from '@codemirror/state';
 import { Decoration, WidgetType } from '@codemirror/view';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 
@@ -57,31 +56,65 @@ const theme = EditorView.theme({
   '.cm-selectionBackground, &.cm-focused .cm-selectionBackground': { backgroundColor: 'var(--selection) !important' },
 });
 
+// The language arrives in a later task (see editor-language.js): an editor
+// is usable as plain text at once and highlighted a moment later.
+// The first use of lezer's parser compiles its code: one small parse in a task
+// of its own keeps that cost out of the task that highlights the editor.
+let language = null;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve));
+const languageModule = () => (language ??= import('./editor-language.js').then(async ({ javascript }) => {
+  await nextTask();
+  const js = javascript();
+  js.language.parser.parse('const a = f(1, "s"); // c\nfor (let i = 0; i < 2; i++) a.b = (x) => x * 2;');
+  await nextTask();
+  return js;
+}));
+
 /** Creates an editor; `onChange(text)` fires on user edits. */
-export function createEditor(parent, { doc = '', onChange = () => {}, onRun = null, label = 'Program editor', readOnly = false, tabIndents = false } = {}) {
-  let silent = false;
-  const view = new EditorView({
-    parent,
-    state: EditorState.create({
-      doc,
-      extensions: [
-        onRun ? keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }]) : [],
-        tabIndents ? keymap.of([indentWithTab]) : [], setup, javascript(), theme, syntaxHighlighting(highlight), EditorView.lineWrapping,
-        EditorView.contentAttributes.of({ 'aria-label': label }),
-        EditorState.readOnly.of(readOnly), errorMarks, insertedMarks,
-        EditorView.updateListener.of((u) => { if (u.docChanged && !silent) onChange(u.state.doc.toString()); }),
-      ],
-    }),
+export function createEditor(parent, options = {}) {
+  const parts = editorState(options);
+  return mountEditor(parent, parts);
+}
+
+/**
+ * The same, in two tasks: the state (compiling CodeMirror's state code on a
+ * cold page), then the view. The page's program editor is created this way
+ * so that no single start-up task runs long.
+ */
+export async function createEditorInTasks(parent, options = {}) {
+  const parts = editorState(options);
+  await nextTask();
+  return mountEditor(parent, parts);
+}
+
+function editorState({ doc = '', onChange = () => {}, onRun = null, label = 'Program editor', readOnly = false, tabIndents = false } = {}) {
+  const parts = { lang: new Compartment(), silent: false, state: null };
+  parts.state = EditorState.create({
+    doc,
+    extensions: [
+      onRun ? keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }]) : [],
+      tabIndents ? keymap.of([indentWithTab]) : [], setup, parts.lang.of([]), theme, syntaxHighlighting(highlight), EditorView.lineWrapping,
+      EditorView.contentAttributes.of({ 'aria-label': label }),
+      EditorState.readOnly.of(readOnly), errorMarks, insertedMarks,
+      EditorView.updateListener.of((u) => { if (u.docChanged && !parts.silent) onChange(u.state.doc.toString()); }),
+    ],
   });
+  return parts;
+}
+
+function mountEditor(parent, parts) {
+  const view = new EditorView({ parent, state: parts.state });
+  // Evaluating the grammar and the first parse are separate tasks too.
+  languageModule().then((js) => view.dispatch({ effects: parts.lang.reconfigure(js) }));
   return {
     view,
     get text() { return view.state.doc.toString(); },
     /** Replaces the text without firing onChange. */
     set(text) {
       if (text === view.state.doc.toString()) return;
-      silent = true;
+      parts.silent = true;
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
-      silent = false;
+      parts.silent = false;
     },
     focus() { view.focus(); },
     /** Marks the error at 1-based `line` (and `column`, if known) and scrolls it into view; null clears. */
