@@ -12,14 +12,16 @@
 use crate::context::{self, GradModeGuard, Semantics};
 use crate::error::{Error, Result};
 use crate::graph_task::{init_to_execute, GraphTask, HashMap, NodeTable};
-use crate::hooks::TensorHookEntry;
-use crate::ids::{NodeId, TensorId};
+use crate::hooks::{TensorHook, TensorHookEntry};
+use crate::ids::{HandleId, NodeId, TensorId};
 use crate::input_buffer::{add_grad, to_tensors, Grad, Grads};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to};
-use crate::tensor::{Array, Tensor};
+use crate::small::Small;
+use crate::tensor::{Array, Tensor, TensorHookList, TensorImpl};
 use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
+use std::rc::{Rc, Weak};
 
 pub(crate) use crate::graph_task::HashSet;
 
@@ -386,67 +388,109 @@ fn call_tensor_pre_hooks(
         return Ok(values);
     }
     let interleave = context::semantics() == Semantics::PyTorch1;
-    let passes: &[bool] = if interleave { &[true] } else { &[false, true] };
-    for (pass_index, _) in passes.iter().enumerate() {
-        for i in 0..count {
-            let Some((nr, owner, list)) = node.tensor_hook_list(i) else {
-                continue;
-            };
-            let (nr, owner) = (&nr, &owner);
-            for (handle, entry) in list.run_snapshot() {
-                let is_retain = matches!(*entry, TensorHookEntry::RetainGrad(_));
-                // PyTorch 2: pass 0 runs user hooks, pass 1 retain-grad.
-                if !interleave && (pass_index == 0) == is_retain {
-                    continue;
+    // User hooks (PyTorch 1: retain-grad too, where it was registered). The
+    // lists are kept for the retain-grad pass (no allocation for up to two).
+    let mut lists: Small<(usize, TensorId, Rc<TensorHookList>)> = Small::Zero;
+    for i in 0..count {
+        let Some((nr, owner, list)) = node.tensor_hook_list(i) else {
+            continue;
+        };
+        for (handle, entry) in list.run_snapshot() {
+            match entry {
+                TensorHookEntry::User(hook) => {
+                    run_tensor_hook(node, &mut values, (nr, owner, handle), &*hook)?
                 }
-                let Some(current) = values.get(*nr).cloned().flatten() else {
-                    continue;
-                };
-                match &*entry {
-                    TensorHookEntry::User(hook) => {
-                        // Copied before the call: a hook may change its argument in place.
-                        let before = trace::is_recording()
-                            .then(|| crate::error::snapshot(current.to_array()));
-                        let result = hook.call(&current).map_err(|e| {
-                            hook_error(e, "tensor hook", &tensor_label(*owner, node), &hook.name())
-                        })?;
-                        let after = match result {
-                            Some(new) => {
-                                // The name only for the error: a JS hook's name
-                                // is a string conversion per call otherwise.
-                                if new.shape() != current.shape() {
-                                    check_hook_value(&hook.name(), &Some(current.clone()), &new)?;
-                                }
-                                new
-                            }
-                            None => current.clone(),
-                        };
-                        trace::record(|| Event::Hook {
-                            kind: HookKind::Tensor,
-                            handle,
-                            target: HookTarget::Tensor(*owner),
-                            before: HookValue::One(before.flatten()),
-                            after: HookValue::One(crate::error::snapshot(after.to_array())),
-                        });
-                        values[*nr] = Some(after);
-                    }
-                    TensorHookEntry::RetainGrad(weak) => {
-                        if let Some(t) = weak.upgrade().map(Tensor) {
-                            retain(&t, &current)?;
-                            trace::record(|| Event::Hook {
-                                kind: HookKind::RetainGrad,
-                                handle,
-                                target: HookTarget::Tensor(*owner),
-                                before: HookValue::One(crate::error::snapshot(current.to_array())),
-                                after: HookValue::One(crate::error::snapshot(current.to_array())),
-                            });
-                        }
-                    }
+                TensorHookEntry::RetainGrad(weak) if interleave => {
+                    run_retain_grad(&values, (nr, owner, handle), &weak)?
                 }
+                TensorHookEntry::RetainGrad(_) => {}
+            }
+        }
+        lists.push((nr, owner, list));
+    }
+    if interleave {
+        return Ok(values);
+    }
+    // PyTorch 2: retain-grad after every tensor hook, from a fresh snapshot
+    // (a hook may have called retain_grad()); looked for in place first,
+    // as most lists have none.
+    for (nr, owner, list) in lists {
+        if !list.any(|e| matches!(e, TensorHookEntry::RetainGrad(_))) {
+            continue;
+        }
+        for (handle, entry) in list.run_snapshot() {
+            if let TensorHookEntry::RetainGrad(weak) = entry {
+                run_retain_grad(&values, (nr, owner, handle), &weak)?;
             }
         }
     }
     Ok(values)
+}
+
+/// Which gradient a tensor hook list hooks: its input number, the tensor
+/// it was registered on, and the entry's handle.
+type HookSite = (usize, TensorId, HandleId);
+
+/// One user tensor hook on `values[nr]`: its result (when it returns one)
+/// replaces the gradient.
+fn run_tensor_hook(
+    node: &NodeRef,
+    values: &mut [Option<Tensor>],
+    (nr, owner, handle): HookSite,
+    hook: &dyn TensorHook,
+) -> Result<()> {
+    let Some(current) = values.get(nr).cloned().flatten() else {
+        return Ok(());
+    };
+    // Copied before the call: a hook may change its argument in place.
+    let before = trace::is_recording().then(|| crate::error::snapshot(current.to_array()));
+    let result = hook
+        .call(&current)
+        .map_err(|e| hook_error(e, "tensor hook", &tensor_label(owner, node), &hook.name()))?;
+    let after = match result {
+        Some(new) => {
+            // The name only for the error: a JS hook's name is a string
+            // conversion per call otherwise.
+            if !new.same_shape(&current) {
+                check_hook_value(&hook.name(), &Some(current), &new)?;
+            }
+            new
+        }
+        None => current,
+    };
+    trace::record(|| Event::Hook {
+        kind: HookKind::Tensor,
+        handle,
+        target: HookTarget::Tensor(owner),
+        before: HookValue::One(before.flatten()),
+        after: HookValue::One(crate::error::snapshot(after.to_array())),
+    });
+    if let Some(slot) = values.get_mut(nr) {
+        *slot = Some(after);
+    }
+    Ok(())
+}
+
+/// The retain-grad entry of a tensor: its `.grad` from `values[nr]`.
+fn run_retain_grad(
+    values: &[Option<Tensor>],
+    (nr, owner, handle): HookSite,
+    weak: &Weak<TensorImpl>,
+) -> Result<()> {
+    let Some(current) = values.get(nr).and_then(Option::as_ref) else {
+        return Ok(());
+    };
+    if let Some(t) = weak.upgrade().map(Tensor) {
+        retain(&t, current)?;
+        trace::record(|| Event::Hook {
+            kind: HookKind::RetainGrad,
+            handle,
+            target: HookTarget::Tensor(owner),
+            before: HookValue::One(crate::error::snapshot(current.to_array())),
+            after: HookValue::One(crate::error::snapshot(current.to_array())),
+        });
+    }
+    Ok(())
 }
 
 fn tensor_label(id: TensorId, node: &NodeRef) -> String {

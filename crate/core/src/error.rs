@@ -187,7 +187,7 @@ mod tests {
 
     #[test]
     fn a_busy_hook_list_fails_instead_of_dropping_the_registration() {
-        let list = crate::hooks::HookList::<u8>::new();
+        let list = crate::hooks::HookList::<std::rc::Rc<u8>>::new();
         let busy = list.entries.borrow();
         list.add(std::rc::Rc::new(1), false);
         drop(busy);

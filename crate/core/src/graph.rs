@@ -57,7 +57,7 @@ fn tensor_hooks(t: &Tensor) -> Vec<HookInfo> {
     let mut hooks: Vec<HookInfo> = t
         .hook_entries()
         .into_iter()
-        .map(|(handle, e)| match &*e {
+        .map(|(handle, e)| match &e {
             TensorHookEntry::User(h) => HookInfo {
                 source: h.source(),
                 ..HookInfo::new(handle, HookKind::Tensor, h.name())

@@ -9,6 +9,7 @@
 //! with a wrapper of `js_sys::Function`, native tests with closures.
 
 use crate::error::{fault, fault_default};
+use crate::small::Small;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
@@ -147,36 +148,46 @@ impl<F: Fn(&Tensor) -> Result<()>> PostAccumulateGradHook for F {
 
 /// An entry of a tensor's hook list. `retain_grad()` lives in the same list
 /// so that PyTorch 1.x order (where it was called) can be reproduced; under
-/// PyTorch 2 the engine runs it after all user hooks instead.
+/// PyTorch 2 the engine runs it after all user hooks instead. Stored by
+/// value in the list: reaching the hook during backward costs one pointer
+/// less (the list's memory is cold by then: it was made during forward).
 #[derive(Clone)]
 pub enum TensorHookEntry {
     User(Rc<dyn TensorHook>),
     RetainGrad(Weak<TensorImpl>),
 }
 
-/// An ordered `(HandleId, hook)` list with interior mutability. Borrows are
-/// never held across a hook call: callers take a `snapshot()`.
-pub struct HookList<H: ?Sized> {
-    pub(crate) entries: RefCell<Vec<(HandleId, Rc<H>)>>,
+/// An ordered `(HandleId, entry)` list with interior mutability; an entry is
+/// usually an `Rc<dyn …Hook>`. Borrows are never held across a hook call:
+/// callers take a `snapshot()`. The first two entries live inline (nearly
+/// every list holds one hook): no allocation per registration for them, and
+/// no pointer to chase when the engine runs them.
+pub struct HookList<E> {
+    pub(crate) entries: RefCell<Small<(HandleId, E)>>,
 }
 
-impl<H: ?Sized> Default for HookList<H> {
+impl<E> Default for HookList<E> {
     fn default() -> Self {
         HookList {
-            entries: RefCell::new(Vec::new()),
+            entries: RefCell::new(Small::Zero),
         }
     }
 }
 
-impl<H: ?Sized> HookList<H> {
+impl<E: Clone> HookList<E> {
     pub fn new() -> Rc<Self> {
         Rc::new(Self::default())
     }
 
-    pub fn add(&self, hook: Rc<H>, prepend: bool) -> HandleId {
+    pub fn add(&self, hook: E, prepend: bool) -> HandleId {
         let id = HandleId::next();
         match self.entries.try_borrow_mut() {
-            Ok(mut entries) if prepend => entries.insert(0, (id, hook)),
+            Ok(mut entries) if prepend => {
+                // Rare (`prepend=True`): rebuilt through a Vec.
+                let mut v: Vec<_> = std::mem::take(&mut *entries).into_iter().collect();
+                v.insert(0, (id, hook));
+                *entries = v.into();
+            }
             Ok(mut entries) => entries.push((id, hook)),
             // Never a registration silently dropped.
             Err(_) => crate::error::fault("a hook list is busy while registering a hook"),
@@ -186,36 +197,38 @@ impl<H: ?Sized> HookList<H> {
 
     /// Adds a hook under a handle id chosen by the caller (one handle
     /// removing entries from several lists: a multi-grad hook).
-    pub fn add_with_id(&self, id: HandleId, hook: Rc<H>) {
+    pub fn add_with_id(&self, id: HandleId, hook: E) {
         match self.entries.try_borrow_mut() {
             Ok(mut entries) => entries.push((id, hook)),
             Err(_) => fault("a hook list is busy while registering a hook"),
         }
     }
 
-    pub fn snapshot(&self) -> Vec<(HandleId, Rc<H>)> {
+    pub fn snapshot(&self) -> Vec<(HandleId, E)> {
         self.entries
             .try_borrow()
-            .map(|e| e.clone())
+            .map(|e| e.to_vec())
             .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 
-    /// `snapshot()` for running the hooks: no allocation for a list of one
-    /// (the usual case, once per backward step of a hooked tensor).
-    pub fn run_snapshot(&self) -> Snapshot<H> {
+    /// `snapshot()` for running the hooks: no allocation for a list of up
+    /// to two (the usual case, once per backward step of a hooked tensor).
+    pub fn run_snapshot(&self) -> Snapshot<E> {
         match self.entries.try_borrow() {
-            Ok(e) => match e.split_first() {
-                None => Snapshot::default(),
-                Some((first, rest)) => Snapshot {
-                    first: Some(first.clone()),
-                    rest: rest.to_vec(),
-                },
-            },
+            Ok(e) => Snapshot(e.clone()),
             Err(_) => {
                 fault("a hook list is busy while reading its hooks");
-                Snapshot::default()
+                Snapshot(Small::Zero)
             }
         }
+    }
+
+    /// Whether any entry satisfies `f`, read in place (no snapshot).
+    pub fn any(&self, f: impl Fn(&E) -> bool) -> bool {
+        self.entries
+            .try_borrow()
+            .map(|e| e.iter().any(|(_, h)| f(h)))
+            .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -247,31 +260,15 @@ impl<H: ?Sized> HookList<H> {
     }
 }
 
-/// A copy of a hook list taken before running it (see `HookList`): the
-/// first entry inline, any others on the heap. Iterates by value, like the
-/// `Vec` of `snapshot()`.
-pub struct Snapshot<H: ?Sized> {
-    first: Option<(HandleId, Rc<H>)>,
-    rest: Vec<(HandleId, Rc<H>)>,
-}
+/// A copy of a hook list taken before running it (see `HookList`): inline
+/// up to two entries. Iterates by value, like the `Vec` of `snapshot()`.
+pub struct Snapshot<E>(Small<(HandleId, E)>);
 
-impl<H: ?Sized> Default for Snapshot<H> {
-    fn default() -> Self {
-        Snapshot {
-            first: None,
-            rest: Vec::new(),
-        }
-    }
-}
-
-impl<H: ?Sized> IntoIterator for Snapshot<H> {
-    type Item = (HandleId, Rc<H>);
-    type IntoIter = std::iter::Chain<
-        std::option::IntoIter<(HandleId, Rc<H>)>,
-        std::vec::IntoIter<(HandleId, Rc<H>)>,
-    >;
+impl<E> IntoIterator for Snapshot<E> {
+    type Item = (HandleId, E);
+    type IntoIter = crate::small::IntoIter<(HandleId, E)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.first.into_iter().chain(self.rest)
+        self.0.into_iter()
     }
 }
 
@@ -280,13 +277,19 @@ pub trait RemoveHook {
     fn remove_hook(&self, id: HandleId) -> bool;
 }
 
-impl<H: ?Sized> RemoveHook for HookList<H> {
+impl<E> RemoveHook for HookList<E> {
     fn remove_hook(&self, id: HandleId) -> bool {
         match self.entries.try_borrow_mut() {
             Ok(mut entries) => {
-                let before = entries.len();
-                entries.retain(|(h, _)| *h != id);
-                entries.len() != before
+                if !entries.iter().any(|(h, _)| *h == id) {
+                    return false;
+                }
+                let kept: Vec<_> = std::mem::take(&mut *entries)
+                    .into_iter()
+                    .filter(|(h, _)| *h != id)
+                    .collect();
+                *entries = kept.into();
+                true
             }
             Err(_) => fault_default("a hook list is busy while removing a hook"),
         }
@@ -326,7 +329,7 @@ impl RemovableHandle {
         }
     }
 
-    pub fn for_list<H: ?Sized + 'static>(id: HandleId, list: &Rc<HookList<H>>) -> Self {
+    pub fn for_list<E: 'static>(id: HandleId, list: &Rc<HookList<E>>) -> Self {
         let rc: Rc<dyn RemoveHook> = list.clone();
         let weak = Rc::downgrade(&rc);
         RemovableHandle {
@@ -352,11 +355,11 @@ impl RemovableHandle {
 
 /// A hook list allocated on first registration: most tensors and nodes never
 /// get a hook, and four allocations per op were a third of its cost.
-pub struct LazyHooks<H: ?Sized> {
-    cell: std::cell::OnceCell<Rc<HookList<H>>>,
+pub struct LazyHooks<E> {
+    cell: std::cell::OnceCell<Rc<HookList<E>>>,
 }
 
-impl<H: ?Sized> Default for LazyHooks<H> {
+impl<E> Default for LazyHooks<E> {
     fn default() -> Self {
         LazyHooks {
             cell: std::cell::OnceCell::new(),
@@ -364,22 +367,22 @@ impl<H: ?Sized> Default for LazyHooks<H> {
     }
 }
 
-impl<H: ?Sized> LazyHooks<H> {
-    pub fn get(&self) -> Option<&Rc<HookList<H>>> {
+impl<E: Clone> LazyHooks<E> {
+    pub fn get(&self) -> Option<&Rc<HookList<E>>> {
         self.cell.get()
     }
-    pub fn get_or_create(&self) -> Rc<HookList<H>> {
+    pub fn get_or_create(&self) -> Rc<HookList<E>> {
         self.cell.get_or_init(HookList::new).clone()
     }
-    pub fn snapshot(&self) -> Vec<(HandleId, Rc<H>)> {
+    pub fn snapshot(&self) -> Vec<(HandleId, E)> {
         // Benign default: no list yet means no hooks registered.
         self.cell.get().map(|l| l.snapshot()).unwrap_or_default()
     }
     /// `HookList::run_snapshot`, empty when no list was made yet.
-    pub fn run_snapshot(&self) -> Snapshot<H> {
+    pub fn run_snapshot(&self) -> Snapshot<E> {
         self.cell
             .get()
             .map(|l| l.run_snapshot())
-            .unwrap_or_default()
+            .unwrap_or(Snapshot(Small::Zero))
     }
 }

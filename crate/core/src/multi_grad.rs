@@ -185,7 +185,7 @@ pub fn register_multi_grad_hook(
                 "cannot register a hook on a tensor that doesn't require gradient",
             ));
         }
-        list.add_with_id(handle, Rc::new(TensorHookEntry::User(inner)));
+        list.add_with_id(handle, TensorHookEntry::User(inner));
         let rc: Rc<dyn crate::hooks::RemoveHook> = list;
         targets.push(Rc::downgrade(&rc));
     }

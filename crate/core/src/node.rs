@@ -386,9 +386,11 @@ pub struct Node {
     pub(crate) first_output: RefCell<Option<std::rc::Weak<crate::tensor::TensorImpl>>>,
     pub(crate) outputs: RefCell<Vec<std::rc::Weak<crate::tensor::TensorImpl>>>,
     /// `(output_nr, owning tensor, its hook list)`.
-    pub(crate) tensor_pre_hooks: RefCell<Vec<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
-    pub(crate) pre_hooks: LazyHooks<dyn NodePreHook>,
-    pub(crate) post_hooks: LazyHooks<dyn NodePostHook>,
+    /// Inline up to two: no allocation when hooking a node's output, and
+    /// one pointer less to chase when its backward runs them.
+    pub(crate) tensor_pre_hooks: RefCell<Small<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
+    pub(crate) pre_hooks: LazyHooks<Rc<dyn NodePreHook>>,
+    pub(crate) post_hooks: LazyHooks<Rc<dyn NodePostHook>>,
     /// PyTorch's custom `Function` nodes (PyNode) return every gradient they
     /// computed, also for inputs that need none; built-in nodes drop those.
     pub(crate) custom_function: Cell<bool>,
@@ -445,7 +447,7 @@ impl Node {
             },
             first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
-            tensor_pre_hooks: RefCell::new(Vec::new()),
+            tensor_pre_hooks: RefCell::new(Small::Zero),
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
@@ -475,7 +477,7 @@ impl Node {
             kind: NodeKind::AccumulateGrad { variable },
             first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
-            tensor_pre_hooks: RefCell::new(Vec::new()),
+            tensor_pre_hooks: RefCell::new(Small::Zero),
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
@@ -491,7 +493,7 @@ impl Node {
     /// AccumulateGrad its leaf's hooks) is registered: without any in a
     /// whole graph no user code runs during its backward.
     pub(crate) fn has_hooks(&self) -> bool {
-        fn any<H: ?Sized>(l: &LazyHooks<H>) -> bool {
+        fn any<E: Clone>(l: &LazyHooks<E>) -> bool {
             l.get().is_some_and(|l| !l.is_empty())
         }
         if any(&self.pre_hooks) || any(&self.post_hooks) {

@@ -190,7 +190,7 @@ pub struct Meta {
     pub hooks: LazyHooks<TensorHookEntry>,
     pub hooks_registered_on_node: bool,
     pub grad_accumulator: Weak<Node>,
-    pub post_accumulate_hooks: LazyHooks<dyn PostAccumulateGradHook>,
+    pub post_accumulate_hooks: LazyHooks<Rc<dyn PostAccumulateGradHook>>,
     /// PyTorch's strides for this tensor (see `layout`); `None` is the
     /// row-major layout, which most tensors have (no allocation for it).
     pub strides: Option<Vec<usize>>,
@@ -371,6 +371,15 @@ impl Tensor {
 
     pub fn shape(&self) -> Vec<usize> {
         self.peek("tensor data is busy in shape()", |d| d.shape().to_vec())
+    }
+
+    /// `self.shape() == other.shape()` without copying either shape.
+    pub(crate) fn same_shape(&self, other: &Tensor) -> bool {
+        self.peek("tensor data is busy comparing shapes", |a| {
+            other.peek("tensor data is busy comparing shapes", |b| {
+                a.shape() == b.shape()
+            })
+        })
     }
 
     pub fn ndim(&self) -> usize {
@@ -620,7 +629,7 @@ impl Tensor {
             ));
         }
         let list = self.hooks_list_for_registration()?;
-        let id = list.add(Rc::new(TensorHookEntry::User(hook)), false);
+        let id = list.add(TensorHookEntry::User(hook), false);
         Ok(RemovableHandle::for_list(id, &list))
     }
 
@@ -635,10 +644,7 @@ impl Tensor {
             return Ok(());
         }
         let list = self.hooks_list_for_registration()?;
-        list.add(
-            Rc::new(TensorHookEntry::RetainGrad(Rc::downgrade(&self.0))),
-            false,
-        );
+        list.add(TensorHookEntry::RetainGrad(Rc::downgrade(&self.0)), false);
         self.meta_mut()?.retains_grad = true;
         Ok(())
     }
@@ -693,7 +699,7 @@ impl Tensor {
     }
 
     /// The ordered hook entries (for `graph()`).
-    pub fn hook_entries(&self) -> Vec<(crate::ids::HandleId, Rc<TensorHookEntry>)> {
+    pub fn hook_entries(&self) -> Vec<(crate::ids::HandleId, TensorHookEntry)> {
         self.meta()
             .map(|m| m.hooks.snapshot())
             .unwrap_or_else(|_| fault_default("tensor metadata is busy listing its hooks"))

@@ -96,10 +96,10 @@ pub struct ForwardHookEntry {
 /// Hook lists a module (or the global registry) owns.
 #[derive(Default)]
 pub struct ModuleHooks {
-    pub forward_pre: Rc<HookList<PreHookEntry>>,
-    pub forward: Rc<HookList<ForwardHookEntry>>,
-    pub backward: Rc<HookList<dyn ModuleBackwardHook>>,
-    pub backward_pre: Rc<HookList<dyn ModuleBackwardPreHook>>,
+    pub forward_pre: Rc<HookList<Rc<PreHookEntry>>>,
+    pub forward: Rc<HookList<Rc<ForwardHookEntry>>>,
+    pub backward: Rc<HookList<Rc<dyn ModuleBackwardHook>>>,
+    pub backward_pre: Rc<HookList<Rc<dyn ModuleBackwardPreHook>>>,
     /// PyTorch's `_is_full_backward_hook`: None until a backward hook is added.
     pub is_full_backward_hook: Cell<Option<bool>>,
 }

@@ -158,7 +158,7 @@ fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
         let old = t.meta()?.hooks.get().cloned();
         for old in old.iter() {
             for (id, entry) in old.snapshot() {
-                if matches!(*entry, TensorHookEntry::RetainGrad(_)) {
+                if matches!(entry, TensorHookEntry::RetainGrad(_)) {
                     crate::hooks::RemoveHook::remove_hook(&**old, id);
                 }
             }
@@ -173,10 +173,7 @@ fn rebase_history(t: &Tensor, node: Rc<Node>) -> Result<()> {
     }
     if retains {
         let list = t.meta()?.hooks.get_or_create();
-        list.add(
-            Rc::new(TensorHookEntry::RetainGrad(Rc::downgrade(&t.0))),
-            false,
-        );
+        list.add(TensorHookEntry::RetainGrad(Rc::downgrade(&t.0)), false);
         node.add_tensor_pre_hooks(0, t.id(), list);
         t.meta_mut()?.hooks_registered_on_node = true;
     }
