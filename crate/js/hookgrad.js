@@ -131,17 +131,20 @@ RemovableHandle.__wrap = function wrap(ptr) {
   });
   proto.remove = function remove_() {
     if (this.__wbg_ptr !== 0) remove.call(this);
-    else if (this.__hgById) core.__removeHook(this.__hgId);
+    else if (this.__hgById) core.__removeHook(this.__hgSlot, this.__hgId);
   };
 }
 /**
  * The RemovableHandle `t.registerHook(fn)` returns: a plain object holding
- * the id (the core keeps the handle by id, crate/wasm/src/hooks.rs), so it
- * owns no wasm memory and neither hg.tidy nor the GC has anything to free.
+ * the id and the slot where the core keeps the handle (crate/wasm/src/hooks.rs,
+ * given as `slot · 2^32 + id`), so it owns no wasm memory and neither
+ * hg.tidy nor the GC has anything to free.
  */
-function ByIdHandle(id) {
+function ByIdHandle(slotAndId) {
+  const id = slotAndId >>> 0;
   this.__wbg_ptr = 0;
   this.__hgId = id;
+  this.__hgSlot = (slotAndId - id) / 4294967296;
   this.__hgById = true;
 }
 ByIdHandle.prototype = RemovableHandle.prototype;
@@ -395,11 +398,15 @@ for (const op of OPS) {
 }
 
 // `t.registerHook(fn)`: a function on a live handle takes the by-id path
-// (ByIdHandle); anything else the generic one, with its errors.
+// (ByIdHandle); anything else, or what that path did not register (it
+// answers 0 on an error), the generic one, with its errors.
 {
   const generic = Tensor.prototype.registerHook;
   Tensor.prototype.registerHook = function registerHook(f) {
-    if (this.__wbg_ptr !== 0 && typeof f === 'function') return new ByIdHandle(rawRegisterHookId.call(this, f));
+    if (this.__wbg_ptr !== 0 && typeof f === 'function') {
+      const slotAndId = rawRegisterHookId.call(this, f);
+      if (slotAndId !== 0) return new ByIdHandle(slotAndId);
+    }
     return generic.call(this, f);
   };
 }

@@ -12,13 +12,12 @@
 use crate::context::{self, GradModeGuard, Semantics};
 use crate::error::{Error, Result};
 use crate::graph_task::{init_to_execute, GraphTask, HashMap, NodeTable};
-use crate::hooks::{TensorHook, TensorHookEntry};
+use crate::hooks::{FirstInline, TensorHook, TensorHookEntry};
 use crate::ids::{HandleId, NodeId, TensorId};
 use crate::input_buffer::{add_grad, to_tensors, Grad, Grads};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to};
-use crate::small::Small;
 use crate::tensor::{Array, Tensor, TensorHookList, TensorImpl};
 use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 use std::rc::{Rc, Weak};
@@ -389,8 +388,8 @@ fn call_tensor_pre_hooks(
     }
     let interleave = context::semantics() == Semantics::PyTorch1;
     // User hooks (PyTorch 1: retain-grad too, where it was registered). The
-    // lists are kept for the retain-grad pass (no allocation for up to two).
-    let mut lists: Small<(usize, TensorId, Rc<TensorHookList>)> = Small::Zero;
+    // lists are kept for the retain-grad pass (no allocation for one).
+    let mut lists: FirstInline<(usize, TensorId, Rc<TensorHookList>)> = FirstInline::default();
     for i in 0..count {
         let Some((nr, owner, list)) = node.tensor_hook_list(i) else {
             continue;

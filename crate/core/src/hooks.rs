@@ -9,7 +9,6 @@
 //! with a wrapper of `js_sys::Function`, native tests with closures.
 
 use crate::error::{fault, fault_default};
-use crate::small::Small;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
@@ -157,19 +156,95 @@ pub enum TensorHookEntry {
     RetainGrad(Weak<TensorImpl>),
 }
 
+/// An ordered list whose first element lives inline: nearly every hook list
+/// (and a node's list of tensor hook lists) holds one, so there is no
+/// allocation for it and no pointer to chase when the engine runs it. Kept
+/// so that `first` is `None` only when the list is empty. (Not `Small`: its
+/// per-type code for seven entry types was ~10 KB of wasm.)
+#[derive(Clone)]
+pub struct FirstInline<T> {
+    first: Option<T>,
+    rest: Vec<T>,
+}
+
+impl<T> Default for FirstInline<T> {
+    fn default() -> Self {
+        FirstInline {
+            first: None,
+            rest: Vec::new(),
+        }
+    }
+}
+
+impl<T> FirstInline<T> {
+    pub fn push(&mut self, item: T) {
+        match self.first {
+            None => self.first = Some(item),
+            Some(_) => self.rest.push(item),
+        }
+    }
+
+    fn insert_first(&mut self, item: T) {
+        if let Some(old) = self.first.replace(item) {
+            self.rest.insert(0, old);
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        self.rest.retain(&mut keep);
+        if self.first.as_ref().is_some_and(|x| !keep(x)) {
+            self.first = (!self.rest.is_empty()).then(|| self.rest.remove(0));
+        }
+    }
+
+    pub fn get(&self, i: usize) -> Option<&T> {
+        match i {
+            0 => self.first.as_ref(),
+            _ => self.rest.get(i - 1),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.rest.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.first.iter().chain(&self.rest)
+    }
+}
+
+impl<T: Clone> FirstInline<T> {
+    fn to_vec(&self) -> Vec<T> {
+        let mut v = Vec::with_capacity(self.len());
+        v.extend(self.first.clone());
+        v.extend_from_slice(&self.rest);
+        v
+    }
+}
+
+impl<T> IntoIterator for FirstInline<T> {
+    type Item = T;
+    type IntoIter = std::iter::Chain<std::option::IntoIter<T>, std::vec::IntoIter<T>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.rest)
+    }
+}
+
 /// An ordered `(HandleId, entry)` list with interior mutability; an entry is
 /// usually an `Rc<dyn …Hook>`. Borrows are never held across a hook call:
-/// callers take a `snapshot()`. The first two entries live inline (nearly
-/// every list holds one hook): no allocation per registration for them, and
-/// no pointer to chase when the engine runs them.
+/// callers take a `snapshot()`.
 pub struct HookList<E> {
-    pub(crate) entries: RefCell<Small<(HandleId, E)>>,
+    pub(crate) entries: RefCell<FirstInline<(HandleId, E)>>,
 }
 
 impl<E> Default for HookList<E> {
     fn default() -> Self {
         HookList {
-            entries: RefCell::new(Small::Zero),
+            entries: RefCell::new(FirstInline::default()),
         }
     }
 }
@@ -182,12 +257,7 @@ impl<E: Clone> HookList<E> {
     pub fn add(&self, hook: E, prepend: bool) -> HandleId {
         let id = HandleId::next();
         match self.entries.try_borrow_mut() {
-            Ok(mut entries) if prepend => {
-                // Rare (`prepend=True`): rebuilt through a Vec.
-                let mut v: Vec<_> = std::mem::take(&mut *entries).into_iter().collect();
-                v.insert(0, (id, hook));
-                *entries = v.into();
-            }
+            Ok(mut entries) if prepend => entries.insert_first((id, hook)),
             Ok(mut entries) => entries.push((id, hook)),
             // Never a registration silently dropped.
             Err(_) => crate::error::fault("a hook list is busy while registering a hook"),
@@ -211,14 +281,14 @@ impl<E: Clone> HookList<E> {
             .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 
-    /// `snapshot()` for running the hooks: no allocation for a list of up
-    /// to two (the usual case, once per backward step of a hooked tensor).
+    /// `snapshot()` for running the hooks: no allocation for a list of one
+    /// (the usual case, once per backward step of a hooked tensor).
     pub fn run_snapshot(&self) -> Snapshot<E> {
         match self.entries.try_borrow() {
             Ok(e) => Snapshot(e.clone()),
             Err(_) => {
                 fault("a hook list is busy while reading its hooks");
-                Snapshot(Small::Zero)
+                Snapshot(FirstInline::default())
             }
         }
     }
@@ -260,13 +330,13 @@ impl<E: Clone> HookList<E> {
     }
 }
 
-/// A copy of a hook list taken before running it (see `HookList`): inline
-/// up to two entries. Iterates by value, like the `Vec` of `snapshot()`.
-pub struct Snapshot<E>(Small<(HandleId, E)>);
+/// A copy of a hook list taken before running it (see `HookList`), its
+/// first entry inline. Iterates by value, like the `Vec` of `snapshot()`.
+pub struct Snapshot<E>(FirstInline<(HandleId, E)>);
 
 impl<E> IntoIterator for Snapshot<E> {
     type Item = (HandleId, E);
-    type IntoIter = crate::small::IntoIter<(HandleId, E)>;
+    type IntoIter = <FirstInline<(HandleId, E)> as IntoIterator>::IntoIter;
     fn into_iter(self) -> Self::IntoIter {
         self.0.into_iter()
     }
@@ -281,15 +351,9 @@ impl<E> RemoveHook for HookList<E> {
     fn remove_hook(&self, id: HandleId) -> bool {
         match self.entries.try_borrow_mut() {
             Ok(mut entries) => {
-                if !entries.iter().any(|(h, _)| *h == id) {
-                    return false;
-                }
-                let kept: Vec<_> = std::mem::take(&mut *entries)
-                    .into_iter()
-                    .filter(|(h, _)| *h != id)
-                    .collect();
-                *entries = kept.into();
-                true
+                let before = entries.len();
+                entries.retain(|(h, _)| *h != id);
+                entries.len() != before
             }
             Err(_) => fault_default("a hook list is busy while removing a hook"),
         }
@@ -383,6 +447,6 @@ impl<E: Clone> LazyHooks<E> {
         self.cell
             .get()
             .map(|l| l.run_snapshot())
-            .unwrap_or(Snapshot(Small::Zero))
+            .unwrap_or_else(|| Snapshot(FirstInline::default()))
     }
 }

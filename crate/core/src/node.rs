@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::error::{Error, Result};
-use crate::hooks::{LazyHooks, NodePostHook, NodePreHook, RemovableHandle};
+use crate::hooks::{FirstInline, LazyHooks, NodePostHook, NodePreHook, RemovableHandle};
 use crate::ids::{next_sequence_nr, NodeId};
 use crate::small::Small;
 use crate::tensor::{Array, Data, Storage, Tensor, TensorHookList};
@@ -386,9 +386,10 @@ pub struct Node {
     pub(crate) first_output: RefCell<Option<std::rc::Weak<crate::tensor::TensorImpl>>>,
     pub(crate) outputs: RefCell<Vec<std::rc::Weak<crate::tensor::TensorImpl>>>,
     /// `(output_nr, owning tensor, its hook list)`.
-    /// Inline up to two: no allocation when hooking a node's output, and
+    /// The first inline: no allocation when hooking a node's output, and
     /// one pointer less to chase when its backward runs them.
-    pub(crate) tensor_pre_hooks: RefCell<Small<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
+    pub(crate) tensor_pre_hooks:
+        RefCell<FirstInline<(usize, crate::ids::TensorId, Rc<TensorHookList>)>>,
     pub(crate) pre_hooks: LazyHooks<Rc<dyn NodePreHook>>,
     pub(crate) post_hooks: LazyHooks<Rc<dyn NodePostHook>>,
     /// PyTorch's custom `Function` nodes (PyNode) return every gradient they
@@ -447,7 +448,7 @@ impl Node {
             },
             first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
-            tensor_pre_hooks: RefCell::new(Small::Zero),
+            tensor_pre_hooks: RefCell::new(FirstInline::default()),
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),
@@ -477,7 +478,7 @@ impl Node {
             kind: NodeKind::AccumulateGrad { variable },
             first_output: RefCell::new(None),
             outputs: RefCell::new(Vec::new()),
-            tensor_pre_hooks: RefCell::new(Small::Zero),
+            tensor_pre_hooks: RefCell::new(FirstInline::default()),
             pre_hooks: LazyHooks::default(),
             post_hooks: LazyHooks::default(),
             custom_function: Cell::new(false),

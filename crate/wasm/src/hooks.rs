@@ -31,17 +31,17 @@ pub struct JsHook {
     /// reading it at registration cost ~0.2 µs per `registerHook`.
     name: OnceCell<String>,
     source: Option<SourceLoc>,
-    /// The id of its by-id handle (`keep_by_id`), else 0: when the hook goes
-    /// (removed, or its list dropped with a finished graph) the handle can
-    /// only be a no-op, and the table forgets it.
-    by_id: std::cell::Cell<u32>,
+    /// The slot and id of its by-id handle (`keep_by_id`), else id 0: when
+    /// the hook goes (removed, or its list dropped with a finished graph)
+    /// the handle can only be a no-op, and the table forgets it.
+    by_id: std::cell::Cell<(u32, u32)>,
 }
 
 impl Drop for JsHook {
     fn drop(&mut self) {
-        let id = self.by_id.get();
-        if id != 0 {
-            forget_by_id(id);
+        let by_id = self.by_id.get();
+        if by_id.1 != 0 {
+            forget_by_id(by_id);
         }
     }
 }
@@ -60,7 +60,7 @@ impl JsHook {
             f,
             name: OnceCell::new(),
             source,
-            by_id: std::cell::Cell::new(0),
+            by_id: std::cell::Cell::new((0, 0)),
         }
     }
 
@@ -522,33 +522,35 @@ impl Handle {
 // ----- handles kept by id ------------------------------------------------------
 //
 // `t.registerHook(fn)` through the facade returns a handle that is a plain
-// JS object holding its id (crate/js/hookgrad.js): no wasm box, nothing for
-// `hg.tidy` or the garbage collector to free. Its `remove()` finds the core
-// handle here. A handle whose hook is gone (removed, or dropped with a
-// finished graph) can only be a no-op: the hook's drop forgets it.
+// JS object holding its id and its slot here (crate/js/hookgrad.js): no
+// wasm box, nothing for `hg.tidy` or the garbage collector to free. Its
+// `remove()` finds the core handle in its slot. A handle whose hook is gone
+// (removed, or dropped with a finished graph) can only be a no-op: the
+// hook's drop empties its slot, for reuse. Keeping and forgetting are O(1):
+// a W3-like loop registers and drops one per op (a sorted table's binary
+// search on every drop was ~4% of a hooked backward).
 
-/// Sorted by id (ids only grow, so keeping one is a push). A handle that
-/// was removed, or whose hook was dropped (a finished graph), leaves `None`
-/// until the table is compacted.
+/// The largest slot a handle can name: its JS side keeps `slot · 2^32 + id`
+/// in one number, exact below 2^53.
+const MAX_SLOT: usize = (1 << 20) - 1;
+
+/// Slots of kept handles; a free slot is `None` and listed in `free`.
 #[derive(Default)]
 struct ById {
-    handles: Vec<(u32, Option<hookgrad_core::hooks::RemovableHandle>)>,
-    /// How many entries are `None`.
-    forgotten: usize,
-    /// Check every kept handle when the table reaches this size (handles
-    /// whose hooks were dropped are forgotten without it; this catches the rest).
-    sweep_at: usize,
+    slots: Vec<Option<(u32, hookgrad_core::hooks::RemovableHandle)>>,
+    free: Vec<u32>,
 }
 
 impl ById {
-    fn take(&mut self, id: u32) -> Option<hookgrad_core::hooks::RemovableHandle> {
-        let at = self.handles.binary_search_by_key(&id, |&(i, _)| i).ok()?;
-        let h = self.handles.get_mut(at)?.1.take()?;
-        self.forgotten += 1;
-        if self.forgotten > 64 && 2 * self.forgotten > self.handles.len() {
-            self.handles.retain(|(_, h)| h.is_some());
-            self.forgotten = 0;
+    /// The handle in `slot` if it still is handle `id` (a slot is reused
+    /// once its hook is gone), taken out.
+    fn take(&mut self, slot: u32, id: u32) -> Option<hookgrad_core::hooks::RemovableHandle> {
+        let entry = self.slots.get_mut(slot as usize)?;
+        if entry.as_ref().is_none_or(|(i, _)| *i != id) {
+            return None;
         }
+        let (_, h) = entry.take()?;
+        self.free.push(slot);
         Some(h)
     }
 }
@@ -557,46 +559,57 @@ thread_local! {
     static BY_ID: std::cell::RefCell<ById> = std::cell::RefCell::new(ById::default());
 }
 
-/// Keeps `h`, the handle of `hook`, for `__removeHook` and returns its id.
-pub fn keep_by_id(hook: &JsHook, h: hookgrad_core::hooks::RemovableHandle) -> u32 {
+/// Whether a handle can be kept by id now (a free slot, or room for one).
+pub fn can_keep_by_id() -> bool {
+    BY_ID.with(|b| {
+        b.try_borrow()
+            .is_ok_and(|b| !b.free.is_empty() || b.slots.len() <= MAX_SLOT)
+    })
+}
+
+/// Keeps `h`, the handle of `hook`, for `__removeHook`: its slot and id as
+/// the facade keeps them (`slot · 2^32 + id`), or 0 when it could not be
+/// kept (see [`can_keep_by_id`]; never after that returned true).
+pub fn keep_by_id(hook: &JsHook, h: hookgrad_core::hooks::RemovableHandle) -> f64 {
     let id = h.id.0;
-    hook.by_id.set(id);
-    BY_ID.with(|b| match b.try_borrow_mut() {
-        Ok(mut b) => {
-            if b.handles.len() >= b.sweep_at {
-                // Amortized O(1): the next sweep waits until the table has
-                // doubled over what survived this one.
-                b.handles
-                    .retain(|(_, h)| h.as_ref().is_some_and(|h| h.is_live()));
-                b.forgotten = 0;
-                b.sweep_at = (2 * b.handles.len()).max(1024);
+    let slot = BY_ID.with(|b| {
+        let mut b = b.try_borrow_mut().ok()?;
+        let slot = match b.free.pop() {
+            Some(slot) => slot,
+            None if b.slots.len() <= MAX_SLOT => {
+                b.slots.push(None);
+                u32::try_from(b.slots.len() - 1).ok()?
             }
-            match b.handles.last() {
-                Some(&(last, _)) if last >= id => {
-                    let at = b.handles.partition_point(|&(i, _)| i < id);
-                    b.handles.insert(at, (id, Some(h)));
-                }
-                _ => b.handles.push((id, Some(h))),
-            }
-        }
-        Err(_) => hookgrad_core::error::fault("the hook handle table is busy"),
+            None => return None,
+        };
+        *b.slots.get_mut(slot as usize)? = Some((id, h));
+        Some(slot)
     });
-    id
+    match slot {
+        Some(slot) => {
+            hook.by_id.set((slot, id));
+            f64::from(slot) * 4_294_967_296.0 + f64::from(id)
+        }
+        None => {
+            hookgrad_core::error::fault("the hook handle table is busy or full");
+            0.0
+        }
+    }
 }
 
 /// A by-id handle's hook was dropped: the handle can only be a no-op now.
-fn forget_by_id(id: u32) {
+fn forget_by_id((slot, id): (u32, u32)) {
     // Busy only if a hook were dropped while the table changes (never: the
-    // table holds weak references); the sweep would catch it then.
-    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(id)));
+    // table holds weak references); its slot would then stay taken.
+    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(slot, id)));
     drop(h);
 }
 
 /// `remove()` of a handle kept by id (idempotent, like every handle's).
 #[wasm_bindgen(js_name = __removeHook)]
-pub fn remove_by_id(id: u32) {
+pub fn remove_by_id(slot: u32, id: u32) {
     // Taken out first: removing drops the hook, never under the borrow.
-    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(id)));
+    let h = BY_ID.with(|b| b.try_borrow_mut().ok().and_then(|mut b| b.take(slot, id)));
     if let Some(h) = h {
         h.remove();
     }

@@ -422,13 +422,21 @@ impl Tensor {
     }
 
     /// `registerHook(fn)` for the facade, which has checked `fn` is a
-    /// function: the handle's id (its JS side is a plain object, see
-    /// `hooks::keep_by_id`).
+    /// function: the handle as `slot · 2^32 + id` (its JS side is a plain
+    /// object, see `hooks::keep_by_id`), or 0 when nothing was registered
+    /// (an error, or no room to keep the handle by id): the facade then
+    /// takes the generic path, which registers the hook or throws. A number,
+    /// not a `Result`: no array per call for the multi-value return.
     #[wasm_bindgen(js_name = __registerHookId)]
-    pub fn register_hook_id(&self, f: js_sys::Function) -> JsResult<u32> {
+    pub fn register_hook_id(&self, f: js_sys::Function) -> f64 {
+        if !crate::hooks::can_keep_by_id() {
+            return 0.0;
+        }
         let hook = Rc::new(JsHook::new(f));
-        let h = self.inner.register_hook(hook.clone()).js()?;
-        Ok(crate::hooks::keep_by_id(&hook, h))
+        match self.inner.register_hook(hook.clone()) {
+            Ok(h) => crate::hooks::keep_by_id(&hook, h),
+            Err(_) => 0.0,
+        }
     }
 
     #[wasm_bindgen(js_name = retainGrad)]
