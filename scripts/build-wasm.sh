@@ -34,9 +34,11 @@ mv -f "$TMP/hookgrad.js" "$TMP/hookgrad_core.js"
 mv -f "$TMP/hookgrad.d.ts" "$TMP/hookgrad_core.d.ts"
 rm -f "$TMP/.gitignore"
 cp crate/js/*.js crate/js/*.d.ts "$TMP/"
+# The release package's JS minified (issue 10, W5; scripts/minify-pkg.mjs).
+if [ "$PROFILE" = --release ]; then node scripts/minify-pkg.mjs "$TMP"; fi
 node scripts/build-pkg.mjs "$TMP"
 rm -rf web/.pkg-old
 [ -d web/pkg ] && mv web/pkg web/.pkg-old
 mv "$TMP" web/pkg
 rm -rf web/.pkg-old
-echo "[build] web/pkg: $(wc -c < web/pkg/hookgrad_bg.wasm) bytes wasm, $(gzip -9c web/pkg/hookgrad_bg.wasm | wc -c) gzip" >&2
+echo "[build] web/pkg: $(wc -c < web/pkg/hookgrad_bg.wasm) bytes wasm, $(gzip -9c web/pkg/hookgrad_bg.wasm | wc -c) gzip; JS $(cat web/pkg/*.js | wc -c) bytes, $(for f in web/pkg/*.js; do gzip -9c "$f" | wc -c; done | awk '{s += $1} END {print s}') gzip" >&2
