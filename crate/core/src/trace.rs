@@ -15,7 +15,7 @@ use std::rc::{Rc, Weak};
 pub use crate::protocol::{Event, HookKind, HookTarget, HookValue, LogLevel, ModulePhase};
 
 use crate::ids::{HandleId, NodeId};
-use crate::tensor::{Tensor, TensorImpl};
+use crate::tensor::{Array, Data, Tensor, TensorImpl};
 
 #[derive(Default)]
 struct Recorder {
@@ -85,6 +85,28 @@ pub fn record(make: impl FnOnce() -> Event) {
     }
     let event = make();
     with_state(|s| push(s, event));
+}
+
+/// A copy of a tensor's values for an event, read in one borrow (a 0-d
+/// value without building an array first). `Tensor::to_array` borrows twice
+/// and first checks the array's layout: a third of `trace()`'s recording.
+/// A failed borrow is a fault (the event must not read "no gradient").
+pub fn copy_values(t: &Tensor) -> Option<Array> {
+    match t.0.storage.data.try_borrow() {
+        Ok(d) => Some(match &*d {
+            Data::Scalar(v) => Array::from_elem(ndarray::IxDyn(&[]), *v),
+            Data::Array(a) => a.clone(),
+        }),
+        Err(_) => crate::error::fault_default("tensor data is busy copying values for a trace"),
+    }
+}
+
+/// [`copy_values`] of each gradient (`None` stays `None`).
+pub fn copy_values_list(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
+    values
+        .iter()
+        .map(|v| v.as_ref().and_then(copy_values))
+        .collect()
 }
 
 /// Records that `output` was built from `inputs` by `node` (an `op` event),
