@@ -253,6 +253,11 @@ function event() {
       const hook = optId();
       return { type: 'log', level, text, hook };
     }
+    case 8: {
+      const tensor = int();
+      const grad = optValues();
+      return { type: 'grad-set', tensor, grad };
+    }
     default: throw new Error(`internal: graph/trace record: bad event tag ${W[P - 1]} at ${P - 1}`);
   }
 }

@@ -216,52 +216,92 @@ fn each_tensor_of(n: &NodeRef, mut f: impl FnMut(&Tensor)) {
     }
 }
 
-/// Walks from the roots through grad_fn / next edges, collecting nodes, the
-/// leaves of AccumulateGrad nodes and the live outputs of every node; then
-/// hands them to `sink` by id.
+/// Every tensor and node reachable from the roots (see `walk`), handed to
+/// `sink` by id.
 pub fn graph_into(roots: &[Tensor], sink: &mut dyn GraphSink) {
-    let mut tensors: Vec<Tensor> = Vec::new();
-    let mut nodes: Vec<NodeRef> = Vec::new();
-    let mut seen_t: HashSet<TensorId> = HashSet::default();
-    let mut seen_n: HashSet<NodeId> = HashSet::default();
-    let mut stack: Vec<NodeRef> = Vec::new();
-    let mut add_tensor = |t: &Tensor,
-                          tensors: &mut Vec<Tensor>,
-                          stack: &mut Vec<NodeRef>,
-                          seen_n: &mut HashSet<NodeId>| {
-        if !seen_t.insert(t.id()) {
-            return;
-        }
-        tensors.push(t.clone());
-        let node = t.grad_fn().or_else(|| t.existing_grad_accumulator());
-        if let Some(n) = node {
-            if seen_n.insert(n.id) {
-                stack.push(n);
-            }
-        }
-    };
-    for t in roots {
-        add_tensor(t, &mut tensors, &mut stack, &mut seen_n);
-    }
-    while let Some(n) = stack.pop() {
-        each_tensor_of(&n, |t| add_tensor(t, &mut tensors, &mut stack, &mut seen_n));
-        for e in n.next.iter().flatten() {
-            if seen_n.insert(e.node.id) {
-                stack.push(e.node.clone());
-            }
-        }
-        nodes.push(n);
-    }
+    // The last call's sets and lists, emptied: growing them again (hash
+    // tables rehash at every doubling) was a fifth of the walk. Taken out
+    // while in use, so a re-entrant call simply starts with new ones.
+    let mut w = SCRATCH
+        .with(|s| s.try_borrow_mut().ok().map(|mut s| std::mem::take(&mut *s)))
+        .unwrap_or_default();
+    walk(roots, &mut w);
     // Ids are unique: an unstable sort gives the same order.
-    tensors.sort_unstable_by_key(|t| t.id());
-    nodes.sort_unstable_by_key(|n| n.id);
-    sink.tensors(tensors.len());
-    for t in &tensors {
+    w.tensors.sort_unstable_by_key(|t| t.id());
+    w.nodes.sort_unstable_by_key(|n| n.id);
+    sink.tensors(w.tensors.len());
+    for t in &w.tensors {
         tensor_row(t, sink);
     }
-    sink.nodes(nodes.len());
-    for n in &nodes {
+    sink.nodes(w.nodes.len());
+    for n in &w.nodes {
         node_row(n, sink);
+    }
+    w.clear();
+    // A huge graph's tables are not kept (a few hundred KB at most are).
+    if w.seen_t.capacity() > KEEP_CAPACITY || w.seen_n.capacity() > KEEP_CAPACITY {
+        return;
+    }
+    SCRATCH.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            *s = w;
+        }
+    });
+}
+
+/// What [`graph_into`] collects; kept between calls (empty) for its capacity.
+#[derive(Default)]
+struct Walk {
+    tensors: Vec<Tensor>,
+    nodes: Vec<NodeRef>,
+    seen_t: HashSet<TensorId>,
+    seen_n: HashSet<NodeId>,
+    stack: Vec<NodeRef>,
+}
+
+impl Walk {
+    /// Drops every reference (the graph must not be kept alive), keeps capacity.
+    fn clear(&mut self) {
+        self.tensors.clear();
+        self.nodes.clear();
+        self.seen_t.clear();
+        self.seen_n.clear();
+        self.stack.clear();
+    }
+
+    fn add_tensor(&mut self, t: &Tensor) {
+        if !self.seen_t.insert(t.id()) {
+            return;
+        }
+        self.tensors.push(t.clone());
+        if let Some(n) = t.grad_fn().or_else(|| t.existing_grad_accumulator()) {
+            if self.seen_n.insert(n.id) {
+                self.stack.push(n);
+            }
+        }
+    }
+}
+
+const KEEP_CAPACITY: usize = 1 << 15;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Walk> = std::cell::RefCell::new(Walk::default());
+}
+
+/// Walks from the roots through grad_fn / next edges, collecting nodes, the
+/// leaves of AccumulateGrad nodes and the live outputs of every node.
+fn walk(roots: &[Tensor], w: &mut Walk) {
+    for t in roots {
+        w.add_tensor(t);
+    }
+    while let Some(n) = w.stack.pop() {
+        each_tensor_of(&n, |t| w.add_tensor(t));
+        for e in n.next.iter().flatten() {
+            if w.seen_n.insert(e.node.id) {
+                w.stack.push(e.node.clone());
+            }
+        }
+        w.nodes.push(n);
     }
 }
 

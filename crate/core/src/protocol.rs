@@ -355,6 +355,14 @@ pub enum Event {
         #[serde(serialize_with = "values")]
         grad: Array,
     },
+    /// The program assigned `.grad` (`t.grad = …`, `zeroGrad()`): the
+    /// value now in it, null for None. `accumulate` is backward's write.
+    #[serde(rename = "grad-set")]
+    GradSet {
+        tensor: TensorId,
+        #[serde(serialize_with = "opt_values")]
+        grad: Option<Array>,
+    },
     Warning {
         message: String,
     },
@@ -554,6 +562,26 @@ mod tests {
                 r#"{"type":"module","module":"net","moduleId":1,"phase":"pre-hook"},"#,
                 r#"{"type":"log","level":"warn","text":"a \"b\"\n","hook":7},"#,
                 r#"{"type":"node","node":4,"name":"MulBackward0","gradOutputs":[1.0],"gradInputs":[null]}]"#
+            ))
+        );
+    }
+
+    #[test]
+    fn a_grad_set_event_is_kebab_case_with_its_value_or_null() {
+        let set = Event::GradSet {
+            tensor: TensorId(5),
+            grad: Some(arr(&[2], vec![0.5, -1.0])),
+        };
+        let cleared = Event::GradSet {
+            tensor: TensorId(5),
+            grad: None,
+        };
+        let j = to_json(&[set, cleared]).map(|j| j.text);
+        assert_eq!(
+            j.ok().as_deref(),
+            Some(concat!(
+                r#"[{"type":"grad-set","tensor":5,"grad":[0.5,-1.0]},"#,
+                r#"{"type":"grad-set","tensor":5,"grad":null}]"#
             ))
         );
     }

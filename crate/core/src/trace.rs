@@ -109,6 +109,14 @@ pub fn copy_values_list(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
         .collect()
 }
 
+/// A `grad-set` event: the program assigned `t.grad` (now `grad`).
+pub fn record_grad_set(t: &Tensor, grad: Option<&Tensor>) {
+    record(|| Event::GradSet {
+        tensor: t.id(),
+        grad: grad.and_then(copy_values),
+    });
+}
+
 /// Records that `output` was built from `inputs` by `node` (an `op` event),
 /// and remembers the tensors for `trace_with_tensors`.
 pub fn record_op(node: NodeId, name: &'static str, inputs: &[&Tensor], output: &Tensor) {
