@@ -575,8 +575,8 @@ fn call_node(
     trace::record(|| Event::Node {
         node: node.id,
         name: node.name,
-        grad_outputs: snapshot(&inputs),
-        grad_inputs: snapshot(&outputs),
+        grad_outputs: trace::copy_grads(&inputs),
+        grad_inputs: trace::copy_grads(&outputs),
     });
     Ok(outputs)
 }

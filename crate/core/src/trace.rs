@@ -12,7 +12,9 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-pub use crate::protocol::{Event, HookKind, HookTarget, HookValue, LogLevel, ModulePhase};
+pub use crate::protocol::{
+    Event, GradList, HookKind, HookTarget, HookValue, LogLevel, ModulePhase,
+};
 
 use crate::ids::{HandleId, NodeId};
 use crate::tensor::{Array, Data, Tensor, TensorImpl};
@@ -107,6 +109,35 @@ pub fn copy_values_list(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
         .iter()
         .map(|v| v.as_ref().and_then(copy_values))
         .collect()
+}
+
+/// A node's gradients for its `node` event, in one [`GradList`] (each
+/// value read in one borrow; a failed borrow is a fault and a `None`).
+pub fn copy_grads(values: &[Option<Tensor>]) -> GradList {
+    let busy = "tensor data is busy copying values for a trace";
+    let elements = values
+        .iter()
+        .flatten()
+        .map(|t| t.0.storage.data.try_borrow().map_or(0, |d| d.len()))
+        .sum();
+    let mut list = GradList::with_capacity(elements);
+    for v in values {
+        match v.as_ref().map(|t| t.0.storage.data.try_borrow()) {
+            None => list.push_none(),
+            Some(Ok(d)) => match &*d {
+                Data::Scalar(x) => list.push_values(&[], [*x]),
+                Data::Array(a) => match a.as_slice() {
+                    Some(s) => list.push_values(a.shape(), s.iter().copied()),
+                    None => list.push_values(a.shape(), a.iter().copied()),
+                },
+            },
+            Some(Err(_)) => {
+                crate::error::fault(busy);
+                list.push_none();
+            }
+        }
+    }
+    list
 }
 
 /// A `grad-set` event: the program assigned `t.grad` (now `grad`).

@@ -23,7 +23,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use hookgrad_core::graph::{GraphSink, NodeRow, TensorRow};
 use hookgrad_core::node::Edge;
-use hookgrad_core::protocol::{Event, HookInfo, HookTarget, HookValue};
+use hookgrad_core::protocol::{Event, GradList, HookInfo, HookTarget, HookValue};
 use hookgrad_core::tensor::Array;
 
 impl GraphSink for Tape {
@@ -265,6 +265,20 @@ impl Tape {
         }
     }
 
+    /// As `values_list` of the arrays it holds.
+    fn grad_list(&mut self, list: &GradList) {
+        self.len(list.len());
+        for v in list.iter() {
+            match v {
+                Some((shape, values)) => {
+                    self.usizes(shape);
+                    self.words.extend(values.iter().map(|&x| f64::from(x)));
+                }
+                None => self.words.push(NONE),
+            }
+        }
+    }
+
     // ----- graph ---------------------------------------------------------------
 
     fn node_next(&mut self, next: &[Option<Edge>]) {
@@ -348,8 +362,8 @@ impl Tape {
                 self.num(tag::NODE);
                 self.id(node.0);
                 self.static_str(name);
-                self.values_list(grad_outputs);
-                self.values_list(grad_inputs);
+                self.grad_list(grad_outputs);
+                self.grad_list(grad_inputs);
             }
             Event::Hook {
                 kind,
