@@ -545,7 +545,9 @@ impl Tensor {
                 return Err(Error::runtime("can't assign Variable as its own grad"));
             }
         }
-        self.meta_mut()?.grad = grad;
+        let mut meta = self.meta_mut()?;
+        crate::trace::record_grad_set(self, grad.as_ref());
+        meta.grad = grad;
         Ok(())
     }
 
