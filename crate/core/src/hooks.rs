@@ -190,9 +190,13 @@ impl<T> FirstInline<T> {
         }
     }
 
-    fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
-        self.rest.retain(&mut keep);
-        if self.first.as_ref().is_some_and(|x| !keep(x)) {
+    /// Removes element `i` (if there is one), keeping the order.
+    fn remove(&mut self, i: usize) {
+        if i > 0 {
+            if i <= self.rest.len() {
+                self.rest.remove(i - 1);
+            }
+        } else if self.first.is_some() {
             self.first = (!self.rest.is_empty()).then(|| self.rest.remove(0));
         }
     }
@@ -351,9 +355,12 @@ impl<E> RemoveHook for HookList<E> {
     fn remove_hook(&self, id: HandleId) -> bool {
         match self.entries.try_borrow_mut() {
             Ok(mut entries) => {
-                let before = entries.len();
-                entries.retain(|(h, _)| *h != id);
-                entries.len() != before
+                // Ids are unique within a list.
+                let Some(i) = entries.iter().position(|(h, _)| *h == id) else {
+                    return false;
+                };
+                entries.remove(i);
+                true
             }
             Err(_) => fault_default("a hook list is busy while removing a hook"),
         }
@@ -448,5 +455,58 @@ impl<E: Clone> LazyHooks<E> {
             .get()
             .map(|l| l.run_snapshot())
             .unwrap_or_else(|| Snapshot(FirstInline::default()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids<E: Clone>(l: &HookList<E>) -> Vec<u32> {
+        l.ids().into_iter().map(|h| h.0).collect()
+    }
+
+    #[test]
+    fn a_list_keeps_registration_order_through_prepends_and_removals() {
+        let list: Rc<HookList<Rc<&'static str>>> = HookList::new();
+        assert!(list.is_empty() && list.run_snapshot().into_iter().next().is_none());
+        let a = list.add(Rc::new("a"), false);
+        let b = list.add(Rc::new("b"), false);
+        let p = list.add(Rc::new("p"), true); // prepend: before a
+        let c = list.add(Rc::new("c"), false);
+        let names = |l: &HookList<Rc<&'static str>>| -> Vec<&'static str> {
+            l.run_snapshot().into_iter().map(|(_, h)| *h).collect()
+        };
+        assert_eq!(names(&list), ["p", "a", "b", "c"]);
+        assert_eq!(ids(&list), [p.0, a.0, b.0, c.0]);
+        // The first (inline) entry, one in the middle, the last.
+        for (id, left) in [
+            (p, vec!["a", "b", "c"]),
+            (b, vec!["a", "c"]),
+            (c, vec!["a"]),
+        ] {
+            assert!(list.remove_hook(id));
+            assert!(!list.remove_hook(id), "removing twice is a no-op");
+            assert_eq!(names(&list), left);
+            assert_eq!(list.len(), left.len());
+            assert!(!list.contains(id));
+        }
+        let d = list.add(Rc::new("d"), false);
+        assert_eq!(names(&list), ["a", "d"]);
+        assert!(list.remove_hook(a));
+        assert_eq!(names(&list), ["d"]);
+        assert!(list.remove_hook(d));
+        assert!(list.is_empty());
+        let e = list.add(Rc::new("e"), true);
+        assert_eq!(names(&list), ["e"]);
+        assert_eq!(list.snapshot().len(), 1);
+        assert!(list.any(|h| **h == "e") && !list.any(|h| **h == "a"));
+        let handle = RemovableHandle::for_list(e, &list);
+        handle.remove();
+        handle.remove();
+        assert!(list.is_empty() && handle.is_live());
+        drop(list);
+        assert!(!handle.is_live());
+        handle.remove(); // its list is gone: a no-op
     }
 }
