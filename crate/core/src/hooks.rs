@@ -223,9 +223,11 @@ impl<T> FirstInline<T> {
 
 impl<T: Clone> FirstInline<T> {
     fn to_vec(&self) -> Vec<T> {
-        let mut v = Vec::with_capacity(self.len());
-        v.extend(self.first.clone());
-        v.extend_from_slice(&self.rest);
+        // A clone and an insert: code every entry type has anyway.
+        let mut v = self.rest.clone();
+        if let Some(first) = &self.first {
+            v.insert(0, first.clone());
+        }
         v
     }
 }
