@@ -14,19 +14,26 @@ if ! command -v wasm-opt >/dev/null || ! wasm-opt --version 2>/dev/null | grep -
   echo "[build] no recent wasm-opt (npm binaryen) on PATH: run 'npm run setup' (or 'npm ci') first" >&2; exit 1
 fi
 PROFILE="${HOOKGRAD_PROFILE:---release}"
+# HOOKGRAD_OUT (default web/pkg) and HOOKGRAD_FEATURES (cargo features of
+# crate/wasm): tests/node/tape.test.mjs builds its serde-reference package
+# this way, into target/ (never web/pkg).
+OUT="${HOOKGRAD_OUT:-web/pkg}"
+CARGO_EXTRA=()
+if [ -n "${HOOKGRAD_FEATURES:-}" ]; then CARGO_EXTRA+=(--features "$HOOKGRAD_FEATURES"); fi
 # The release wasm is built for size by a pinned nightly (why and how:
 # scripts/wasm-toolchain.sh), in its own target folder so that it and the
 # stable builds (tests, clippy, the dev wasm) do not rebuild each other.
-CARGO_EXTRA=()
 if [ "$PROFILE" = --release ]; then
   source scripts/wasm-toolchain.sh
   if ! rustup toolchain list | grep -q "^${WASM_NIGHTLY}"; then
     echo "[build] the release wasm needs Rust ${WASM_NIGHTLY}: run 'npm run setup' (scripts/setup.sh) first" >&2; exit 1
   fi
   export RUSTUP_TOOLCHAIN="$WASM_NIGHTLY" RUSTFLAGS="$WASM_NIGHTLY_RUSTFLAGS" CARGO_TARGET_DIR="$PWD/target/wasm-release"
-  CARGO_EXTRA=(-- "${WASM_NIGHTLY_CARGO_ARGS[@]}")
+  CARGO_EXTRA+=("${WASM_NIGHTLY_CARGO_ARGS[@]}")
 fi
-TMP="web/.pkg-build"
+if [ ${#CARGO_EXTRA[@]} -ne 0 ]; then CARGO_EXTRA=(-- "${CARGO_EXTRA[@]}"); fi
+TMP="$(dirname "$OUT")/.$(basename "$OUT")-build"
+OLD="$(dirname "$OUT")/.$(basename "$OUT")-old"
 rm -rf "$TMP"
 wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-name hookgrad --no-pack "${CARGO_EXTRA[@]}" >/dev/null 2>&1 || \
   wasm-pack build crate/wasm --target web $PROFILE --out-dir "../../$TMP" --out-name hookgrad --no-pack "${CARGO_EXTRA[@]}"
@@ -34,9 +41,11 @@ mv -f "$TMP/hookgrad.js" "$TMP/hookgrad_core.js"
 mv -f "$TMP/hookgrad.d.ts" "$TMP/hookgrad_core.d.ts"
 rm -f "$TMP/.gitignore"
 cp crate/js/*.js crate/js/*.d.ts "$TMP/"
+# The release package's JS minified (issue 10, W5; scripts/minify-pkg.mjs).
+if [ "$PROFILE" = --release ]; then node scripts/minify-pkg.mjs "$TMP"; fi
 node scripts/build-pkg.mjs "$TMP"
-rm -rf web/.pkg-old
-[ -d web/pkg ] && mv web/pkg web/.pkg-old
-mv "$TMP" web/pkg
-rm -rf web/.pkg-old
-echo "[build] web/pkg: $(wc -c < web/pkg/hookgrad_bg.wasm) bytes wasm, $(gzip -9c web/pkg/hookgrad_bg.wasm | wc -c) gzip" >&2
+rm -rf "$OLD"
+if [ -d "$OUT" ]; then mv "$OUT" "$OLD"; fi
+mv "$TMP" "$OUT"
+rm -rf "$OLD"
+echo "[build] $OUT: $(wc -c < "$OUT/hookgrad_bg.wasm") bytes wasm, $(gzip -9c "$OUT/hookgrad_bg.wasm" | wc -c) gzip; JS $(cat "$OUT"/*.js | wc -c) bytes, $(for f in "$OUT"/*.js; do gzip -9c "$f" | wc -c; done | awk '{s += $1} END {print s}') gzip" >&2

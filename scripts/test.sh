@@ -22,7 +22,8 @@ run rust-fmt check cargo fmt --all -- --check
 run rust-clippy check cargo clippy --workspace --all-targets -- -D warnings
 run rust-clippy-wasm check cargo clippy -p hookgrad --target wasm32-unknown-unknown -- -D warnings
 run core-purity check core_is_pure
-run wasm-browser cargo wasm-pack test --headless --chrome crate/wasm --test browser
+# serde-reference: the browser tests read graph()/trace() without the facade (crate/wasm/src/inspect.rs).
+run wasm-browser cargo wasm-pack test --headless --chrome crate/wasm --features serde-reference --test browser
 [ -d tests/node ] && run node-api node node --test --test-reporter=tap tests/node/
 [ -d tests/hardening ] && run hardening node node --test --test-reporter=tap tests/hardening/
 [ -d tests/web-unit ] && run web-unit node node --test --test-reporter=tap tests/web-unit/

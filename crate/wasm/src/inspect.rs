@@ -1,8 +1,12 @@
 //! `graph()` and `trace()` as plain JS objects (no wasm handles), so the
 //! playground can post them between workers and replay them freely. The
-//! records are `hookgrad_core::protocol` types; their serde derives build the
-//! JS objects directly through serde-wasm-bindgen (NaN and ±Infinity arrive
-//! as the numbers themselves).
+//! records are `hookgrad_core::protocol` types, written onto a tape that the
+//! facade's decoder turns into objects (tape.rs, crate/js/records.js). With
+//! the feature `serde-reference` (the wasm browser tests, and the reference
+//! build of tests/node/tape.test.mjs), their serde derives can also build
+//! the objects through serde-wasm-bindgen, when no decoder is set (NaN and
+//! ±Infinity arrive as the numbers themselves). The shipped package has no
+//! such fallback (issue 10, W5).
 //!
 //! Measured (Node 20, release build, W4: 333 × tanh(y·w + x) → a 1,002-node
 //! graph and its backward trace, each + JSON.stringify as `npm run bench`
@@ -18,11 +22,10 @@
 use std::cell::RefCell;
 
 use js_sys::Function;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use hookgrad_core::protocol::{serialize_numbers, Event};
+use hookgrad_core::protocol::Event;
 use hookgrad_core::tensor::Tensor;
 
 use crate::convert::JsResult;
@@ -30,8 +33,8 @@ use crate::tape::Tape;
 
 thread_local! {
     /// The facade's tape decoder (`hg.init` sets it); without it (the wasm
-    /// tests, or hookgrad_core.js used bare) serde-wasm-bindgen builds the
-    /// objects call by call.
+    /// tests, or hookgrad_core.js used bare) only a `serde-reference` build
+    /// can build the objects (serde-wasm-bindgen, call by call).
     static DECODER: RefCell<Option<Function>> = const { RefCell::new(None) };
     /// The last call's tape, reused: growing a fresh 0.5 MB Vec by doubling
     /// was ~8% of trace(). Taken out while in use (a re-entrant call, from
@@ -49,6 +52,17 @@ pub fn set_tape_decoder(f: JsValue) {
     });
 }
 
+/// What `to_js` may be given: serde-serializable where that is used.
+#[cfg(feature = "serde-reference")]
+trait Record: serde::Serialize {}
+#[cfg(feature = "serde-reference")]
+impl<T: serde::Serialize> Record for T {}
+#[cfg(not(feature = "serde-reference"))]
+trait Record {}
+#[cfg(not(feature = "serde-reference"))]
+impl<T> Record for T {}
+
+#[cfg(feature = "serde-reference")]
 fn internal(e: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&format!(
         "internal error: converting a graph/trace to JS failed: {e}"
@@ -56,12 +70,33 @@ fn internal(e: impl std::fmt::Display) -> JsValue {
     .into()
 }
 
+/// Without the decoder: serde-wasm-bindgen converts `value()`.
+#[cfg(feature = "serde-reference")]
+fn without_decoder<T: serde::Serialize>(value: impl FnOnce() -> T) -> JsResult<JsValue> {
+    // Plain objects for maps (a hook event's flattened target), null for None.
+    let s = serde_wasm_bindgen::Serializer::new()
+        .serialize_missing_as_null(true)
+        .serialize_maps_as_objects(true);
+    hookgrad_core::protocol::serialize_numbers(&value(), &s).map_err(internal)
+}
+
+/// Without the decoder, in the shipped build: a clear error (the facade,
+/// hookgrad.js, always sets it).
+#[cfg(not(feature = "serde-reference"))]
+fn without_decoder<T>(_value: impl FnOnce() -> T) -> JsResult<JsValue> {
+    Err(js_sys::Error::new(
+        "internal error: graph()/trace() need the record decoder that hookgrad.js sets at init; \
+         load hookgrad through hookgrad.js, not hookgrad_core.js",
+    )
+    .into())
+}
+
 /// `write` puts the record on the tape and the facade's decoder builds it;
-/// without the decoder, serde-wasm-bindgen converts `value()`.
-fn to_js<T: Serialize>(
-    write: impl FnOnce(&mut Tape),
-    value: impl FnOnce() -> T,
-) -> JsResult<JsValue> {
+/// without the decoder, see `without_decoder`.
+fn to_js<T>(write: impl FnOnce(&mut Tape), value: impl FnOnce() -> T) -> JsResult<JsValue>
+where
+    T: Record,
+{
     // Cloned out first: no borrow is held while the decoder (JS) runs.
     let decoder = DECODER.with(|d| d.try_borrow().ok().and_then(|d| d.clone()));
     if let Some(decode) = decoder {
@@ -84,12 +119,7 @@ fn to_js<T: Serialize>(
         });
         return r;
     }
-
-    // Plain objects for maps (a hook event's flattened target), null for None.
-    let s = serde_wasm_bindgen::Serializer::new()
-        .serialize_missing_as_null(true)
-        .serialize_maps_as_objects(true);
-    serialize_numbers(&value(), &s).map_err(internal)
+    without_decoder(value)
 }
 
 /// `graph(roots)` as JS objects (written onto the tape as the core walks it).

@@ -74,6 +74,42 @@ fn split(g: &Tensor, axis: usize, sizes: &[usize], needs: &[bool]) -> Result<Vec
     Ok(out)
 }
 
+/// `arrays` (at least one; equal shapes except along `axis`, which the
+/// callers check) joined along `axis`: what `ndarray::concatenate` does, as
+/// a row-major copy of each input's run per outer index (issue 10, W5:
+/// ndarray's generic version was 2.5 KB gzip of the wasm).
+fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
+    let mut shape = arrays
+        .first()
+        .map(|a| a.shape().to_vec())
+        .unwrap_or_default();
+    if axis >= shape.len() {
+        return Err(Error::internal("cat: axis out of range"));
+    }
+    shape[axis] = arrays.iter().map(|a| a.shape()[axis]).sum();
+    let numel = crate::shape::checked_numel(&shape)?;
+    let outer: usize = shape[..axis].iter().product();
+    // Each input's values in row-major order (a transposed input is not).
+    let rows: Vec<std::borrow::Cow<'_, [f32]>> = arrays
+        .iter()
+        .map(|a| match a.as_slice() {
+            Some(v) => std::borrow::Cow::Borrowed(v),
+            None => std::borrow::Cow::Owned(a.iter().copied().collect()),
+        })
+        .collect();
+    let mut data = Vec::with_capacity(numel);
+    if outer != 0 {
+        for o in 0..outer {
+            for v in &rows {
+                let run = v.len() / outer;
+                data.extend_from_slice(&v[o * run..(o + 1) * run]);
+            }
+        }
+    }
+    Array::from_shape_vec(ndarray::IxDyn(&shape), data)
+        .map_err(|e| Error::internal(format!("cat failed: {e}")))
+}
+
 pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     let first = tensors
         .first()
@@ -112,10 +148,7 @@ pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         .iter()
         .map(|t| t.to_array())
         .collect::<Result<Vec<_>>>()?;
-    let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
-    let out = ndarray::concatenate(Axis(axis), &views)
-        .map_err(|e| Error::internal(format!("cat failed: {e}")))?;
-    crate::shape::checked_numel(out.shape())?;
+    let out = concat(&arrays, axis)?;
     let sizes: Vec<usize> = arrays.iter().map(|a| a.shape()[axis]).collect();
     let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
     record(
@@ -152,10 +185,7 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
         .iter()
         .map(|t| t.to_array().map(|a| a.insert_axis(Axis(axis))))
         .collect::<Result<Vec<_>>>()?;
-    let views: Vec<_> = arrays.iter().map(|a| a.view()).collect();
-    let out = ndarray::concatenate(Axis(axis), &views)
-        .map_err(|e| Error::internal(format!("stack failed: {e}")))?;
-    crate::shape::checked_numel(out.shape())?;
+    let out = concat(&arrays, axis)?;
     let n = tensors.len();
     let inputs: Vec<Option<&Tensor>> = tensors.iter().map(Some).collect();
     record(
