@@ -125,6 +125,15 @@ export interface AccumulateEvent {
   grad: Values;
 }
 
+/** The program assigned `.grad` (`t.grad = …`, `m.zeroGrad()`): `grad` is
+ * the value now in it, null for None (PyTorch's `None`). Backward's own
+ * writes are `accumulate` events. */
+export interface GradSetEvent {
+  type: 'grad-set';
+  tensor: number;
+  grad: Values | null;
+}
+
 export interface WarningEvent {
   type: 'warning';
   message: string;
@@ -147,7 +156,7 @@ export interface LogEvent {
 
 export type TraceEvent =
   | OpEvent | ModuleEvent | NodeEvent | HookEvent | AccumulateEvent
-  | WarningEvent | ErrorEvent | LogEvent;
+  | GradSetEvent | WarningEvent | ErrorEvent | LogEvent;
 
 /** What `hg.traceRun(fn)` returns. */
 export interface TraceRun {

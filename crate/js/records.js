@@ -60,16 +60,30 @@ function value() {
 }
 
 // Record parts (-1 is null where a slot is otherwise an index or id ≥ 0).
-const optId = () => { const v = W[P++]; return v === -1 ? null : v; };
+// Integers (ids, shapes, strides, edge and source numbers) leave as small
+// integers (V8 Smis): a tape word stored as is made each one a boxed
+// HeapNumber (an allocation, and a slower JSON.stringify). `v | 0` is only
+// taken when it is exact, so an id past 2^31 stays right.
+const int = () => { const v = W[P++]; return (v | 0) === v ? v | 0 : v; };
+const optId = () => { const v = W[P++]; return v === -1 ? null : (v | 0) === v ? v | 0 : v; };
 const str = () => S[W[P++]];
 const optStr = () => { const k = W[P++]; return k === -1 ? null : S[k]; };
 const flag = () => W[P++] === 1;
 
+/** A list of integers; literals up to 3 (exact capacity: a pushed-to `[]` reserves 17). */
 function nums() {
-  const n = W[P++];
-  const a = [];
-  for (let k = 0; k < n; k++) a.push(W[P++]);
-  return a;
+  switch (W[P++]) {
+    case 0: return [];
+    case 1: return [int()];
+    case 2: return [int(), int()];
+    case 3: return [int(), int(), int()];
+    default: {
+      const n = W[P - 1];
+      const a = [];
+      for (let k = 0; k < n; k++) a.push(int());
+      return a;
+    }
+  }
 }
 
 /** `ndim, dims…, elements…` → nested arrays (a number for 0-d). */
@@ -83,10 +97,27 @@ function values() {
 
 function nest(dim, nd) {
   const n = W[dim];
+  if (nd === 1) return row(n);
   const a = [];
-  if (nd === 1) for (let k = 0; k < n; k++) a.push(W[P++]);
-  else for (let k = 0; k < n; k++) a.push(nest(dim + 1, nd - 1));
+  for (let k = 0; k < n; k++) a.push(nest(dim + 1, nd - 1));
   return a;
+}
+
+/** n numbers of a row; literals up to 4 (exact capacity, as in `nums`). */
+function row(n) {
+  const p = P;
+  switch (n) {
+    case 0: return [];
+    case 1: P += 1; return [W[p]];
+    case 2: P += 2; return [W[p], W[p + 1]];
+    case 3: P += 3; return [W[p], W[p + 1], W[p + 2]];
+    case 4: P += 4; return [W[p], W[p + 1], W[p + 2], W[p + 3]];
+    default: {
+      const a = [];
+      for (let k = 0; k < n; k++) a.push(W[P++]);
+      return a;
+    }
+  }
 }
 
 function optValues() {
@@ -105,7 +136,7 @@ function graphRecord() {
   const nt = W[P++];
   const tensors = [];
   for (let k = 0; k < nt; k++) {
-    const id = W[P++];
+    const id = int();
     const name = optStr();
     const shape = nums();
     const stride = nums();
@@ -121,13 +152,13 @@ function graphRecord() {
   const nn = W[P++];
   const nodes = [];
   for (let k = 0; k < nn; k++) {
-    const id = W[P++];
+    const id = int();
     const name = str();
     const ne = W[P++];
     const next = [];
     for (let e = 0; e < ne; e++) {
       const node = optId();
-      const inputNr = W[P++];
+      const inputNr = int();
       next.push({ node, inputNr });
     }
     const variable = optId();
@@ -142,7 +173,7 @@ function hookRows() {
   const n = W[P++];
   const rows = [];
   for (let k = 0; k < n; k++) {
-    const handle = W[P++];
+    const handle = int();
     const kind = str();
     const name = str();
     const m = W[P++];
@@ -151,7 +182,7 @@ function hookRows() {
       rows.push({ handle, kind, name, source });
     } else if (m >= 0) {
       const module = S[m];
-      const moduleId = W[P++];
+      const moduleId = int();
       const source = sourceLoc();
       rows.push({ handle, kind, name, module, moduleId, source });
     } else {
@@ -169,9 +200,9 @@ function hookRows() {
 }
 
 function sourceLoc() {
-  const line = W[P++];
-  if (line === -1) return null;
-  const column = W[P++];
+  if (W[P] === -1) { P++; return null; }
+  const line = int();
+  const column = int();
   return { line, column };
 }
 
@@ -185,20 +216,20 @@ function eventsRecord() {
 function event() {
   switch (W[P++]) {
     case 0: {
-      const node = W[P++];
+      const node = int();
       const name = str();
       const inputs = nums();
-      const output = W[P++];
+      const output = int();
       return { type: 'op', node, name, inputs, output };
     }
     case 1: {
       const module = str();
-      const moduleId = W[P++];
+      const moduleId = int();
       const phase = str();
       return { type: 'module', module, moduleId, phase };
     }
     case 2: {
-      const node = W[P++];
+      const node = int();
       const name = str();
       const gradOutputs = valuesList();
       const gradInputs = valuesList();
@@ -206,7 +237,7 @@ function event() {
     }
     case 3: return hookEvent();
     case 4: {
-      const tensor = W[P++];
+      const tensor = int();
       const grad = values();
       return { type: 'accumulate', tensor, grad };
     }
@@ -222,6 +253,11 @@ function event() {
       const hook = optId();
       return { type: 'log', level, text, hook };
     }
+    case 8: {
+      const tensor = int();
+      const grad = optValues();
+      return { type: 'grad-set', tensor, grad };
+    }
     default: throw new Error(`internal: graph/trace record: bad event tag ${W[P - 1]} at ${P - 1}`);
   }
 }
@@ -232,23 +268,23 @@ const hookValue = () => (W[P++] === 0 ? optValues() : valuesList());
 function hookEvent() {
   const type = 'hook';
   const kind = str();
-  const handle = W[P++];
+  const handle = int();
   switch (W[P++]) {
     case 0: {
-      const tensor = W[P++];
+      const tensor = int();
       const before = hookValue();
       const after = hookValue();
       return { type, kind, handle, tensor, before, after };
     }
     case 1: {
-      const node = W[P++];
+      const node = int();
       const before = hookValue();
       const after = hookValue();
       return { type, kind, handle, node, before, after };
     }
     case 2: {
       const module = str();
-      const moduleId = W[P++];
+      const moduleId = int();
       const node = optId();
       const before = hookValue();
       const after = hookValue();
@@ -257,8 +293,8 @@ function hookEvent() {
         : { type, kind, handle, module, moduleId, node, before, after };
     }
     case 3: {
-      const tensor = W[P++];
-      const node = W[P++];
+      const tensor = int();
+      const node = int();
       const before = hookValue();
       const after = hookValue();
       return { type, kind, handle, tensor, node, before, after };

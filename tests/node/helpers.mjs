@@ -167,14 +167,23 @@ export function assertThrowsExact(fn, expected) {
 
 // ------------------------------------------------------------- warnings
 
+// Every text console.warn received in this process, whoever installed
+// console.warn at the time. The engine shows a warning the way Python's
+// default filter does — once per text and place — so a test may raise a
+// warning an earlier test already showed (see warnings.test.mjs "once").
+export const SHOWN_WARNINGS = new Set();
+const realWarn = console.warn;
+console.warn = (...args) => { SHOWN_WARNINGS.add(args.map(String).join(' ')); realWarn(...args); };
+
 /**
  * Run fn and collect the warnings it causes: the `warning` events of
  * hg.trace (the contract's record of warnings) and console.warn calls.
  */
 export function captureWarnings(fn) {
   const consoleCalls = [];
+  const shownBefore = new Set(SHOWN_WARNINGS);
   const orig = console.warn;
-  console.warn = (...args) => { consoleCalls.push(args.map(String).join(' ')); };
+  console.warn = (...args) => { const m = args.map(String).join(' '); consoleCalls.push(m); SHOWN_WARNINGS.add(m); };
   let result;
   let events;
   try {
@@ -183,15 +192,18 @@ export function captureWarnings(fn) {
     console.warn = orig;
   }
   const trace = events.filter((e) => e.type === 'warning').map((e) => e.message);
-  return { result, trace, console: consoleCalls, events };
+  return { result, trace, console: consoleCalls, events, shownBefore };
 }
 
-/** Assert the warnings match the fixture's list (trace events exact; console.warn contains them). */
+/**
+ * Assert the warnings match the fixture's list: trace events exactly; each
+ * one on console.warn unless this process showed that text before.
+ */
 export function assertWarnings(captured, expectedList, msg = 'warnings') {
   const expected = expectedList.map((w) => stripTriggered(w.message));
   assert.deepEqual(captured.trace, expected, `${msg}: trace warning events`);
   for (const m of expected) {
-    assert.ok(captured.console.some((c) => c.includes(m)),
+    assert.ok(captured.console.some((c) => c.includes(m)) || [...captured.shownBefore].some((c) => c.includes(m)),
       `${msg}: console.warn should have been called with: ${m}\n got: ${JSON.stringify(captured.console)}`);
   }
   if (expected.length === 0) assert.deepEqual(captured.console, [], `${msg}: no console.warn expected`);
@@ -200,7 +212,7 @@ export function assertWarnings(captured, expectedList, msg = 'warnings') {
 /** Silence console.warn while running fn (for tests that do not check warnings). */
 export function quiet(fn) {
   const orig = console.warn;
-  console.warn = () => {};
+  console.warn = (...args) => { SHOWN_WARNINGS.add(args.map(String).join(' ')); };
   try {
     return fn();
   } finally {

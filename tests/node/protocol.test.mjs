@@ -62,7 +62,7 @@ test('protocol.d.ts lists the hook kinds and module phases of the contract', () 
   const lits = (t) => t.union.map((u) => u.literal);
   assert.deepEqual(lits(schema.aliases.HookKind), ['tensor', 'retain-grad', 'node-pre', 'node-post', 'post-accumulate', 'module-pre', 'module-forward', 'module-backward', 'module-full-backward', 'module-full-backward-pre', 'pack', 'unpack', 'multi-grad']);
   assert.deepEqual(lits(schema.aliases.ModulePhase), ['pre-hook', 'forward', 'hook', 'end']);
-  assert.deepEqual(schema.aliases.TraceEvent.union.map((u) => schema.interfaces[u.ref].type.type.literal), ['op', 'module', 'node', 'hook', 'accumulate', 'warning', 'error', 'log']);
+  assert.deepEqual(schema.aliases.TraceEvent.union.map((u) => schema.interfaces[u.ref].type.type.literal), ['op', 'module', 'node', 'hook', 'accumulate', 'grad-set', 'warning', 'error', 'log']);
 });
 
 test('a module full backward hook: graph row, trace event and returned handle are one handle', () => {

@@ -96,3 +96,33 @@ test('warnings/full_backward_pre_hook_no_input_grad', () => {
   assertWarnings(w, e.warnings);
   approx(m.getParameter('w').grad.toArray(), 6, 'w.grad (hand: a*b = 6)');
 });
+
+// How often console.warn shows a warning: as Python's default filter does,
+// once per text and place. PyTorch raises the warning every time (so every
+// time is a `warning` trace event); Python places the non-leaf .grad warning
+// (a C++ TORCH_WARN) and the full-backward-hook one (hooks.py, stacklevel=5)
+// at the user's line, so a loop shows each once and another line again.
+const NONLEAF = 'The .grad attribute of a Tensor that is not a leaf Tensor is being accessed';
+const count = (lines, text) => lines.filter((l) => l.includes(text)).length;
+
+test('warnings once per place: non-leaf .grad read in a loop, then on another line', () => {
+  const c = leaf(2).mul(3);
+  const loop = captureWarnings(() => { for (let i = 0; i < 3; i++) void c.grad; });
+  assert.equal(count(loop.trace, NONLEAF), 3, 'raised three times');
+  assert.equal(count(loop.console, NONLEAF), 1, 'shown once for the loop line');
+  const again = captureWarnings(() => { for (let i = 0; i < 2; i++) void c.grad; });
+  assert.equal(count(again.trace, NONLEAF), 2);
+  assert.equal(count(again.console, NONLEAF), 1, 'another line shows it once more');
+  const same = captureWarnings(() => { for (let i = 0; i < 3; i++) void c.grad; });
+  assert.equal(count(same.console, NONLEAF), 1, 'a third line: once more');
+});
+
+test('warnings once per place: a full backward hook with no input needing grad, fired in a loop', () => {
+  const m = mul2w();
+  m.registerFullBackwardHook(() => {});
+  const w = captureWarnings(() => { for (let i = 0; i < 4; i++) m.call(hg.tensor(2), hg.tensor(3)).backward(); });
+  const text = 'Full backward hook is firing when gradients are computed with respect to module outputs';
+  assert.equal(count(w.trace, text), 4, 'a trace event per backward');
+  assert.equal(count(w.console, text), 1, 'console.warn once for the loop\'s line');
+  approx(m.getParameter('w').grad.toArray(), 24, 'w.grad accumulated four times (hand: 4 · a·b = 24)');
+});

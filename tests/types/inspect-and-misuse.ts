@@ -15,6 +15,8 @@ for (const e of events) {
   // TraceEvent is a union discriminated by `type` (protocol.d.ts).
   if (e.type === 'hook') { const kind: hg.HookKind = e.kind; console.log(kind, e.before, e.after); }
   else if (e.type === 'accumulate') console.log(e.tensor, e.grad);
+  // The program's own `.grad = …` / zeroGrad(): the value now in it, or null.
+  else if (e.type === 'grad-set') { const now: hg.Values | null = e.grad; console.log(e.tensor, now); }
 }
 const run: hg.TraceRun = hg.traceRun(() => { hg.recordLog('log', 'hello'); c.sum(); });
 console.log(run.trace.length, run.graph.nodes.map((n) => n.name));
@@ -38,5 +40,7 @@ hg.nn.functional.mseLoss(a, a, { reduction: 'avg' });
 hg.registerMultiGradHook([a], (grads: (hg.Tensor | null)[]) => grads, { mode: 'any' });
 // @ts-expect-error an accumulate event has no `kind`
 events.forEach((e) => e.type === 'accumulate' && e.kind);
+// @ts-expect-error a grad-set event's tensor is an id, not a Tensor
+events.forEach((e) => e.type === 'grad-set' && e.tensor.item());
 // @ts-expect-error .shape is read-only
 a.shape = [1];

@@ -145,6 +145,41 @@ test('a training loop in hg.tidy: the player starts before the backward pass the
   assert.ok(Math.abs(end.grads.get(tid(loop, 'w')) - 0.032) < 1e-5, `w.grad ${end.grads.get(tid(loop, 'w'))}`);
 });
 
+test('grad-set: `w.grad = null` between the loop\'s steps shows None until the next backward writes w.grad', () => {
+  const m = analyze(loop.graph, loop.trace);
+  const w = tid(loop, 'w');
+  const sets = m.steps.filter((s) => s.event.type === 'grad-set');
+  assert.deepEqual(sets.map((s) => [s.event.tensor, s.event.grad]), [[w, null], [w, null], [w, null], [w, null]], 'one per `w.grad = null`');
+  const acc = m.steps.filter((s) => s.event.type === 'accumulate').map((s) => s.index);
+  // By hand (fixtures.mjs): the steps' gradients are 4, 0.8, 0.16, then 0.032.
+  const near = (v, x) => v !== null && Math.abs(v - x) < 1e-5;
+  assert.ok(near(frameAt(m, acc[0] + 1).grads.get(w), 4));
+  assert.equal(frameAt(m, sets[1].index + 1).grads.get(w), null, 'after step 1\'s w.grad = null');
+  assert.ok(near(frameAt(m, sets[3].index).grads.get(w), 0.16), 'step 2\'s gradient until the last assignment');
+  // Where the player starts (the drawn pass): None, not step 2's stale 0.16.
+  assert.ok(sets[3].index < m.forwardEnd);
+  assert.equal(frameAt(m, m.forwardEnd).grads.get(w), null);
+  assert.ok(near(frameAt(m, m.steps.length).grads.get(w), 0.032));
+  assert.equal(sets[3].label, 'w.grad set to None');
+  assert.equal(describeStep(m, sets[3]), 'w.grad set to None: the next backward that writes w.grad starts from nothing instead of adding to the old value.');
+  assert.deepEqual(sets[3].focus, { tensor: w, node: m.accOf.get(w) });
+  assert.ok(!isBackwardEvent(sets[3].event));
+});
+
+test('grad-set with a value: the inspector shows it, and the step says the next backward adds to it', () => {
+  const r = runProgram(hg, `const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+a.grad = hg.tensor(10);
+const y = a.mul(3); y.name = 'y';
+y.backward();`);
+  const m = analyze(r.graph, r.trace);
+  const a = tid(r, 'a');
+  const set = m.steps.find((s) => s.event.type === 'grad-set');
+  assert.equal(frameAt(m, 0).grads.get(a), null, 'written by the trace: None before it');
+  assert.equal(frameAt(m, set.index + 1).grads.get(a), 10);
+  assert.equal(describeStep(m, set), 'a.grad assigned: 10.; the next backward that writes a.grad adds to this value.');
+  assert.equal(frameAt(m, m.steps.length).grads.get(a), 13, 'by hand: 10 + dy/da = 10 + 3');
+});
+
 test('the backward summary lists a hook that fired in every step of a loop once, with its count', () => {
   // A hook on the leaf w lives through five tidy steps and a last pass: six in a row.
   const r = runProgram(hg, `const w = hg.tensor(1, { requiresGrad: true, name: 'w' });

@@ -144,7 +144,7 @@ export class Controller {
     for (let i = 0; i < 8; i++) {
       const s = this.session; const frame = frameAt(s.model, k); const f = frame.focus || {};
       const ev = frame.step?.event;
-      const grad = ev && (ev.type === 'accumulate' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
+      const grad = ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
       const units = [f.node != null ? s.input.unitOfNode[f.node] : null, f.tensor != null ? s.input.unitOfTensor[f.tensor] : null, grad != null ? s.input.unitOfTensor[grad] : null];
       const hiding = new Set(units.filter(Boolean).map((id) => s.input.units.find((u) => u.id === id)?.placeholder).filter(Boolean));
       if (!hiding.size) break;

@@ -34,7 +34,20 @@ impl Semantics {
     }
 }
 
-pub type WarningSink = Rc<dyn Fn(&str)>;
+/// Where Python's `warnings` module places a PyTorch warning, which decides
+/// how often its default filter shows it: once per text and place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarnPlace {
+    /// A line inside torch (e.g. nn/modules/module.py): shown once per text.
+    Library,
+    /// The user's line (`stacklevel` pointing out of torch, or a C++
+    /// `TORCH_WARN` raised under a Python frame): shown once per text and
+    /// calling line, so a warning in a loop is shown once.
+    Caller,
+}
+
+/// Receives every warning raised; deciding what to show is the sink's job.
+pub type WarningSink = Rc<dyn Fn(&str, WarnPlace)>;
 
 thread_local! {
     static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
@@ -83,10 +96,20 @@ pub fn set_warning_sink(sink: Option<WarningSink>) {
     WARNING_SINK.with(|w| *w.borrow_mut() = sink);
 }
 
-/// Raise a PyTorch-style warning: recorded as a `warning` trace event and
+/// Raise a PyTorch-style warning that Python places inside torch: recorded
+/// as a `warning` trace event (every time: PyTorch raises it every time) and
 /// handed to the sink. The sink is cloned out first so no borrow is held
 /// while it (JS) runs.
 pub fn warn(message: &str) {
+    warn_from(message, WarnPlace::Library);
+}
+
+/// The same for a warning Python places at the user's calling line.
+pub fn warn_at_caller(message: &str) {
+    warn_from(message, WarnPlace::Caller);
+}
+
+fn warn_from(message: &str, place: WarnPlace) {
     crate::trace::record(|| crate::trace::Event::Warning {
         message: message.to_string(),
     });
@@ -95,7 +118,7 @@ pub fn warn(message: &str) {
         Err(_) => crate::error::fault_default("the warning sink is busy"),
     });
     if let Some(sink) = sink {
-        sink(message);
+        sink(message, place);
     }
 }
 

@@ -365,13 +365,7 @@ fn check_hook_value(name: &str, before: &Option<Tensor>, after: &Tensor) -> Resu
 }
 
 fn snapshot(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
-    values
-        .iter()
-        .map(|v| {
-            v.as_ref()
-                .and_then(|t| crate::error::snapshot(t.to_array()))
-        })
-        .collect()
+    trace::copy_values_list(values)
 }
 
 /// Runs tensor hooks of every input of `node`, then retain-grad (PyTorch 2)
@@ -581,8 +575,8 @@ fn call_node(
     trace::record(|| Event::Node {
         node: node.id,
         name: node.name,
-        grad_outputs: snapshot(&inputs),
-        grad_inputs: snapshot(&outputs),
+        grad_outputs: trace::copy_grads(&inputs),
+        grad_inputs: trace::copy_grads(&outputs),
     });
     Ok(outputs)
 }

@@ -13,10 +13,10 @@ use crate::engine::HashSet;
 
 use crate::hooks::TensorHookEntry;
 use crate::ids::{NodeId, TensorId};
-use crate::node::{Edge, NodeRef};
+use crate::node::{Edge, NodeKind, NodeRef};
 use crate::protocol::HookKind;
 pub use crate::protocol::{GraphInfo, HookInfo, NextEdge, NodeInfo, TensorInfo};
-use crate::tensor::{Array, Tensor};
+use crate::tensor::{Array, Meta, Tensor, TensorImpl};
 
 /// One tensor of the graph, borrowed (the fields of [`TensorInfo`]).
 pub struct TensorRow<'a> {
@@ -53,9 +53,15 @@ pub trait GraphSink {
     fn node(&mut self, row: &NodeRow<'_>);
 }
 
-fn tensor_hooks(t: &Tensor) -> Vec<HookInfo> {
-    let mut hooks: Vec<HookInfo> = t
-        .hook_entries()
+fn tensor_hooks(m: &Meta) -> Vec<HookInfo> {
+    // No list (the usual tensor): no snapshot, no allocation.
+    let (hooks, post) = (m.hooks.get(), m.post_accumulate_hooks.get());
+    if hooks.is_none() && post.is_none() {
+        return Vec::new();
+    }
+    let mut rows: Vec<HookInfo> = m
+        .hooks
+        .snapshot()
         .into_iter()
         .map(|(handle, e)| match &*e {
             TensorHookEntry::User(h) => HookInfo {
@@ -67,15 +73,16 @@ fn tensor_hooks(t: &Tensor) -> Vec<HookInfo> {
             }
         })
         .collect();
-    hooks.extend(
-        t.post_accumulate_hook_entries()
+    rows.extend(
+        m.post_accumulate_hooks
+            .snapshot()
             .into_iter()
             .map(|(handle, h)| HookInfo {
                 source: h.source(),
                 ..HookInfo::new(handle, HookKind::PostAccumulate, h.name())
             }),
     );
-    hooks
+    rows
 }
 
 /// Row-major strides of `shape` (`layout::contiguous_strides`), in `buf`
@@ -98,16 +105,22 @@ fn contiguous_strides<'a>(
     out
 }
 
+/// One row from one borrow of the tensor's metadata (each accessor would
+/// borrow it again, and clone the grad_fn: ~9 borrows per row before).
 fn tensor_row(t: &Tensor, sink: &mut dyn GraphSink) {
-    let hooks = tensor_hooks(t);
-    let (requires_grad, is_leaf, retains_grad) = (t.requires_grad(), t.is_leaf(), t.retains_grad());
-    let grad_fn = t.grad_fn().map(|f| f.id);
-    let grad = t.grad_raw();
-    let grad_data = grad.as_ref().and_then(|g| crate::error::snapshot(g.data()));
     // A failed borrow is a fault (the call reports it), never a missing row.
     let meta = t.meta().ok();
+    let m = meta.as_deref();
+    let hooks = m.map(tensor_hooks).unwrap_or_default();
+    let grad_fn = m.and_then(|m| m.grad_fn.as_ref()).map(|f| f.id);
+    let is_leaf = grad_fn.is_none();
+    let requires_grad = !is_leaf || m.is_some_and(|m| m.requires_grad);
+    let retains_grad = !is_leaf && m.is_some_and(|m| m.retains_grad);
+    let grad_data = m
+        .and_then(|m| m.grad.as_ref())
+        .and_then(|g| crate::error::snapshot(g.data()));
     let data = t.data().ok();
-    if meta.is_none() || data.is_none() {
+    if m.is_none() || data.is_none() {
         crate::error::fault("tensor data is busy while describing the graph");
     }
     let empty: Array;
@@ -119,13 +132,13 @@ fn tensor_row(t: &Tensor, sink: &mut dyn GraphSink) {
         }
     };
     let (mut buf, mut heap) = ([0usize; 8], Vec::new());
-    let stride = match meta.as_ref().and_then(|m| m.strides.as_deref()) {
+    let stride = match m.and_then(|m| m.strides.as_deref()) {
         Some(s) => s,
         None => contiguous_strides(values.shape(), &mut buf, &mut heap),
     };
     sink.tensor(&TensorRow {
         id: t.id(),
-        name: meta.as_ref().and_then(|m| m.name.as_deref()),
+        name: m.and_then(|m| m.name.as_deref()),
         shape: values.shape(),
         stride,
         data: values,
@@ -138,78 +151,157 @@ fn tensor_row(t: &Tensor, sink: &mut dyn GraphSink) {
     });
 }
 
-fn node_row(n: &NodeRef, sink: &mut dyn GraphSink) {
-    let pre_hooks: Vec<HookInfo> = n
-        .pre_hook_entries()
-        .into_iter()
-        .map(|(handle, h)| HookInfo {
-            source: h.source(),
-            ..HookInfo::new(handle, h.kind(), h.name())
-        })
-        .collect();
+fn node_hooks(n: &NodeRef) -> (Vec<HookInfo>, Vec<HookInfo>) {
+    let pre_hooks: Vec<HookInfo> = match n.pre_hooks.get() {
+        None => Vec::new(),
+        Some(_) => n
+            .pre_hook_entries()
+            .into_iter()
+            .map(|(handle, h)| HookInfo {
+                source: h.source(),
+                ..HookInfo::new(handle, h.kind(), h.name())
+            })
+            .collect(),
+    };
     // A module's backward-hook wrapper lists the user's hooks it runs,
     // under the handles the user holds (= the trace's).
-    let post_hooks: Vec<HookInfo> = n
-        .post_hook_entries()
-        .into_iter()
-        .flat_map(|(handle, h)| h.rows(handle))
-        .collect();
+    let post_hooks: Vec<HookInfo> = match n.post_hooks.get() {
+        None => Vec::new(),
+        Some(_) => n
+            .post_hook_entries()
+            .into_iter()
+            .flat_map(|(handle, h)| h.rows(handle))
+            .collect(),
+    };
+    (pre_hooks, post_hooks)
+}
+
+fn node_row(n: &NodeRef, sink: &mut dyn GraphSink) {
+    let (pre_hooks, post_hooks) = node_hooks(n);
     sink.node(&NodeRow {
         id: n.id,
         name: n.name,
         next: &n.next,
-        variable: n.variable().map(|v| v.id()),
+        variable: match &n.kind {
+            NodeKind::AccumulateGrad { variable } => Some(variable.id()),
+            NodeKind::Op { .. } => None,
+        },
         pre_hooks: &pre_hooks,
         post_hooks: &post_hooks,
     });
 }
 
-/// Walks from the roots through grad_fn / next edges, collecting nodes, the
-/// leaves of AccumulateGrad nodes and the live outputs of every node; then
-/// hands them to `sink` by id.
+/// `f` on each live forward output of `n` and on an AccumulateGrad's leaf,
+/// borrowed (`Node::output_tensors` builds a Vec per node).
+fn each_tensor_of(n: &NodeRef, mut f: impl FnMut(&Tensor)) {
+    let upgrade = |w: &std::rc::Weak<TensorImpl>| w.upgrade().map(Tensor);
+    match n.first_output.try_borrow() {
+        Ok(first) => {
+            if let Some(t) = first.as_ref().and_then(upgrade) {
+                f(&t);
+            }
+        }
+        Err(_) => crate::error::fault("a node's first output is busy"),
+    }
+    match n.outputs.try_borrow() {
+        Ok(more) => {
+            for t in more.iter().filter_map(upgrade) {
+                f(&t);
+            }
+        }
+        Err(_) => crate::error::fault("a node's outputs are busy"),
+    }
+    if let NodeKind::AccumulateGrad { variable } = &n.kind {
+        f(variable);
+    }
+}
+
+/// Every tensor and node reachable from the roots (see `walk`), handed to
+/// `sink` by id.
 pub fn graph_into(roots: &[Tensor], sink: &mut dyn GraphSink) {
-    let mut tensors: Vec<Tensor> = Vec::new();
-    let mut nodes: Vec<NodeRef> = Vec::new();
-    let mut seen_t: HashSet<TensorId> = HashSet::default();
-    let mut seen_n: HashSet<NodeId> = HashSet::default();
-    let mut stack: Vec<NodeRef> = Vec::new();
-    let mut add_tensor = |t: &Tensor,
-                          tensors: &mut Vec<Tensor>,
-                          stack: &mut Vec<NodeRef>,
-                          seen_n: &mut HashSet<NodeId>| {
-        if seen_t.insert(t.id()) {
-            tensors.push(t.clone());
-        }
-        let node = t.grad_fn().or_else(|| t.existing_grad_accumulator());
-        if let Some(n) = node {
-            if seen_n.insert(n.id) {
-                stack.push(n);
-            }
-        }
-    };
-    for t in roots {
-        add_tensor(t, &mut tensors, &mut stack, &mut seen_n);
-    }
-    while let Some(n) = stack.pop() {
-        for t in n.output_tensors().iter().chain(n.variable().iter()) {
-            add_tensor(t, &mut tensors, &mut stack, &mut seen_n);
-        }
-        for e in n.next.iter().flatten() {
-            if seen_n.insert(e.node.id) {
-                stack.push(e.node.clone());
-            }
-        }
-        nodes.push(n);
-    }
-    tensors.sort_by_key(|t| t.id());
-    nodes.sort_by_key(|n| n.id);
-    sink.tensors(tensors.len());
-    for t in &tensors {
+    // The last call's sets and lists, emptied: growing them again (hash
+    // tables rehash at every doubling) was a fifth of the walk. Taken out
+    // while in use, so a re-entrant call simply starts with new ones.
+    let mut w = SCRATCH
+        .with(|s| s.try_borrow_mut().ok().map(|mut s| std::mem::take(&mut *s)))
+        .unwrap_or_default();
+    walk(roots, &mut w);
+    // Ids are unique: an unstable sort gives the same order.
+    w.tensors.sort_unstable_by_key(|t| t.id());
+    w.nodes.sort_unstable_by_key(|n| n.id);
+    sink.tensors(w.tensors.len());
+    for t in &w.tensors {
         tensor_row(t, sink);
     }
-    sink.nodes(nodes.len());
-    for n in &nodes {
+    sink.nodes(w.nodes.len());
+    for n in &w.nodes {
         node_row(n, sink);
+    }
+    w.clear();
+    // A huge graph's tables are not kept (a few hundred KB at most are).
+    if w.seen_t.capacity() > KEEP_CAPACITY || w.seen_n.capacity() > KEEP_CAPACITY {
+        return;
+    }
+    SCRATCH.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            *s = w;
+        }
+    });
+}
+
+/// What [`graph_into`] collects; kept between calls (empty) for its capacity.
+#[derive(Default)]
+struct Walk {
+    tensors: Vec<Tensor>,
+    nodes: Vec<NodeRef>,
+    seen_t: HashSet<TensorId>,
+    seen_n: HashSet<NodeId>,
+    stack: Vec<NodeRef>,
+}
+
+impl Walk {
+    /// Drops every reference (the graph must not be kept alive), keeps capacity.
+    fn clear(&mut self) {
+        self.tensors.clear();
+        self.nodes.clear();
+        self.seen_t.clear();
+        self.seen_n.clear();
+        self.stack.clear();
+    }
+
+    fn add_tensor(&mut self, t: &Tensor) {
+        if !self.seen_t.insert(t.id()) {
+            return;
+        }
+        self.tensors.push(t.clone());
+        if let Some(n) = t.grad_fn().or_else(|| t.existing_grad_accumulator()) {
+            if self.seen_n.insert(n.id) {
+                self.stack.push(n);
+            }
+        }
+    }
+}
+
+const KEEP_CAPACITY: usize = 1 << 15;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Walk> = std::cell::RefCell::new(Walk::default());
+}
+
+/// Walks from the roots through grad_fn / next edges, collecting nodes, the
+/// leaves of AccumulateGrad nodes and the live outputs of every node.
+fn walk(roots: &[Tensor], w: &mut Walk) {
+    for t in roots {
+        w.add_tensor(t);
+    }
+    while let Some(n) = w.stack.pop() {
+        each_tensor_of(&n, |t| w.add_tensor(t));
+        for e in n.next.iter().flatten() {
+            if w.seen_n.insert(e.node.id) {
+                w.stack.push(e.node.clone());
+            }
+        }
+        w.nodes.push(n);
     }
 }
 

@@ -435,7 +435,7 @@ fn legacy_hook_mul2_works_mul3_reports_last_node() {
     let seen = log();
     let warnings = log();
     let w = warnings.clone();
-    context::set_warning_sink(Some(Rc::new(move |m: &str| {
+    context::set_warning_sink(Some(Rc::new(move |m: &str, _| {
         w.borrow_mut().push(m.to_string())
     })));
 
@@ -537,7 +537,7 @@ fn full_backward_pre_hook_can_scale_grad_output() {
 fn full_backward_hook_with_no_input_requiring_grad_warns_and_passes_nulls() {
     let warnings = log();
     let w = warnings.clone();
-    context::set_warning_sink(Some(Rc::new(move |m: &str| {
+    context::set_warning_sink(Some(Rc::new(move |m: &str, _| {
         w.borrow_mut().push(m.to_string())
     })));
     let seen = log();

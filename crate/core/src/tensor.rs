@@ -526,7 +526,8 @@ impl Tensor {
     /// does not retain grad is read.
     pub fn grad(&self) -> Option<Tensor> {
         if !self.is_leaf() && !self.retains_grad() {
-            context::warn(NON_LEAF_GRAD_WARNING);
+            // A C++ TORCH_WARN under the Python line reading `.grad`.
+            context::warn_at_caller(NON_LEAF_GRAD_WARNING);
         }
         self.grad_raw()
     }
@@ -544,7 +545,9 @@ impl Tensor {
                 return Err(Error::runtime("can't assign Variable as its own grad"));
             }
         }
-        self.meta_mut()?.grad = grad;
+        let mut meta = self.meta_mut()?;
+        crate::trace::record_grad_set(self, grad.as_ref());
+        meta.grad = grad;
         Ok(())
     }
 

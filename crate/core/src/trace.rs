@@ -12,10 +12,12 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-pub use crate::protocol::{Event, HookKind, HookTarget, HookValue, LogLevel, ModulePhase};
+pub use crate::protocol::{
+    Event, GradList, HookKind, HookTarget, HookValue, LogLevel, ModulePhase,
+};
 
 use crate::ids::{HandleId, NodeId};
-use crate::tensor::{Tensor, TensorImpl};
+use crate::tensor::{Array, Data, Tensor, TensorImpl};
 
 #[derive(Default)]
 struct Recorder {
@@ -85,6 +87,65 @@ pub fn record(make: impl FnOnce() -> Event) {
     }
     let event = make();
     with_state(|s| push(s, event));
+}
+
+/// A copy of a tensor's values for an event, read in one borrow (a 0-d
+/// value without building an array first). `Tensor::to_array` borrows twice
+/// and first checks the array's layout: a third of `trace()`'s recording.
+/// A failed borrow is a fault (the event must not read "no gradient").
+pub fn copy_values(t: &Tensor) -> Option<Array> {
+    match t.0.storage.data.try_borrow() {
+        Ok(d) => Some(match &*d {
+            Data::Scalar(v) => Array::from_elem(ndarray::IxDyn(&[]), *v),
+            Data::Array(a) => a.clone(),
+        }),
+        Err(_) => crate::error::fault_default("tensor data is busy copying values for a trace"),
+    }
+}
+
+/// [`copy_values`] of each gradient (`None` stays `None`).
+pub fn copy_values_list(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
+    values
+        .iter()
+        .map(|v| v.as_ref().and_then(copy_values))
+        .collect()
+}
+
+/// A node's gradients for its `node` event, in one [`GradList`] (each
+/// value read in one borrow; a failed borrow is a fault and a `None`).
+pub fn copy_grads(values: &[Option<Tensor>]) -> GradList {
+    let busy = "tensor data is busy copying values for a trace";
+    let elements = values
+        .iter()
+        .flatten()
+        .map(|t| t.0.storage.data.try_borrow().map_or(0, |d| d.len()))
+        .sum();
+    let mut list = GradList::with_capacity(elements);
+    for v in values {
+        match v.as_ref().map(|t| t.0.storage.data.try_borrow()) {
+            None => list.push_none(),
+            Some(Ok(d)) => match &*d {
+                Data::Scalar(x) => list.push_values(&[], [*x]),
+                Data::Array(a) => match a.as_slice() {
+                    Some(s) => list.push_values(a.shape(), s.iter().copied()),
+                    None => list.push_values(a.shape(), a.iter().copied()),
+                },
+            },
+            Some(Err(_)) => {
+                crate::error::fault(busy);
+                list.push_none();
+            }
+        }
+    }
+    list
+}
+
+/// A `grad-set` event: the program assigned `t.grad` (now `grad`).
+pub fn record_grad_set(t: &Tensor, grad: Option<&Tensor>) {
+    record(|| Event::GradSet {
+        tensor: t.id(),
+        grad: grad.and_then(copy_values),
+    });
 }
 
 /// Records that `output` was built from `inputs` by `node` (an `op` event),

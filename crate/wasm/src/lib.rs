@@ -9,12 +9,14 @@ pub mod functional;
 pub mod graph_hooks;
 pub mod hooks;
 pub mod inspect;
+mod js_stack;
 pub mod live;
 pub mod module;
 pub mod node;
 pub mod options;
 mod tape;
 pub mod tensor;
+mod warnings;
 
 use std::rc::Rc;
 
@@ -31,15 +33,7 @@ use hookgrad_core::tensor::{Tensor as CoreTensor, TensorOptions};
 
 #[wasm_bindgen(start)]
 pub fn start() {
-    context::set_warning_sink(Some(Rc::new(|msg: &str| {
-        web_sys_console_warn(msg);
-    })));
-}
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = console, js_name = warn)]
-    fn web_sys_console_warn(s: &str);
+    context::set_warning_sink(Some(Rc::new(warnings::show)));
 }
 
 fn tensor_options(requires_grad: Option<bool>, name: Option<String>) -> TensorOptions {

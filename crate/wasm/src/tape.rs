@@ -23,7 +23,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use hookgrad_core::graph::{GraphSink, NodeRow, TensorRow};
 use hookgrad_core::node::Edge;
-use hookgrad_core::protocol::{Event, HookInfo, HookTarget, HookValue};
+use hookgrad_core::protocol::{Event, GradList, HookInfo, HookTarget, HookValue};
 use hookgrad_core::tensor::Array;
 
 impl GraphSink for Tape {
@@ -73,6 +73,7 @@ mod tag {
     pub const WARNING: f64 = 5.0;
     pub const ERROR: f64 = 6.0;
     pub const LOG: f64 = 7.0;
+    pub const GRAD_SET: f64 = 8.0;
 }
 
 /// Hook targets (`HookTarget`), in the order of the decoder's `switch`.
@@ -122,6 +123,10 @@ pub struct Tape {
     /// Node names and kinds are `&'static str`: found by address and length
     /// (the linker may merge one string into another's bytes).
     statics: FxMap<(usize, usize)>,
+    /// The last few of those (a graph's names come in runs and cycles, e.g.
+    /// Mul, Add, Tanh): compared before hashing, round-robin replaced.
+    recent: [(usize, usize, u32); 4],
+    recent_next: usize,
 }
 
 impl Tape {
@@ -131,6 +136,7 @@ impl Tape {
         self.strings.clear();
         self.index.clear();
         self.statics.clear();
+        self.recent = [(0, 0, 0); 4];
     }
 
     /// Opens `graph()`'s record; [`graph_into`] writes its rows through
@@ -194,6 +200,11 @@ impl Tape {
 
     fn static_str(&mut self, s: &'static str) {
         let key = (s.as_ptr() as usize, s.len());
+        // (0, 0) never matches: a string's address is not null.
+        if let Some(&(_, _, i)) = self.recent.iter().find(|r| (r.0, r.1) == key) {
+            self.words.push(f64::from(i));
+            return;
+        }
         let i = match self.statics.get(&key) {
             Some(&i) => i,
             None => {
@@ -202,6 +213,8 @@ impl Tape {
                 i
             }
         };
+        self.recent[self.recent_next] = (key.0, key.1, i);
+        self.recent_next = (self.recent_next + 1) % self.recent.len();
         self.words.push(f64::from(i));
     }
 
@@ -249,6 +262,20 @@ impl Tape {
         self.len(list.len());
         for a in list {
             self.opt_values(a.as_ref());
+        }
+    }
+
+    /// As `values_list` of the arrays it holds.
+    fn grad_list(&mut self, list: &GradList) {
+        self.len(list.len());
+        for v in list.iter() {
+            match v {
+                Some((shape, values)) => {
+                    self.usizes(shape);
+                    self.words.extend(values.iter().map(|&x| f64::from(x)));
+                }
+                None => self.words.push(NONE),
+            }
         }
     }
 
@@ -335,8 +362,8 @@ impl Tape {
                 self.num(tag::NODE);
                 self.id(node.0);
                 self.static_str(name);
-                self.values_list(grad_outputs);
-                self.values_list(grad_inputs);
+                self.grad_list(grad_outputs);
+                self.grad_list(grad_inputs);
             }
             Event::Hook {
                 kind,
@@ -356,6 +383,11 @@ impl Tape {
                 self.num(tag::ACCUMULATE);
                 self.id(tensor.0);
                 self.values(grad);
+            }
+            Event::GradSet { tensor, grad } => {
+                self.num(tag::GRAD_SET);
+                self.id(tensor.0);
+                self.opt_values(grad.as_ref());
             }
             Event::Warning { message } => {
                 self.num(tag::WARNING);

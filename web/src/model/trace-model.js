@@ -119,6 +119,10 @@ export function analyze(graph, fullTrace = []) {
         f = { tensor: ev.tensor, node: accOf.get(ev.tensor) ?? null };
         label = `${tName(ev.tensor)}.grad written`;
         break;
+      case 'grad-set':
+        f = { tensor: ev.tensor, node: accOf.get(ev.tensor) ?? null };
+        label = ev.grad == null ? `${tName(ev.tensor)}.grad set to None` : `${tName(ev.tensor)}.grad assigned`;
+        break;
       case 'warning': case 'error':
         f = { ...focus, ...(ev.node != null ? { node: ev.node } : {}), ...(ev.tensor != null ? { tensor: ev.tensor } : {}) };
         if (ev.node == null && ev.tensor == null && top) f = { module: top.key };
@@ -148,7 +152,7 @@ export function analyze(graph, fullTrace = []) {
   const shownCalls = moduleCalls.filter((c) => drawn.has(c.key));
 
   // A tensor's grad before the trace: null if the trace writes it, else its final value.
-  const written = new Set(trace.filter((e) => e.type === 'accumulate' || (e.type === 'hook' && e.kind === 'retain-grad')).map((e) => e.tensor));
+  const written = new Set(trace.filter((e) => e.type === 'accumulate' || e.type === 'grad-set' || (e.type === 'hook' && e.kind === 'retain-grad')).map((e) => e.tensor));
   const initialGrad = new Map([...tensors.values()].map((t) => [t.id, written.has(t.id) ? null : t.grad ?? null]));
   // The player starts before the first backward pass the figure can show: in
   // a training loop, the passes of earlier (released) steps are not drawn.
@@ -170,7 +174,8 @@ export function frameAt(model, k) {
   for (let i = 0; i < k; i++) {
     const { event: ev, focus } = model.steps[i];
     const last = i === k - 1;
-    if (ev.type === 'accumulate') grads.set(ev.tensor, ev.grad ?? null);
+    // Backward's write, or the program's own assignment (`t.grad = null`, zeroGrad()).
+    if (ev.type === 'accumulate' || ev.type === 'grad-set') grads.set(ev.tensor, ev.grad ?? null);
     else if (ev.type === 'hook') {
       if (ev.kind === 'retain-grad' && ev.tensor != null) grads.set(ev.tensor, ev.after ?? ev.before ?? null);
       const fire = { before: ev.before, after: ev.after, kind: ev.kind, step: i, count: (hookFires.get(ev.handle)?.count || 0) + 1 };
@@ -216,6 +221,11 @@ export function describeStep(model, step) {
     case 'node': return `${step.label}: grad_outputs ${formatList(ev.gradOutputs)} → grad_inputs ${formatList(ev.gradInputs)}`;
     case 'hook': return `${step.label}: ${formatHookValue(ev.kind, ev.before)} → ${formatHookValue(ev.kind, ev.after)}`;
     case 'accumulate': return `${step.label}: ${formatValue(ev.grad)}`;
+    // What PyTorch does with it: AccumulateGrad (and retain_grad) write a
+    // fresh gradient into a None .grad and add to any other value.
+    case 'grad-set': return ev.grad == null
+      ? `${step.label}: the next backward that writes ${model.tName(ev.tensor)}.grad starts from nothing instead of adding to the old value.`
+      : `${step.label}: ${formatValue(ev.grad)}; the next backward that writes ${model.tName(ev.tensor)}.grad adds to this value.`;
     case 'warning': case 'error': return `${ev.type === 'error' ? 'Error' : 'Warning'}: ${ev.message}`;
     default: return step.label;
   }

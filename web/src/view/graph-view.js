@@ -229,7 +229,7 @@ export class GraphView {
     this.lastApplied = { frame, selected };
     const f = frame.focus || {};
     const ev = frame.step?.event;
-    const gradChanged = ev && (ev.type === 'accumulate' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
+    const gradChanged = ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
     // The camera keeps the running node and the tensor whose .grad just changed in view.
     if (follow && !this.userMoved) this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null]);
     for (const [id, t] of this.tensorEls) {

@@ -379,7 +379,8 @@ impl NodePostHook for OutputHook {
         if in_idx.is_none() {
             // PyTorch warns only when there are full hooks to call here.
             if !hooks.is_empty() {
-                context::warn(NO_INPUT_REQUIRES_GRAD_WARNING);
+                // torch/utils/hooks.py warns with stacklevel=5: the user's backward() line.
+                context::warn_at_caller(NO_INPUT_REQUIRES_GRAD_WARNING);
             }
             let grad_inputs = vec![None; n_inputs];
             for (handle, hook) in hooks {

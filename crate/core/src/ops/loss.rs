@@ -48,8 +48,9 @@ fn broadcast_pair(a: &Tensor, b: &Tensor) -> Result<(Tensor, Tensor)> {
 pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result<Tensor> {
     let (is, ts) = (input.shape(), target.shape());
     if is != ts {
-        // PyTorch: torch/nn/functional.py mse_loss warns, then broadcasts.
-        crate::context::warn(&format!(
+        // PyTorch: torch/nn/functional.py mse_loss warns (stacklevel=2: the
+        // caller's line), then broadcasts.
+        crate::context::warn_at_caller(&format!(
             "Using a target size (torch.Size({})) that is different to the input size (torch.Size({})). This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
             crate::shape::fmt_shape(&ts),
             crate::shape::fmt_shape(&is)
