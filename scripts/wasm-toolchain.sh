@@ -15,6 +15,24 @@ WASM_NIGHTLY=nightly-2026-05-20
 # Tried and not taken: wasm-opt -Oz --converge (−1.5 KB, +9% W1
 # instructions), no multivalue (−1.4 KB, the glue grows), no reference-types
 # (−2.5 KB, the glue grows and every JsValue goes through its heap table).
+#
+# Issue 10, W5, fourth pass (engine wasm + glue, gzip -9 as bench/lib/sizes.mjs
+# counts; 200.1 KB at af263e9): minified package JS (scripts/minify-pkg.mjs,
+# −7.6 KB), serde-wasm-bindgen only in the tests' serde-reference build
+# (−9.0 KB), cat/stack, softmax, mse_loss and randn without ndarray's generic
+# concatenate / operators / from_shape_fn (−3.1 KB), one in-place op body
+# instead of five monomorphized ones (−1.9 KB), wasm-opt
+# --reorder-functions-by-name (crate/wasm/Cargo.toml, −1.5 KB): −23.1 KB in
+# all, W1/W3 unchanged (interleaved A/B within ±2%).
+# Measured and not taken: fewer exports — routing 9 unary methods through
+# one generic export saved 18 B gzip of wasm and 74 B of glue (the
+# per-export wrappers are near-identical, gzip already shares them);
+# -Z inline-mir=no (0), -C llvm-args=-inline-threshold=0 (−0.2 KB); wasm-opt
+# -Os/-Oz/--converge/--merge-similar-functions after -O3 (≤ 1 KB, -Oz slows
+# W1); --minify-imports-and-exports (−1.4 KB, but the glue and the facade
+# call exports by name). What is left is the engine itself: hookgrad-core
+# ~70 KB gzip of code (engine::run_backward alone 11 KB), ndarray ~13 KB,
+# the binding ~16 KB plus its export shims ~25 KB (core code inlined there).
 
 # -Z build-std: std, alloc and core rebuilt with the release profile
 #   (opt-level "z", LTO with the engine) instead of the prebuilt opt-level 3.

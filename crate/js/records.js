@@ -125,11 +125,19 @@ function optValues() {
   return values();
 }
 
+/** A list of gradients (literals up to 2, as in `nums`). */
 function valuesList() {
-  const n = W[P++];
-  const a = [];
-  for (let k = 0; k < n; k++) a.push(optValues());
-  return a;
+  switch (W[P++]) {
+    case 0: return [];
+    case 1: return [optValues()];
+    case 2: return [optValues(), optValues()];
+    default: {
+      const n = W[P - 1];
+      const a = [];
+      for (let k = 0; k < n; k++) a.push(optValues());
+      return a;
+    }
+  }
 }
 
 function graphRecord() {
@@ -154,19 +162,34 @@ function graphRecord() {
   for (let k = 0; k < nn; k++) {
     const id = int();
     const name = str();
-    const ne = W[P++];
-    const next = [];
-    for (let e = 0; e < ne; e++) {
-      const node = optId();
-      const inputNr = int();
-      next.push({ node, inputNr });
-    }
+    const next = edges();
     const variable = optId();
     const preHooks = hookRows();
     const postHooks = hookRows();
     nodes.push({ id, name, next, variable, preHooks, postHooks });
   }
   return { tensors, nodes };
+}
+
+/** A node's `next` (literals up to 2, as in `nums`). */
+function edges() {
+  switch (W[P++]) {
+    case 0: return [];
+    case 1: return [edge()];
+    case 2: return [edge(), edge()];
+    default: {
+      const n = W[P - 1];
+      const a = [];
+      for (let k = 0; k < n; k++) a.push(edge());
+      return a;
+    }
+  }
+}
+
+function edge() {
+  const node = optId();
+  const inputNr = int();
+  return { node, inputNr };
 }
 
 function hookRows() {

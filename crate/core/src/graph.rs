@@ -226,8 +226,11 @@ pub fn graph_into(roots: &[Tensor], sink: &mut dyn GraphSink) {
         .with(|s| s.try_borrow_mut().ok().map(|mut s| std::mem::take(&mut *s)))
         .unwrap_or_default();
     walk(roots, &mut w);
-    // Ids are unique: an unstable sort gives the same order.
+    // Ids are unique: an unstable sort gives the same order. A tensor can be
+    // met twice (a root that is also a node's output, or an output an
+    // in-place op moved to a new node): kept once.
     w.tensors.sort_unstable_by_key(|t| t.id());
+    w.tensors.dedup_by_key(|t| t.id());
     w.nodes.sort_unstable_by_key(|n| n.id);
     sink.tensors(w.tensors.len());
     for t in &w.tensors {
@@ -239,7 +242,7 @@ pub fn graph_into(roots: &[Tensor], sink: &mut dyn GraphSink) {
     }
     w.clear();
     // A huge graph's tables are not kept (a few hundred KB at most are).
-    if w.seen_t.capacity() > KEEP_CAPACITY || w.seen_n.capacity() > KEEP_CAPACITY {
+    if w.seen_n.capacity() > KEEP_CAPACITY {
         return;
     }
     SCRATCH.with(|s| {
@@ -254,7 +257,6 @@ pub fn graph_into(roots: &[Tensor], sink: &mut dyn GraphSink) {
 struct Walk {
     tensors: Vec<Tensor>,
     nodes: Vec<NodeRef>,
-    seen_t: HashSet<TensorId>,
     seen_n: HashSet<NodeId>,
     stack: Vec<NodeRef>,
 }
@@ -264,15 +266,14 @@ impl Walk {
     fn clear(&mut self) {
         self.tensors.clear();
         self.nodes.clear();
-        self.seen_t.clear();
         self.seen_n.clear();
         self.stack.clear();
     }
 
+    /// Each node is walked once, so a tensor comes here once per node that
+    /// lists it (plus once per root): duplicates are dropped after sorting,
+    /// cheaper than a hash set of every tensor.
     fn add_tensor(&mut self, t: &Tensor) {
-        if !self.seen_t.insert(t.id()) {
-            return;
-        }
         self.tensors.push(t.clone());
         if let Some(n) = t.grad_fn().or_else(|| t.existing_grad_accumulator()) {
             if self.seen_n.insert(n.id) {
@@ -361,6 +362,34 @@ pub fn graph(roots: &[Tensor]) -> GraphInfo {
 
 #[cfg(test)]
 mod tests {
+    use crate::testing::{leaf, ok};
+
+    #[test]
+    fn every_tensor_and_node_once_by_id() {
+        // y = x·2 then y.mul_(3): y's first node still lists y as its output,
+        // y is a root twice and x's AccumulateGrad lists x.
+        let x = leaf(&[1.0, 2.0], &[2]);
+        let y = ok(x.mul(2.0));
+        let z = ok(y.add(1.0));
+        ok(y.mul_(3.0));
+        let g = super::graph(&[y.clone(), z.clone(), y.clone()]);
+        let ids: Vec<u32> = g.tensors.iter().map(|t| t.id.0).collect();
+        let mut want = vec![x.id().0, y.id().0, z.id().0];
+        want.sort_unstable();
+        assert_eq!(ids, want);
+        let nodes: Vec<u32> = g.nodes.iter().map(|n| n.id.0).collect();
+        let mut sorted = nodes.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(nodes, sorted, "by id, each once");
+        // AccumulateGrad(x), MulBackward0 (y = x·2), AddBackward0 (z), MulBackward0 (mul_).
+        assert_eq!(nodes.len(), 4);
+        // The same again (the walk's sets are reused between calls).
+        let again = super::graph(&[y, z]);
+        assert_eq!(again.tensors.len(), 3);
+        assert_eq!(again.nodes.len(), 4);
+    }
+
     #[test]
     fn contiguous_strides_match_layout_s() {
         for shape in [&[][..], &[3], &[2, 3], &[2, 0, 4], &[1, 1, 5], &[2; 9]] {

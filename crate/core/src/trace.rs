@@ -64,6 +64,11 @@ fn push(s: &mut State, event: Event) {
     let Some(top) = s.recorders.last_mut() else {
         return;
     };
+    // The usual case (no hook's lines waiting): no take/extend per event.
+    if s.awaiting.is_empty() {
+        top.events.push(event);
+        return;
+    }
     // Lines of a hook that returned follow its event; if another event comes
     // first (the hook failed), they go before it, unattributed.
     let awaiting = std::mem::take(&mut s.awaiting);

@@ -82,10 +82,8 @@ pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
     let s = parse_shape(&shape)?;
     let seed = options::seed(o.seed, "randn()")?;
     let o = tensor_options(o.requires_grad, o.name);
-    Ok(leaf(CoreTensor::from_array_opts(
-        hookgrad_core::ops::random::randn(&s, seed),
-        &o,
-    )))
+    let values = hookgrad_core::ops::random::randn(&s, seed).js()?;
+    Ok(leaf(CoreTensor::from_array_opts(values, &o)))
 }
 
 /// `hg.grad(outputs, inputs, {gradOutputs?, retainGraph?, allowUnused?})`.

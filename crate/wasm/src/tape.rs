@@ -246,8 +246,20 @@ impl Tape {
     fn values(&mut self, a: &Array) {
         self.usizes(a.shape());
         match a.as_slice() {
-            Some(v) => self.words.extend(v.iter().map(|&x| f64::from(x))),
+            Some(v) => self.widen(v),
             None => self.words.extend(a.iter().map(|&x| f64::from(x))),
+        }
+    }
+
+    /// Elements onto the tape, widened: sized once, then a plain loop (an
+    /// `extend` of a mapped iterator called a closure per element here).
+    fn widen(&mut self, v: &[f32]) {
+        let start = self.words.len();
+        self.words.resize(start + v.len(), 0.0);
+        if let Some(out) = self.words.get_mut(start..) {
+            for (w, &x) in out.iter_mut().zip(v) {
+                *w = f64::from(x);
+            }
         }
     }
 
@@ -272,7 +284,7 @@ impl Tape {
             match v {
                 Some((shape, values)) => {
                     self.usizes(shape);
-                    self.words.extend(values.iter().map(|&x| f64::from(x)));
+                    self.widen(values);
                 }
                 None => self.words.push(NONE),
             }

@@ -56,13 +56,13 @@ pub fn linear(in_features: usize, out_features: usize, bias: bool, seed: u64) ->
         name: None,
     };
     let w = Tensor::from_array_opts(
-        uniform(&[out_features, in_features], -bound, bound, &mut rng),
+        uniform(&[out_features, in_features], -bound, bound, &mut rng)?,
         &opts,
     );
     w.set_name(Some("weight".into()))?;
     m.register_parameter("weight", w)?;
     if bias {
-        let b = Tensor::from_array_opts(uniform(&[out_features], -bound, bound, &mut rng), &opts);
+        let b = Tensor::from_array_opts(uniform(&[out_features], -bound, bound, &mut rng)?, &opts);
         b.set_name(Some("bias".into()))?;
         m.register_parameter("bias", b)?;
     }

@@ -57,7 +57,7 @@ pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result
         ));
     }
     let (x, t) = broadcast_pair(input, target)?;
-    let diff = &*x.data()? - &*t.data()?;
+    let diff = super::arith::broadcast_zip(&*x.data()?, &*t.data()?, |a, b| a - b)?;
     let sq = diff.mapv(|d| d * d);
     let n = sq.len().max(1) as f32;
     let out = match reduction {

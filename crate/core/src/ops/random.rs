@@ -2,6 +2,7 @@
 //! Box–Muller: the same seed gives the same values on every machine, but
 //! not the values `torch.randn` gives for that seed (a documented difference).
 
+use crate::error::{Error, Result};
 use crate::tensor::Array;
 
 pub struct SplitMix64(u64);
@@ -28,13 +29,25 @@ impl SplitMix64 {
     }
 }
 
-pub fn randn(shape: &[usize], seed: u64) -> Array {
-    let mut rng = SplitMix64::new(seed);
-    Array::from_shape_fn(ndarray::IxDyn(shape), |_| rng.normal() as f32)
+/// An array of `shape` whose values `next` gives in row-major order (what
+/// `Array::from_shape_fn` does; issue 10, W5: its generic index walk was
+/// ~1 KB gzip of the wasm).
+fn filled(shape: &[usize], mut next: impl FnMut() -> f32) -> Result<Array> {
+    let n = crate::shape::checked_numel(shape)?;
+    let values: Vec<f32> = (0..n).map(|_| next()).collect();
+    Array::from_shape_vec(ndarray::IxDyn(shape), values).map_err(|e| {
+        Error::internal(format!(
+            "random values of shape {}: {e}",
+            crate::shape::fmt_shape(shape)
+        ))
+    })
 }
 
-pub fn uniform(shape: &[usize], low: f32, high: f32, rng: &mut SplitMix64) -> Array {
-    Array::from_shape_fn(ndarray::IxDyn(shape), |_| {
-        low + (high - low) * rng.next_f64() as f32
-    })
+pub fn randn(shape: &[usize], seed: u64) -> Result<Array> {
+    let mut rng = SplitMix64::new(seed);
+    filled(shape, || rng.normal() as f32)
+}
+
+pub fn uniform(shape: &[usize], low: f32, high: f32, rng: &mut SplitMix64) -> Result<Array> {
+    filled(shape, || low + (high - low) * rng.next_f64() as f32)
 }

@@ -6,32 +6,35 @@
 
 use ndarray::Axis;
 
+use super::arith::broadcast_zip;
 use super::{backward_ops, grad_in, record, save_result};
 use crate::error::Result;
 use crate::shape::wrap_dim;
 use crate::tensor::{Array, Tensor};
 
 /// `log(sum(exp(x - max)))` + max along `axis`, kept as a size-1 axis.
-fn log_sum_exp(x: &Array, axis: usize) -> Array {
+/// (Broadcasting through `broadcast_zip`, not ndarray's operators, whose
+/// generic code was ~2 KB gzip of the wasm: issue 10, W5.)
+fn log_sum_exp(x: &Array, axis: usize) -> Result<Array> {
     let max = x
         .map_axis(Axis(axis), |lane| {
             lane.iter().copied().fold(f32::NEG_INFINITY, f32::max)
         })
         .insert_axis(Axis(axis));
-    let shifted = x - &max;
+    let shifted = broadcast_zip(x, &max, |a, m| a - m)?;
     let lse = shifted
         .mapv(f32::exp)
         .sum_axis(Axis(axis))
         .mapv(f32::ln)
         .insert_axis(Axis(axis));
-    lse + max
+    broadcast_zip(&lse, &max, |l, m| l + m)
 }
 
-fn log_softmax_values(x: &Array, axis: Option<usize>) -> Array {
+fn log_softmax_values(x: &Array, axis: Option<usize>) -> Result<Array> {
     match axis {
         // A 0-d tensor is its own (only) class: log_softmax = 0.
-        None => x.mapv(|_| 0.0),
-        Some(axis) => x - &log_sum_exp(x, axis),
+        None => Ok(x.mapv(|_| 0.0)),
+        Some(axis) => broadcast_zip(x, &log_sum_exp(x, axis)?, |a, l| a - l),
     }
 }
 
@@ -51,7 +54,7 @@ pub(crate) fn sum_keep(a: &Tensor, axis: Option<usize>) -> Result<Tensor> {
 
 pub fn softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
     let axis = axis_of(a, dim)?;
-    let out = log_softmax_values(&*a.data()?, axis).mapv(f32::exp);
+    let out = log_softmax_values(&*a.data()?, axis)?.mapv(f32::exp);
     let shape = out.shape().to_vec();
     let t = record(
         "SoftmaxBackward0",
@@ -73,7 +76,7 @@ pub fn softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
 
 pub fn log_softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
     let axis = axis_of(a, dim)?;
-    let out = log_softmax_values(&*a.data()?, axis);
+    let out = log_softmax_values(&*a.data()?, axis)?;
     let shape = out.shape().to_vec();
     let t = record(
         "LogSoftmaxBackward0",
