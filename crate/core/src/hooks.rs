@@ -219,6 +219,15 @@ impl<T> FirstInline<T> {
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.first.iter().chain(&self.rest)
     }
+
+    /// `iter().any(f)`, answered at once for an empty list (what nearly
+    /// every node has: the engine asks once per node and backward).
+    pub fn any(&self, mut f: impl FnMut(&T) -> bool) -> bool {
+        match &self.first {
+            None => false,
+            Some(first) => f(first) || self.rest.iter().any(f),
+        }
+    }
 }
 
 impl<T: Clone> FirstInline<T> {
@@ -303,7 +312,7 @@ impl<E: Clone> HookList<E> {
     pub fn any(&self, f: impl Fn(&E) -> bool) -> bool {
         self.entries
             .try_borrow()
-            .map(|e| e.iter().any(|(_, h)| f(h)))
+            .map(|e| e.any(|(_, h)| f(h)))
             .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 
@@ -331,7 +340,7 @@ impl<E: Clone> HookList<E> {
     pub fn contains(&self, id: HandleId) -> bool {
         self.entries
             .try_borrow()
-            .map(|e| e.iter().any(|(h, _)| *h == id))
+            .map(|e| e.any(|(h, _)| *h == id))
             .unwrap_or_else(|_| fault_default("a hook list is busy while reading its hooks"))
     }
 }

@@ -508,7 +508,7 @@ impl Node {
             NodeKind::Op { .. } => self
                 .tensor_pre_hooks
                 .try_borrow()
-                .map(|h| h.iter().any(|(_, _, l)| !l.is_empty()))
+                .map(|h| h.any(|(_, _, l)| !l.is_empty()))
                 .unwrap_or(true),
         }
     }
