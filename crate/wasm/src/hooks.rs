@@ -293,24 +293,11 @@ pub fn hook_fn(f: JsValue, what: &str) -> crate::convert::JsResult<Function> {
 /// `new Function` code) and Firefox (`f@file:1:2`) both end a frame with
 /// `:line:column`; wasm frames end with a hex offset and are skipped.
 fn registering_frame() -> Option<SourceLoc> {
-    let err = js_sys::Error::new("");
-    let stack = js_sys::Reflect::get(&err, &"stack".into())
-        .ok()?
-        .as_string()?;
-    stack.lines().find_map(|line| {
-        let line = line.trim().trim_end_matches(')');
-        let mut parts = line.rsplitn(3, ':');
-        let column = parts.next()?.parse().ok()?;
-        let line_nr = parts.next()?.parse().ok()?;
-        let file = parts.next().unwrap_or("");
-        let ours = file.ends_with("hookgrad_core.js")
-            || file.ends_with("hookgrad.js")
-            || file.contains("wasm://");
-        (!ours).then_some(SourceLoc {
-            line: line_nr,
-            column,
-        })
-    })
+    // V8 keeps 10 frames: enough in a release build; a dev build's deeper
+    // wasm stack may hide the user's frame, so read again, deeper, then.
+    let (_, line, column) =
+        crate::js_stack::user_place(false).or_else(|| crate::js_stack::user_place(true))?;
+    Some(SourceLoc { line, column })
 }
 
 fn module_js(m: &Module) -> JsValue {

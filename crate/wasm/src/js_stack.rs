@@ -7,19 +7,23 @@ use wasm_bindgen::JsValue;
 /// `Error.stackTraceLimit` (10) for this one read: under a backward pass the
 /// engine's own frames alone can fill ten.
 pub fn frames(deep: bool) -> Vec<String> {
-    let ctor: JsValue = js_sys::Error::new("").constructor().into();
-    let key: JsValue = "stackTraceLimit".into();
-    let limit = js_sys::Reflect::get(&ctor, &key).unwrap_or(JsValue::UNDEFINED);
-    if deep {
+    let read = || {
+        js_sys::Reflect::get(&js_sys::Error::new(""), &"stack".into())
+            .ok()
+            .and_then(|s| s.as_string())
+            .unwrap_or_default()
+    };
+    let stack = if deep {
+        let ctor: JsValue = js_sys::Error::new("").constructor().into();
+        let key: JsValue = "stackTraceLimit".into();
+        let limit = js_sys::Reflect::get(&ctor, &key).unwrap_or(JsValue::UNDEFINED);
         let _ = js_sys::Reflect::set(&ctor, &key, &JsValue::from(200));
-    }
-    let stack = js_sys::Reflect::get(&js_sys::Error::new(""), &"stack".into())
-        .ok()
-        .and_then(|s| s.as_string())
-        .unwrap_or_default();
-    if deep {
+        let stack = read();
         let _ = js_sys::Reflect::set(&ctor, &key, &limit);
-    }
+        stack
+    } else {
+        read()
+    };
     stack.lines().map(|l| l.trim().to_owned()).collect()
 }
 
