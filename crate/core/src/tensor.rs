@@ -344,11 +344,16 @@ impl Tensor {
         self.0.storage.scalar()
     }
 
+    /// A copy of the values, read in one borrow (the trace copies every
+    /// gradient it records through here).
     pub fn to_array(&self) -> Result<Array> {
-        if let Some(v) = self.scalar_value() {
-            return Ok(ArrayD::from_elem(IxDyn(&[]), v));
+        match self.0.storage.data.try_borrow() {
+            Ok(d) => Ok(match &*d {
+                Data::Scalar(v) => ArrayD::from_elem(IxDyn(&[]), *v),
+                Data::Array(a) => a.clone(),
+            }),
+            Err(_) => Err(Error::internal("tensor data is busy")),
         }
-        Ok(self.data()?.clone())
     }
 
     /// `f` elementwise, without building an array for a 0-d tensor.

@@ -94,18 +94,10 @@ pub fn record(make: impl FnOnce() -> Event) {
     with_state(|s| push(s, event));
 }
 
-/// A copy of a tensor's values for an event, read in one borrow (a 0-d
-/// value without building an array first). `Tensor::to_array` borrows twice
-/// and first checks the array's layout: a third of `trace()`'s recording.
-/// A failed borrow is a fault (the event must not read "no gradient").
+/// A copy of a tensor's values for an event (`Tensor::to_array`: one
+/// borrow). A failed borrow is a fault (the event must not read "no gradient").
 pub fn copy_values(t: &Tensor) -> Option<Array> {
-    match t.0.storage.data.try_borrow() {
-        Ok(d) => Some(match &*d {
-            Data::Scalar(v) => Array::from_elem(ndarray::IxDyn(&[]), *v),
-            Data::Array(a) => a.clone(),
-        }),
-        Err(_) => crate::error::fault_default("tensor data is busy copying values for a trace"),
-    }
+    crate::error::snapshot(t.to_array())
 }
 
 /// [`copy_values`] of each gradient (`None` stays `None`).
