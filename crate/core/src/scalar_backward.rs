@@ -21,6 +21,7 @@ use crate::small::Small;
 use crate::tensor::{Data, Tensor};
 
 /// Runs `node` on numbers if it can; `None`: use the tensor path.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result<Option<Grads>> {
     match &node.kind {
         NodeKind::AccumulateGrad { variable } => {
@@ -122,6 +123,7 @@ pub(crate) fn nodes_run_on_numbers() -> usize {
 /// AccumulateGrad of a number into a 0-d leaf, as `engine::accumulate` does
 /// it for a gradient tensor no one else holds (grad mode is off). `false`:
 /// not a case for numbers (use the tensor path).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn accumulate_value(variable: &Tensor, v: f32) -> Result<bool> {
     let Some(existing) = variable.grad_raw() else {
         // PyTorch steals the unshared gradient: a 0-d row-major tensor.

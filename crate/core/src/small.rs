@@ -16,6 +16,7 @@ pub enum Small<T> {
 }
 
 impl<T> Small<T> {
+    #[inline]
     pub fn push(&mut self, item: T) {
         *self = match std::mem::take(self) {
             Small::Zero => Small::One(item),
@@ -37,6 +38,8 @@ impl<T> Small<T> {
     }
 
     /// `f` of each element of `items`, without growing step by step.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn map_slice<U>(items: &[U], mut f: impl FnMut(&U) -> T) -> Self {
         match items {
             [] => Small::Zero,
@@ -47,6 +50,8 @@ impl<T> Small<T> {
     }
 
     /// `n` copies of `item` (`vec![item; n]`).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn filled(n: usize, item: T) -> Self
     where
         T: Clone,
