@@ -136,7 +136,7 @@ pub(crate) struct GraphTask {
 }
 
 impl GraphTask {
-    #[inline]
+    #[inline(always)]
     pub fn should_execute(&self, id: NodeId) -> bool {
         !self.filtered || self.needed.contains(&id) || self.captures.contains_key(&id)
     }

@@ -93,12 +93,13 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
                 let grads = rule(g, &values[..count], *param);
                 #[cfg(test)]
                 RUN_ON_NUMBERS.with(|n| n.set(n.get() + 1));
-                for ((slot, edge), value) in out.iter_mut().zip(node.next.iter()).zip(grads) {
-                    if edge
-                        .as_ref()
-                        .is_some_and(|e| task.should_execute(e.node.id))
-                    {
-                        *slot = Some(Grad::Value(value));
+                // Indexed (an array's by-value iterator was a call per item
+                // in the size-optimized wasm).
+                for (i, (slot, edge)) in out.iter_mut().zip(node.next.iter()).enumerate() {
+                    if let (Some(e), Some(&value)) = (edge, grads.get(i)) {
+                        if task.should_execute(e.node.id) {
+                            *slot = Some(Grad::Value(value));
+                        }
                     }
                 }
             }
