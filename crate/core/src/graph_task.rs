@@ -218,6 +218,7 @@ impl NodeTable {
 
     /// The node's entry, adding it (and stacking it for the walk) if new.
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     fn visit(&mut self, node: &NodeRef, stack: &mut Vec<usize>) -> usize {
         let (pass, i) = node.engine_slot.get();
         if pass == self.pass {

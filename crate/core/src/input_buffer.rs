@@ -54,6 +54,7 @@ pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
 /// gradient is stored as is (same tensor, as PyTorch does); later ones are
 /// summed into a new tensor.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 pub(crate) fn add_grad(
     node: &NodeRef,
     slots: &mut Grads,

@@ -426,6 +426,7 @@ impl Node {
     /// `new_op` with a number operand and, for 0-d elementwise ops, the
     /// formula on plain numbers.
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn new_op_with(
         name: &'static str,
         next: Edges,
@@ -544,6 +545,7 @@ impl Node {
     }
 
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn add_output(&self, t: &Tensor) {
         match self.first_output.try_borrow_mut() {
             Ok(mut first) if first.is_none() => {
@@ -651,6 +653,7 @@ impl Node {
 
     /// Frees saved tensors after a backward without `retain_graph`.
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn release_variables(&self) {
         if let NodeKind::Op {
             saved, released, ..
@@ -779,6 +782,7 @@ impl Drop for Node {
 /// Takes `next`'s edges: the nodes held by no one else go on `stack` (to be
 /// unlinked in turn), the others are only released.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 fn unlink(next: &mut Edges, stack: &mut Vec<NodeRef>) {
     for edge in std::mem::take(next).into_iter().flatten() {
         if Rc::strong_count(&edge.node) == 1 {

@@ -125,6 +125,7 @@ pub(crate) fn nodes_run_on_numbers() -> usize {
 /// it for a gradient tensor no one else holds (grad mode is off). `false`:
 /// not a case for numbers (use the tensor path).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 fn accumulate_value(variable: &Tensor, v: f32) -> Result<bool> {
     let Some(existing) = variable.grad_raw() else {
         // PyTorch steals the unshared gradient: a 0-d row-major tensor.

@@ -92,6 +92,7 @@ impl Storage {
     }
 
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn from_data(data: Data) -> Rc<Self> {
         Rc::new(Storage {
             data: RefCell::new(data),
@@ -236,6 +237,7 @@ impl Tensor {
     }
 
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn from_data(data: Data) -> Tensor {
         Tensor::with_storage(Storage::from_data(data), None, 0, false)
     }
@@ -267,6 +269,7 @@ impl Tensor {
     }
 
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn with_storage(
         storage: Rc<Storage>,
         grad_fn: Option<NodeRef>,
@@ -351,6 +354,7 @@ impl Tensor {
 
     /// The value of a 0-d tensor without building an array (`None`: not 0-d).
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn scalar_value(&self) -> Option<f32> {
         self.0.storage.scalar()
     }
@@ -586,6 +590,7 @@ impl Tensor {
     /// (PyTorch's `impl::gradient_edge`): its grad_fn, or its leaf's
     /// AccumulateGrad node (created on first use and cached weakly).
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn gradient_edge(&self) -> Option<Edge> {
         // One metadata borrow for the common cases (every op input).
         {

@@ -71,6 +71,7 @@ fn save_if(cond: bool, t: Option<&Tensor>) -> SavedTensor {
 /// `f(a, b)` elementwise with broadcasting, reading `b` in place (no copy of
 /// a tensor operand, no 0-d array for a number).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Data> {
     // 0-d ⊕ 0-d or 0-d ⊕ number (a scalar graph): one f32, no array at all.
     if let Some(x) = a.scalar_value() {
