@@ -32,17 +32,25 @@ pub struct Edge {
 pub struct SavedTensor {
     storage: Rc<Storage>,
     saved_version: u32,
-    /// Boxed: almost every saved tensor is row-major (`None`), and a node
-    /// keeps two saved tensors inline.
-    strides: Option<Box<[usize]>>,
+    output_nr: u32,
+    /// How it enters the graph. For the saving node's own output
+    /// (`Output`), the version error names that node (PyTorch keeps the
+    /// saving grad_fn for outputs; for inputs it reports the tensor's
+    /// current one).
     history: SavedHistory,
     /// Who produced the saved tensor, for the error message: the tensor's
     /// current grad_fn name and output_nr, looked up at unpack time.
     owner: std::rc::Weak<crate::tensor::TensorImpl>,
-    output_nr: u32,
-    /// For a node's own output: that node's name (PyTorch keeps the saving
-    /// grad_fn for outputs; for inputs it reports the tensor's current one).
-    output_of: Option<&'static str>,
+    /// What almost no saved tensor has, in one box: a node keeps two saved
+    /// tensors inline, and at 32 bytes each (wasm32) the node stays under
+    /// 256 bytes, in dlmalloc's small bins (W1: a node per scalar op).
+    rare: Option<Box<RareSaved>>,
+}
+
+#[derive(Clone, Default)]
+struct RareSaved {
+    /// Set when not row-major.
+    strides: Option<Box<[usize]>>,
     /// Set when `savedTensorsHooks` packed it: unpacking calls the hook
     /// (and, as in PyTorch, skips the version check).
     packed: Option<Rc<PackInfo>>,
@@ -124,12 +132,15 @@ impl SavedTensor {
         let mut st = SavedTensor {
             storage: t.storage().clone(),
             saved_version: t.version(),
-            strides,
+            output_nr,
             history,
             owner: Rc::downgrade(&t.0),
-            output_nr,
-            output_of: None,
-            packed: None,
+            rare: strides.map(|strides| {
+                Box::new(RareSaved {
+                    strides: Some(strides),
+                    packed: None,
+                })
+            }),
         };
         st.pack(t);
         st
@@ -148,7 +159,7 @@ impl SavedTensor {
         };
         match result {
             Ok(p) => {
-                self.packed = Some(PackInfo::new(
+                self.rare.get_or_insert_with(Box::default).packed = Some(PackInfo::new(
                     p,
                     t.id(),
                     t.shape(),
@@ -163,7 +174,7 @@ impl SavedTensor {
 
     /// The `pack` trace event, once the saving node exists.
     fn record_pack(&self, node: crate::ids::NodeId) {
-        let Some(info) = &self.packed else {
+        let Some(info) = self.packed() else {
             return;
         };
         let p = &info.hook;
@@ -192,12 +203,10 @@ impl SavedTensor {
         SavedTensor {
             storage,
             saved_version: 0,
-            strides: None,
+            output_nr: 0,
             history: SavedHistory::None,
             owner: std::rc::Weak::new(),
-            output_nr: 0,
-            output_of: None,
-            packed: None,
+            rare: None,
         }
     }
 
@@ -206,17 +215,25 @@ impl SavedTensor {
         SavedTensor::constant_storage(Storage::new(data))
     }
 
-    fn version_error(&self, data: &Data, current: u32) -> Error {
+    #[inline]
+    fn packed(&self) -> Option<&Rc<PackInfo>> {
+        self.rare.as_ref().and_then(|r| r.packed.as_ref())
+    }
+
+    /// `saver`: the name of the node whose saved tensor this is.
+    fn version_error(&self, data: &Data, current: u32, saver: &'static str) -> Error {
         let shape = crate::shape::fmt_shape(data.shape());
         let mut msg = format!(
             "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor {shape}]"
         );
-        let producer = self.output_of.or_else(|| {
-            self.owner
+        let producer = match self.history {
+            SavedHistory::Output => Some(saver),
+            _ => self
+                .owner
                 .upgrade()
                 .and_then(|o| Tensor(o).grad_fn())
-                .map(|f| f.name)
-        });
+                .map(|f| f.name),
+        };
         if let Some(name) = producer {
             // PyTorch 2.x names the op without its "Backward0" suffix.
             msg.push_str(&format!(
@@ -237,8 +254,8 @@ impl SavedTensor {
     /// `None` when it is not one element or was packed by a hook (then the
     /// caller unpacks it as a tensor, running the unpack hook).
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
-    pub(crate) fn scalar_value(&self) -> Result<Option<f32>> {
-        if self.packed.is_some() {
+    pub(crate) fn scalar_value(&self, saver: &'static str) -> Result<Option<f32>> {
+        if self.packed().is_some() {
             return Ok(None);
         }
         let data = self
@@ -248,7 +265,7 @@ impl SavedTensor {
             .map_err(|_| Error::internal("saved tensor is busy"))?;
         let current = self.storage.version();
         if current != self.saved_version {
-            return Err(self.version_error(&data, current));
+            return Err(self.version_error(&data, current, saver));
         }
         Ok(data.scalar())
     }
@@ -258,7 +275,7 @@ impl SavedTensor {
     /// `make_variable(data, edge)`, the result is a new tensor sharing the
     /// data; a saved leaf comes back as itself.
     fn unpack(&self, saved_for: &NodeRef) -> Result<Tensor> {
-        let (storage, strides) = match &self.packed {
+        let (storage, strides) = match self.packed() {
             Some(info) => {
                 let p = &info.hook;
                 let t = {
@@ -293,7 +310,7 @@ impl SavedTensor {
                         .data
                         .try_borrow()
                         .map_err(|_| Error::internal("saved tensor is busy"))?;
-                    return Err(self.version_error(&data, current));
+                    return Err(self.version_error(&data, current, saved_for.name));
                 }
                 if let SavedHistory::Leaf(leaf) = &self.history {
                     if Rc::ptr_eq(leaf.storage(), &self.storage) {
@@ -302,7 +319,10 @@ impl SavedTensor {
                 }
                 (
                     self.storage.clone(),
-                    self.strides.as_deref().map(<[usize]>::to_vec),
+                    self.rare
+                        .as_ref()
+                        .and_then(|r| r.strides.as_deref())
+                        .map(<[usize]>::to_vec),
                 )
             }
         };
@@ -403,6 +423,12 @@ pub struct Node {
     /// `graph_task::NodeTable`.
     pub(crate) engine_slot: Cell<(u64, u32)>,
 }
+
+// On wasm32 a node in its Rc (+8 bytes) must stay under dlmalloc's 256-byte
+// small-bin limit (chunk = size + 4, rounded to 8): a larger one goes to the
+// tree bins, slower to allocate and free, once per op (W1).
+#[cfg(target_arch = "wasm32")]
+const _: () = assert!(std::mem::size_of::<Node>() <= 232);
 
 impl Node {
     pub fn new_op(
@@ -732,7 +758,6 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
     } = &node.kind
     {
         let mut st = SavedTensor::save(t);
-        st.output_of = Some(node.name);
         // Held without its grad_fn (that would be a node → tensor → node
         // cycle); unpacking gives it this node back, as PyTorch does.
         st.history = SavedHistory::Output;

@@ -83,7 +83,7 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
                     }
                     // In order, with unpack's version check and error.
                     for (v, st) in values.iter_mut().zip(saved.iter()) {
-                        match st.scalar_value()? {
+                        match st.scalar_value(node.name)? {
                             Some(x) => *v = x,
                             None => return Ok(None),
                         }
