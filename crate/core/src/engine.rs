@@ -111,6 +111,7 @@ pub fn grad_ext(
     ))
 }
 
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn run_backward(
     outputs: &[Tensor],
     grad_outputs: Vec<Option<Tensor>>,
@@ -234,6 +235,7 @@ fn run_backward(
     Ok(task.captured)
 }
 
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn execute(
     task: &mut GraphTask,
     roots: Vec<(Edge, Option<Tensor>)>,
@@ -271,6 +273,7 @@ fn execute(
 
 /// Hands each output to its next node's buffer; a node whose dependencies
 /// all arrived becomes ready (PyTorch's `evaluate_function` tail).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn route_outputs<'e>(
     task: &GraphTask,
     outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Grad>)>,
@@ -309,6 +312,7 @@ fn route_outputs<'e>(
 
 /// Runs one ready node, honouring `inputs=` filtering and captures. Returns
 /// `None` when the node was only captured from, not executed.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn evaluate(task: &mut GraphTask, node: &NodeRef, inputs: Grads) -> Result<Option<Grads>> {
     if task.filtered {
         let needed = task.needed.contains(&node.id);
@@ -679,6 +683,7 @@ fn validate_outputs(
 
 /// AccumulateGrad: `.grad = grad` (a copy when the gradient is shared) or
 /// `.grad += grad` in place, then post-accumulate-grad hooks.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     let Some(grad) = grad else { return Ok(()) };
     if !variable.requires_grad() {
@@ -754,6 +759,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
 }
 
 /// The `accumulate` event, then post-accumulate-grad hooks.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
     if trace::is_recording() {
         // Just accumulated: a missing or unreadable .grad is a fault, never

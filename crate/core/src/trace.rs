@@ -52,6 +52,7 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
     })
 }
 
+#[inline]
 pub fn is_recording() -> bool {
     RECORDING.with(|r| r.get() > 0)
 }
