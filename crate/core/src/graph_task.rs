@@ -208,7 +208,8 @@ impl NodeTable {
         }
         while let Some(i) = stack.pop() {
             let node = table.nodes[i].clone();
-            for edge in node.next.iter().flatten() {
+            for edge in node.next.iter() {
+                let Some(edge) = edge else { continue };
                 let j = table.visit(&edge.node, &mut stack);
                 table.deps[j] += 1;
             }

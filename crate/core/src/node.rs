@@ -809,7 +809,10 @@ impl Drop for Node {
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 #[inline]
 fn unlink(next: &mut Edges, stack: &mut Vec<NodeRef>) {
-    for edge in std::mem::take(next).into_iter().flatten() {
+    // Not `.flatten()`: that adapter was calls and drop glue per node in the
+    // size-optimized wasm.
+    for edge in std::mem::take(next) {
+        let Some(edge) = edge else { continue };
         if Rc::strong_count(&edge.node) == 1 {
             stack.push(edge.node);
         }

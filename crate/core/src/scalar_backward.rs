@@ -51,11 +51,13 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
             }
             // Every gradient goes to an input expecting a 0-d one (nothing to
             // reduce or validate).
-            let all_0d = node.next.iter().flatten().all(|e| {
-                e.node
-                    .input_shapes
-                    .get(e.input_nr)
-                    .is_some_and(|s| s.is_empty())
+            let all_0d = node.next.iter().all(|e| {
+                e.as_ref().is_none_or(|e| {
+                    e.node
+                        .input_shapes
+                        .get(e.input_nr)
+                        .is_some_and(|s| s.is_empty())
+                })
             });
             if !all_0d {
                 return Ok(None);
