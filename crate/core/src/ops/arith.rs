@@ -20,10 +20,17 @@ pub(crate) fn broadcast_zip(a: &Array, b: &Array, f: fn(f32, f32) -> f32) -> Res
         // Both row-major (the usual case, 0-d scalars included): a plain
         // loop over the slices, without ndarray's Zip machinery (which was
         // ~16% of a scalar MLP's step in wasm).
-        if let (Some(x), Some(y)) = (a.as_slice(), b.as_slice()) {
-            let v: Vec<f32> = x.iter().zip(y).map(|(&x, &y)| f(x, y)).collect();
-            return Array::from_shape_vec(a.raw_dim(), v)
-                .map_err(|e| crate::error::Error::runtime(format!("internal: zip: {e}")));
+        // The output starts as a copy of `a` (same shape, row-major) and is
+        // overwritten in place: no shape validation of a new array, which
+        // was most of a small op's cost in the size-optimized wasm.
+        if let (true, Some(y)) = (a.is_standard_layout(), b.as_slice()) {
+            let mut out = a.clone();
+            if let Some(o) = out.as_slice_mut() {
+                for (o, &y) in o.iter_mut().zip(y) {
+                    *o = f(*o, y);
+                }
+                return Ok(out);
+            }
         }
         return Ok(Zip::from(a).and(b).map_collect(|&x, &y| f(x, y)));
     }
