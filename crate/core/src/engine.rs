@@ -458,7 +458,7 @@ fn run_tensor_hook(
     trace::record(|| Event::Hook {
         kind: HookKind::Tensor,
         handle,
-        target: HookTarget::Tensor(owner),
+        target: HookTarget::Tensor(owner, tensor_name(owner, node)),
         before: HookValue::One(before.flatten()),
         after: HookValue::One(crate::error::snapshot(after.to_array())),
     });
@@ -482,7 +482,7 @@ fn run_retain_grad(
         trace::record(|| Event::Hook {
             kind: HookKind::RetainGrad,
             handle,
-            target: HookTarget::Tensor(owner),
+            target: HookTarget::Tensor(owner, t.name()),
             before: HookValue::One(crate::error::snapshot(current.to_array())),
             after: HookValue::One(crate::error::snapshot(current.to_array())),
         });
@@ -490,13 +490,22 @@ fn run_retain_grad(
     Ok(())
 }
 
-fn tensor_label(id: TensorId, node: &NodeRef) -> String {
+fn tensor_of(id: TensorId, node: &NodeRef) -> Option<Tensor> {
     node.output_tensors()
         .into_iter()
         .chain(node.variable())
         .find(|t| t.id() == id)
+}
+
+fn tensor_label(id: TensorId, node: &NodeRef) -> String {
+    tensor_of(id, node)
         .map(|t| t.label())
         .unwrap_or_else(|| format!("tensor #{}", id.0))
+}
+
+/// The name a tensor hook's trace event carries.
+fn tensor_name(id: TensorId, node: &NodeRef) -> Option<String> {
+    tensor_of(id, node).and_then(|t| t.name())
 }
 
 fn record_error(e: &Error, node: &NodeRef) {
@@ -798,7 +807,7 @@ pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
         trace::record(|| Event::Hook {
             kind: HookKind::PostAccumulate,
             handle,
-            target: HookTarget::Tensor(variable.id()),
+            target: HookTarget::Tensor(variable.id(), variable.name()),
             before: HookValue::One(before),
             after: HookValue::One(
                 variable
