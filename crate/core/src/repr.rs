@@ -15,19 +15,11 @@ struct Formatter {
     max_width: usize,
 }
 
+pub mod decimal;
+
 /// Python's `{:.4e}`: exponent with sign and at least two digits.
 fn sci(v: f64) -> String {
-    let s = format!("{:.*e}", PRECISION, v);
-    match s.split_once('e') {
-        Some((mant, exp)) => {
-            let (sign, digits) = match exp.strip_prefix('-') {
-                Some(d) => ('-', d),
-                None => ('+', exp),
-            };
-            format!("{mant}e{sign}{digits:0>2}")
-        }
-        None => s,
-    }
+    decimal::sci(v, PRECISION)
 }
 
 fn nonfinite(v: f64) -> Option<String> {
@@ -73,7 +65,7 @@ impl Formatter {
                 }
             } else {
                 for v in &nz {
-                    f.max_width = f.max_width.max(format!("{v:.0}").len() + 1);
+                    f.max_width = f.max_width.max(decimal::fixed(*v, 0).len() + 1);
                 }
             }
         } else if max / min > 1000.0 || max > 1.0e8 || min < 1.0e-4 {
@@ -83,7 +75,7 @@ impl Formatter {
             }
         } else {
             for v in &nz {
-                f.max_width = f.max_width.max(format!("{:.*}", PRECISION, v).len());
+                f.max_width = f.max_width.max(decimal::fixed(*v, PRECISION).len());
             }
         }
         f
@@ -95,9 +87,9 @@ impl Formatter {
         } else if self.sci_mode {
             sci(v)
         } else if self.int_mode {
-            format!("{v:.0}.")
+            decimal::fixed(v, 0) + "."
         } else {
-            format!("{:.*}", PRECISION, v)
+            decimal::fixed(v, PRECISION)
         };
         format!("{:>width$}", s, width = self.max_width)
     }
