@@ -22,9 +22,7 @@ fn log_sum_exp(x: &Array, axis: usize) -> Result<Array> {
         })
         .insert_axis(Axis(axis));
     let shifted = broadcast_zip(x, &max, |a, m| a - m)?;
-    let lse = shifted
-        .mapv(f32::exp)
-        .sum_axis(Axis(axis))
+    let lse = super::reduce::sum_axis(&shifted.mapv(f32::exp), axis)
         .mapv(f32::ln)
         .insert_axis(Axis(axis));
     broadcast_zip(&lse, &max, |l, m| l + m)
