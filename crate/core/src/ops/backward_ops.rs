@@ -326,9 +326,25 @@ pub fn nll_loss_backward(
 /// `select_backward(grad, sizes, dim, index)`: zeros of `sizes` with
 /// `grad` at `index` along `dim`; its backward selects again.
 pub fn select_backward(g: &Tensor, sizes: &[usize], axis: usize, index: usize) -> Result<Tensor> {
-    let mut out = Array::zeros(ndarray::IxDyn(sizes));
-    out.index_axis_mut(ndarray::Axis(axis), index)
-        .assign(&*g.data()?);
+    // A plain copy into the zeros (ndarray's `assign` through lanes was
+    // ~1.5 KB of wasm for this one cold op: issue 10, W5).
+    let inner: usize = sizes[axis + 1..].iter().product();
+    let outer: usize = sizes[..axis].iter().product();
+    let mut out = vec![0.0f32; outer * sizes[axis] * inner];
+    {
+        let d = g.data()?;
+        if d.len() != outer * inner || index >= sizes[axis] {
+            return Err(crate::error::Error::internal(
+                "select_backward got a gradient of the wrong size",
+            ));
+        }
+        for (k, v) in d.iter().enumerate() {
+            let (o, i) = (k / inner.max(1), k % inner.max(1));
+            out[(o * sizes[axis] + index) * inner + i] = *v;
+        }
+    }
+    let out = Array::from_shape_vec(ndarray::IxDyn(sizes), out)
+        .map_err(|e| crate::error::Error::internal(format!("select_backward: {e}")))?;
     let shape = sizes.to_vec();
     record(
         "SelectBackwardBackward0",
