@@ -22,6 +22,13 @@ use crate::ops::loss::Reduction;
 use crate::ops::softmax::sum_keep;
 use crate::tensor::{Array, Tensor};
 
+/// `a.mapv(|v| f(v, s))`, one instance for every caller: ndarray's `map`
+/// is compiled once per closure type (~1 KB of wasm each: issue 10, W5).
+/// A plain `fn(f32) -> f32` goes through `a.mapv(f)` (`Data::map`'s).
+pub(crate) fn map_with(a: &Array, s: f32, f: fn(f32, f32) -> f32) -> Array {
+    a.mapv(move |v| f(v, s))
+}
+
 /// A one-edge op `f(a, s)` with a Scalar operand (`…Backward1`).
 fn scalar_op(
     name: &'static str,
@@ -30,7 +37,7 @@ fn scalar_op(
     f: fn(f32, f32) -> f32,
     backward: fn(&Tensor, f32) -> Result<Tensor>,
 ) -> Result<Tensor> {
-    let out = a.data()?.mapv(|v| f(v, s));
+    let out = map_with(&*a.data()?, s, f);
     let shape = out.shape().to_vec();
     let t = record(
         name,
@@ -68,7 +75,7 @@ fn zeros_like(g: &Tensor) -> Tensor {
 
 /// `sgn` (-1, 0, 1). PyTorch: sgn_backward is a zero tensor for real input.
 pub fn sgn(a: &Tensor) -> Result<Tensor> {
-    let out = a.data()?.mapv(sgn_value);
+    let out = a.data()?.mapv(sgn_value as fn(f32) -> f32);
     let shape = out.shape().to_vec();
     let t = record(
         "SgnBackward0",
@@ -261,7 +268,11 @@ pub fn mse_loss_backward(
         2.0
     };
     let diff = broadcast_zip(&*x.data()?, &*t.data()?, |a, b| a - b)?;
-    let out = broadcast_zip(&diff, &*go.data()?, |d, g| d * g)?.mapv(|v| v * norm);
+    let out = map_with(
+        &broadcast_zip(&diff, &*go.data()?, |d, g| d * g)?,
+        norm,
+        |v, norm| v * norm,
+    );
     let shape = out.shape().to_vec();
     record(
         "MseLossBackwardBackward0",

@@ -57,7 +57,7 @@ fn dim_reduce(
             let n = d.shape()[axis] as f32;
             let mut r = sum_axis(&d, axis);
             if mean {
-                r.mapv_inplace(|v| v / n);
+                r = super::backward_ops::map_with(&r, n, |v, n| v / n);
             }
             if keepdim {
                 r = r.insert_axis(Axis(axis));
