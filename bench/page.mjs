@@ -131,6 +131,13 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
     if (firsts.length) { res.firstGraphMs = median(firsts); res.firstGraphRuns = firsts.length; res.notes.push(`first-graph loads: ${firsts.map((x) => x.toFixed(0)).join(', ')} ms (cold cache each)`); }
     log(`W6 first graph: ${firsts.map((x) => x.toFixed(0)).join(', ')} ms`);
 
+    // -- what a page fetches (W5 "the whole page"): every resource a cold load
+    // requests until the network has been quiet for a second
+    res.pages = [];
+    for (const name of PAGES) {
+      try { res.pages.push(await pageWeight(browser, url, name)); } catch (e) { res.notes.push(`page weight of ${name}: ${e.message}`); }
+    }
+
     // -- fps while animating the backward pass of a 300-node graph
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await ctx.newPage();
@@ -178,6 +185,36 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
     child.kill();
   }
   return res;
+}
+
+// The pages whose weight the bench reports: the playground (the W5 target),
+// and a tutorial page with its embedded figures.
+const PAGES = ['playground.html', 'tutorials/hooks-in-depth.html'];
+
+/**
+ * A cold load of `name` (fresh context, no cache): the files it requested
+ * (the document included), as paths in web/dist, once no new request has
+ * started for 1 s (the editor's language, the layout worker and the wasm
+ * are all requested after the first paint), and which of them had arrived
+ * when the first graph was painted.
+ */
+async function pageWeight(browser, url, name) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  const requested = new Set();
+  let last = Date.now();
+  page.on('request', (r) => { requested.add(r.url()); last = Date.now(); });
+  await page.addInitScript(OBSERVE);
+  await page.goto(`${url}${name}`, { waitUntil: 'load' });
+  const t0 = Date.now();
+  while (Date.now() - last < 1000 && Date.now() - t0 < 20000) await page.waitForTimeout(100);
+  const firstPaint = await page.evaluate(() => window.__firstGraph?.painted ?? null);
+  const byPaint = firstPaint == null ? null : await page.evaluate((t) => performance.getEntriesByType('resource').filter((r) => r.responseEnd <= t).map((r) => r.name), firstPaint);
+  await ctx.close();
+  const local = (u) => { const p = new URL(u); return p.origin === new URL(url).origin ? decodeURIComponent(p.pathname).replace(/^\//, '') : null; };
+  const files = [...requested].map(local).filter((f) => f !== null);
+  const firstFiles = byPaint === null ? null : [name, ...byPaint.map(local).filter((f) => f !== null)];
+  return { name, files: [...new Set(files)], firstFiles: firstFiles && [...new Set(firstFiles)] };
 }
 
 /** Fps of requestAnimationFrame over `ms` while the page plays its backward pass. */

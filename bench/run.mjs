@@ -122,6 +122,7 @@ for (const task of TASKS) {
 // ----- timing: interleaved rounds ---------------------------------------------
 const ok = (task, p) => results[task][p] && check[task][p]?.ok;
 const w4js = { build: [], graph: [], trace: [], nodes: 0 };
+const W4_REPS = 5;
 const w4native = { build: [], graph: [], trace: [] };
 const nativeTimes = {};
 const torchTimes = {};
@@ -157,11 +158,11 @@ for (let round = -1; round < ROUNDS; round++) {
   if (want('w4')) {
     const W = js.hookgrad.w4, st = (state.hookgrad.w4 ||= W.setup(data.w4));
     await tick();
-    const a = performance.now(); const y = W.build(st);
-    const b = performance.now(); W.graph(y);
-    const c = performance.now(); W.trace(y);
-    const d = performance.now();
-    if (round >= 0) { w4js.build.push(b - a); w4js.graph.push(c - b); w4js.trace.push(d - c); }
+    // A sample is the mean of W4_REPS runs (each a few ms: repeated within a
+    // sample as the other short steps are), each run in hg.tidy as theirs.
+    const sum = [0, 0, 0];
+    for (let r = 0; r < W4_REPS; r++) W.timed(st).forEach((t, k) => { sum[k] += t; });
+    if (round >= 0) { w4js.build.push(sum[0] / W4_REPS); w4js.graph.push(sum[1] / W4_REPS); w4js.trace.push(sum[2] / W4_REPS); }
     if (!w4js.nodes) w4js.nodes = W.nodes(W.build(st));
   }
   if (native && round >= 0) {
@@ -290,7 +291,18 @@ if (want('w2')) {
 if (want('w3')) for (const t of ['w3_undef', 'w3_mul1']) { const u = hookUs(t, 'hookgrad'); const b = bestHookUs(t, 'hookgrad'); tgt(`W3 < 1 µs per JS hook call (${t === 'w3_undef' ? '→ undefined' : '→ g.mul(1)'})`, `${fmtUs(u)}${bestNote(b != null && fmtUs(b))}`, u != null ? u < 1 : null); }
 if (want('w4')) for (const [k, n, lim] of [['build', 'build', 10], ['graph', 'graph()+JSON', 3], ['trace', 'trace()+JSON', 3]]) { const m = w4js[k].length ? median(w4js[k]) : null; tgt(`W4 ${n} < ${lim} ms`, `${fmtMs(m)}${bestNote(m != null && fmtMs(Math.min(...w4js[k])))}`, m != null ? m < lim : null); }
 tgt('W5 engine wasm + JS glue ≤ 150 KB gzip', fmtBytes(sizes.engine.gzip), sizes.engine.gzip <= 150 * 1024);
-tgt('W5 whole page ≤ 400 KB gzip', sizes.site ? fmtBytes(sizes.site.gzip) : 'n/a (web/dist not built)', sizes.site ? sizes.site.gzip <= 400 * 1024 : null);
+// "The whole page": everything the playground fetches on a cold load (page.mjs
+// lists it), not the whole site, which also holds the tutorials, the npm
+// package's README and type declarations that no page fetches.
+const pageSizes = (page.pages || []).map((pg) => {
+  const dist = path.join(root, 'web', 'dist');
+  const have = (fs2) => fs2.filter((f) => fs.existsSync(path.join(dist, f)) && fs.statSync(path.join(dist, f)).isFile());
+  const files = have(pg.files);
+  return { name: pg.name, n: files.length, missing: pg.files.length - files.length, all: Sizes.sum(files.map((f) => path.join(dist, f))), first: pg.firstFiles ? Sizes.sum(have(pg.firstFiles).map((f) => path.join(dist, f))) : null };
+});
+const playground = pageSizes.find((p) => p.name === 'playground.html');
+if (playground) tgt('W5 whole page ≤ 400 KB gzip (the playground as loaded)', `${fmtBytes(playground.all.gzip)} (${playground.n} files${playground.first ? `; ${fmtBytes(playground.first.gzip)} by its first graph` : ''}); the whole site: ${sizes.site ? fmtBytes(sizes.site.gzip) : 'n/a'}`, playground.all.gzip <= 400 * 1024);
+else tgt('W5 whole page ≤ 400 KB gzip', `n/a (${page.skipped ?? 'no page weight'}); the whole site: ${sizes.site ? fmtBytes(sizes.site.gzip) : 'n/a (web/dist not built)'}`, null);
 if (page.firstGraphMs != null) tgt('W6 first graph < 1 s', fmtMs(page.firstGraphMs), page.firstGraphMs < 1000); else tgt('W6 first graph < 1 s', `n/a (${page.skipped ?? page.firstGraphSkipped})`, null);
 if (page.fps != null) tgt('W6 ≥ 50 fps animating 300 nodes', `${page.fps.toFixed(page.fps < 10 ? 1 : 0)} fps`, page.fps >= 50); else tgt('W6 ≥ 50 fps animating 300 nodes', `n/a (${page.skipped ?? page.fpsSkipped})`, null);
 
@@ -306,6 +318,10 @@ const sizeLines = [
   `| engine total | ${fmtBytes(sizes.engine.raw)} | ${fmtBytes(sizes.engine.gzip)} |`,
   sizes.site ? `| built site web/dist (${sizes.siteFiles} files, all) | ${fmtBytes(sizes.site.raw)} | ${fmtBytes(sizes.site.gzip)} |` : '| built site web/dist | n/a (not built) | |',
   ...(sizes.largest || []).map((x) => `| &nbsp;&nbsp;largest: ${x.f} | ${fmtBytes(x.raw)} | ${fmtBytes(x.gzip)} |`),
+  ...pageSizes.flatMap((p) => [
+    `| ${p.name} as loaded, cold (${p.n} files${p.missing ? `; ${p.missing} requested files not in web/dist` : ''}) | ${fmtBytes(p.all.raw)} | ${fmtBytes(p.all.gzip)} |`,
+    ...(p.first ? [`| &nbsp;&nbsp;of it, arrived by the first graph drawn | ${fmtBytes(p.first.raw)} | ${fmtBytes(p.first.gzip)} |`] : []),
+  ]),
 ];
 
 const pageLines = page.skipped ? [`W6: n/a (${page.skipped})`] : [

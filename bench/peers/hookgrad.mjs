@@ -115,6 +115,16 @@ export function make(hg) {
       graph(y) { return JSON.stringify(hg.graph([y])).length; },
       trace(y) { return JSON.stringify(hg.trace(() => y.backward())).length; },
       nodes(y) { return hg.graph([y]).nodes.length; },
+      /** One W4 sample: build, graph()+JSON, trace()+JSON in ms, in hg.tidy as the other workloads' steps. */
+      timed(st) {
+        return scoped(() => {
+          const a = performance.now(); const y = this.build(st);
+          const b = performance.now(); this.graph(y);
+          const c = performance.now(); this.trace(y);
+          const d = performance.now();
+          return [b - a, c - b, d - c];
+        });
+      },
     },
   };
 }
