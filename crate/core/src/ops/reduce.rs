@@ -166,10 +166,8 @@ pub fn mean_dim(a: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
 /// kept too, since the next `sum_axis` of a chain (`sum_to`) chooses its
 /// path from those strides. Tested against ndarray's own below.
 pub(crate) fn sum_axis(a: &Array, axis: usize) -> Array {
-    let shape = a.shape();
     let strides = a.strides();
-    let n = shape.len();
-    let (len, stride) = (shape[axis], strides[axis]);
+    let n = strides.len();
     let mut min_axis = n - 1;
     for i in (0..n).rev() {
         if strides[i].unsigned_abs() < strides[min_axis].unsigned_abs() {
@@ -177,8 +175,40 @@ pub(crate) fn sum_axis(a: &Array, axis: usize) -> Array {
         }
     }
     let lanes = n == 1 || axis == min_axis;
+    let stride = strides[axis];
     let unrolled = lanes && (stride == 1 || stride == -1);
-    let reversed = lanes && stride == -1;
+    let reversed = stride == -1;
+    over_lanes(a, axis, lanes, &|at, len| {
+        if unrolled {
+            // In memory order: backwards along a negative stride.
+            unrolled_sum(|k| at(if reversed { len - 1 - k } else { k }), len)
+        } else {
+            (0..len).fold(0.0, |s, k| s + at(k))
+        }
+    })
+}
+
+/// ndarray's `map_axis(axis, |lane| lane.fold(-inf, f32::max))`: each
+/// lane's maximum in index order (log_softmax's shift), with its layout.
+pub(crate) fn max_axis(a: &Array, axis: usize) -> Array {
+    over_lanes(a, axis, a.shape()[axis] != 0, &|at, len| {
+        (0..len).fold(f32::NEG_INFINITY, |m, k| f32::max(m, at(k)))
+    })
+}
+
+/// `lane(at, len)` for every lane along `axis` (`at(k)`: the lane's k-th
+/// value), as an array without `axis`. `lanes`: ndarray built this result
+/// with `Zip::map_collect` over `lanes(axis)`, which collects it in
+/// column-major order when the other axes lean that way; else row-major.
+fn over_lanes(
+    a: &Array,
+    axis: usize,
+    lanes: bool,
+    lane: &dyn Fn(&dyn Fn(usize) -> f32, usize) -> f32,
+) -> Array {
+    let shape = a.shape();
+    let strides = a.strides();
+    let len = shape[axis];
     let out_shape: Vec<usize> = [&shape[..axis], &shape[axis + 1..]].concat();
     let out_strides: Vec<isize> = [&strides[..axis], &strides[axis + 1..]].concat();
     let column_major = lanes
@@ -203,12 +233,7 @@ pub(crate) fn sum_axis(a: &Array, axis: usize) -> Array {
     let mut out = Vec::with_capacity(total);
     for _ in 0..total {
         let base: usize = index.iter().zip(&out_row).map(|(i, s)| i * s).sum();
-        let at = |k: usize| data[base + if reversed { len - 1 - k } else { k } * step];
-        out.push(if unrolled {
-            unrolled_sum(at, len)
-        } else {
-            (0..len).fold(0.0, |s, k| s + at(k))
-        });
+        out.push(lane(&|k| data[base + k * step], len));
         // Next index: the first axis fastest in column-major order.
         for j in 0..index.len() {
             let d = if column_major { j } else { index.len() - 1 - j };
@@ -225,7 +250,9 @@ pub(crate) fn sum_axis(a: &Array, axis: usize) -> Array {
     } else {
         Array::from_shape_vec(dim, out)
     };
-    built.unwrap_or_else(|_| crate::error::fault_default("sum over an axis built a wrong shape"))
+    built.unwrap_or_else(|_| {
+        crate::error::fault_default("a reduction over an axis built a wrong shape")
+    })
 }
 
 /// ndarray's `unrolled_fold` with `+` from 0 over `len` values.
@@ -324,6 +351,13 @@ mod tests {
                         a.invert_axis(Axis(f));
                     }
                     for axis in 0..a.ndim() {
+                        let m = max_axis(&a, axis);
+                        let tm = a.map_axis(Axis(axis), |lane| {
+                            lane.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+                        });
+                        let mbits = |x: &Array| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(mbits(&m), mbits(&tm), "max {shape:?} {perm:?} {axis}");
+                        assert_eq!(m.strides(), tm.strides(), "max {shape:?} {perm:?} {axis}");
                         let ours = sum_axis(&a, axis);
                         let theirs = a.sum_axis(Axis(axis));
                         let bits = |x: &Array| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();

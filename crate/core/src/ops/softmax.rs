@@ -16,11 +16,7 @@ use crate::tensor::{Array, Tensor};
 /// (Broadcasting through `broadcast_zip`, not ndarray's operators, whose
 /// generic code was ~2 KB gzip of the wasm: issue 10, W5.)
 fn log_sum_exp(x: &Array, axis: usize) -> Result<Array> {
-    let max = x
-        .map_axis(Axis(axis), |lane| {
-            lane.iter().copied().fold(f32::NEG_INFINITY, f32::max)
-        })
-        .insert_axis(Axis(axis));
+    let max = super::reduce::max_axis(x, axis).insert_axis(Axis(axis));
     let shifted = broadcast_zip(x, &max, |a, m| a - m)?;
     let lse = super::reduce::sum_axis(&shifted.mapv(f32::exp as fn(f32) -> f32), axis)
         .mapv(f32::ln as fn(f32) -> f32)
