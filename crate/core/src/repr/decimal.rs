@@ -129,8 +129,10 @@ fn sign(v: f64) -> &'static str {
     }
 }
 
-fn text(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_default()
+/// Appends ASCII digits (char by char: `String::from_utf8`'s validation
+/// was most of this module's wasm).
+fn push(out: &mut String, digits: &[u8]) {
+    out.extend(digits.iter().map(|&d| char::from(d)));
 }
 
 /// `format!("{:.prec$}", v)` for a finite `v`.
@@ -144,10 +146,10 @@ pub fn fixed(v: f64, prec: usize) -> String {
     }
     let mut out = String::from(sign(v));
     let point = n.len() - prec;
-    out.push_str(&text(n[..point].to_vec()));
+    push(&mut out, &n[..point]);
     if prec > 0 {
         out.push('.');
-        out.push_str(&text(n[point..].to_vec()));
+        push(&mut out, &n[point..]);
     }
     out
 }
@@ -171,7 +173,7 @@ pub fn sci(v: f64, prec: usize) -> String {
     out.push(char::from(n[0]));
     if prec > 0 {
         out.push('.');
-        out.push_str(&text(n[1..].to_vec()));
+        push(&mut out, &n[1..]);
     }
     out.push_str(if exp < 0 { "e-" } else { "e+" });
     let e = exp.unsigned_abs();
@@ -202,7 +204,11 @@ pub fn plain(v: f64, shortest: &str) -> String {
         return out;
     }
     let (mant, exp) = shortest.split_once('e').unwrap_or((shortest, "0"));
-    let exp: isize = exp.trim_start_matches('+').parse().unwrap_or(0);
+    // The exponent's digits by hand (`str::parse` is more code than this).
+    let exp = exp.bytes().fold(0isize, |e, c| match c {
+        b'0'..=b'9' => e * 10 + isize::from(c - b'0'),
+        _ => e,
+    }) * if exp.starts_with('-') { -1 } else { 1 };
     let mut digits: Vec<u8> = mant.bytes().filter(u8::is_ascii_digit).collect();
     let mut point = mant.find('.').unwrap_or(mant.len()) as isize + exp;
     let zeros = digits.iter().take_while(|d| **d == b'0').count();
@@ -220,15 +226,15 @@ pub fn plain(v: f64, shortest: &str) -> String {
     if point <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', point.unsigned_abs()));
-        out.push_str(&text(digits));
+        push(&mut out, &digits);
     } else if point >= len {
-        out.push_str(&text(digits));
+        push(&mut out, &digits);
         out.extend(std::iter::repeat_n('0', (point - len) as usize));
     } else {
         let (int, frac) = digits.split_at(point as usize);
-        out.push_str(&text(int.to_vec()));
+        push(&mut out, &int);
         out.push('.');
-        out.push_str(&text(frac.to_vec()));
+        push(&mut out, &frac);
     }
     out
 }
