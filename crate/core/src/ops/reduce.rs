@@ -196,16 +196,14 @@ pub(crate) fn max_axis(a: &Array, axis: usize) -> Array {
     })
 }
 
+/// A lane's result from `at(k)` (its k-th value) and its length.
+type LaneFn<'a> = dyn Fn(&dyn Fn(usize) -> f32, usize) -> f32 + 'a;
+
 /// `lane(at, len)` for every lane along `axis` (`at(k)`: the lane's k-th
 /// value), as an array without `axis`. `lanes`: ndarray built this result
 /// with `Zip::map_collect` over `lanes(axis)`, which collects it in
 /// column-major order when the other axes lean that way; else row-major.
-fn over_lanes(
-    a: &Array,
-    axis: usize,
-    lanes: bool,
-    lane: &dyn Fn(&dyn Fn(usize) -> f32, usize) -> f32,
-) -> Array {
+fn over_lanes(a: &Array, axis: usize, lanes: bool, lane: &LaneFn) -> Array {
     let shape = a.shape();
     let strides = a.strides();
     let len = shape[axis];
@@ -261,13 +259,13 @@ fn unrolled_sum(x: impl Fn(usize) -> f32, len: usize) -> f32 {
     let mut i = 0;
     while len - i >= 8 {
         for (k, p) in p.iter_mut().enumerate() {
-            *p = *p + x(i + k);
+            *p += x(i + k);
         }
         i += 8;
     }
     let mut acc = 0.0f32;
     for k in 0..4 {
-        acc = acc + (p[k] + p[k + 4]);
+        acc += p[k] + p[k + 4];
     }
     (i..len).fold(acc, |acc, j| acc + x(j))
 }

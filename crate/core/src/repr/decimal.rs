@@ -232,9 +232,9 @@ pub fn plain(v: f64, shortest: &str) -> String {
         out.extend(std::iter::repeat_n('0', (point - len) as usize));
     } else {
         let (int, frac) = digits.split_at(point as usize);
-        push(&mut out, &int);
+        push(&mut out, int);
         out.push('.');
-        push(&mut out, &frac);
+        push(&mut out, frac);
     }
     out
 }
@@ -316,6 +316,7 @@ mod tests {
 
     /// ECMAScript's `String(n)` for the cases below (from Node).
     #[test]
+    #[allow(clippy::excessive_precision)] // exact binary values: the ties
     fn plain_matches_rust_display() {
         for (v, js) in [
             (1.5, "1.5"),
