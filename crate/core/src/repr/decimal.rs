@@ -347,7 +347,7 @@ mod tests {
     fn matches_rust_formatting_on_random_f32() {
         // f32 values (what tensors hold) across their whole range.
         let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-        for _ in 0..200_000 {
+        for _ in 0..40_000 {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
