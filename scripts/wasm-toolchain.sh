@@ -34,7 +34,7 @@ WASM_NIGHTLY=nightly-2026-05-20
 # ~70 KB gzip of code (engine::run_backward alone 11 KB), ndarray ~13 KB,
 # the binding ~16 KB plus its export shims ~25 KB (core code inlined there).
 #
-# Issue 10, W5, fifth pass (186,126 → 171,714 B as sizes.mjs counts; the
+# Issue 10, W5, fifth pass (187,061 → 172,261 B as sizes.mjs counts; the
 # levers: bench/PROFILE.md). Toolchain levers taken: wasm-opt -O3 twice
 # (crate/wasm/Cargo.toml, −962 B), -Z location-detail=none (below, −651 B).
 # Measured and not taken (gzip of the wasm against -O3 -O3, same input):
