@@ -110,6 +110,10 @@ export interface HookEvent {
   handle: number;
   /** The saved tensor (pack / unpack, with `node`: the node that saved it). */
   tensor?: number;
+  /** With a hook on a tensor (`tensor`, `retain-grad`, `post-accumulate`):
+   * the tensor's name when the hook ran, or null. Names a tensor that
+   * `hg.tidy` released before `graph()` was taken. */
+  tensorName?: string | null;
   node?: number;
   /** A multi-grad hook's tensors. */
   tensors?: number[];

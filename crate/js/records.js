@@ -295,9 +295,10 @@ function hookEvent() {
   switch (W[P++]) {
     case 0: {
       const tensor = int();
+      const tensorName = optStr();
       const before = hookValue();
       const after = hookValue();
-      return { type, kind, handle, tensor, before, after };
+      return { type, kind, handle, tensor, tensorName, before, after };
     }
     case 1: {
       const node = int();

@@ -524,3 +524,24 @@ test('reentrant_backward: backward() called from inside a hook', () => {
   approx(V(a2.grad), s.independent.a_grad, 'a2.grad');
   approx(V(x.grad), s.independent.x_grad, 'x.grad from the inner backward');
 });
+
+// The player names a tensor that hg.tidy released before graph() was taken
+// from its hook events (web/src/model/trace-model.js): each tensor hook event
+// carries the tensor's name as it was when the hook ran.
+test('tensor, retain-grad and post-accumulate hook events carry their tensor\'s name at that moment', () => {
+  const w = hg.tensor([1, 2], { requiresGrad: true, name: 'w' });
+  w.registerPostAccumulateGradHook(function after() {});
+  const events = hg.trace(() => hg.tidy(() => {
+    const h = w.mul(3);
+    h.registerHook(function double(g) { return g.mul(2); });
+    h.retainGrad();
+    const u = h.mul(1); // unnamed
+    u.registerHook(function seen() {});
+    h.name = 'h'; // named after the hooks were registered: the event has the name it had when they ran
+    u.sum().backward();
+  }));
+  const hooks = events.filter((e) => e.type === 'hook').map((e) => [e.kind, e.tensorName]);
+  assert.deepEqual(hooks, [['tensor', null], ['tensor', 'h'], ['retain-grad', 'h'], ['post-accumulate', 'w']]);
+  const ev = events.find((e) => e.type === 'hook' && e.kind === 'tensor');
+  assert.deepEqual(Object.keys(ev), ['type', 'kind', 'handle', 'tensor', 'tensorName', 'before', 'after'], 'the protocol field order');
+});

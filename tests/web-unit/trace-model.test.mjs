@@ -191,3 +191,19 @@ const y = w.mul(2); y.name = 'y'; y.backward();`);
   assert.deepEqual(parts.hooks, ['seen (w) × 6']);
   assert.deepEqual(parts.leaves, ['w = 12.'], 'w.grad: six passes of dy/dw = 2, never zeroed');
 });
+
+test('a hook on a tensor that tidy released before graph() was taken is labelled with the tensor\'s name', () => {
+  const r = runProgram(hg, `const w = hg.tensor([1, 2], { requiresGrad: true, name: 'w' });
+for (let i = 0; i < 2; i++) hg.tidy(() => {
+  const h = w.mul(3); h.name = 'h';
+  h.registerHook(function double(g) { return g.mul(2); });
+  h.sum().backward();
+});
+const y = w.mul(2); y.name = 'y'; y.backward(hg.tensor([1, 1]));`);
+  const m = analyze(r.graph, r.trace);
+  const hooks = m.steps.filter((s) => s.event.type === 'hook');
+  assert.equal(hooks.length, 2, 'one per tidied step');
+  assert.ok(hooks.every((s) => !m.tensors.has(s.event.tensor)), 'the final graph does not hold the tidied h');
+  assert.deepEqual(hooks.map((s) => s.label), ['tensor hook on h', 'tensor hook on h']);
+  assert.equal(describeStep(m, hooks[0]), 'tensor hook on h: [1., 1.] → [2., 2.]');
+});

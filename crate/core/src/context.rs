@@ -55,6 +55,7 @@ thread_local! {
     static WARNING_SINK: RefCell<Option<WarningSink>> = const { RefCell::new(None) };
 }
 
+#[inline]
 pub fn is_grad_enabled() -> bool {
     GRAD_ENABLED.with(|g| g.get())
 }
@@ -206,6 +207,7 @@ pub(crate) fn set_pending_error(e: Error) {
     });
 }
 
+#[inline]
 pub(crate) fn take_pending_error() -> Option<Error> {
     PENDING_ERROR.with(|p| match p.try_borrow_mut() {
         Ok(mut p) => p.take(),

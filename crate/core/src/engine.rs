@@ -111,6 +111,7 @@ pub fn grad_ext(
     ))
 }
 
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn run_backward(
     outputs: &[Tensor],
     grad_outputs: Vec<Option<Tensor>>,
@@ -234,6 +235,7 @@ fn run_backward(
     Ok(task.captured)
 }
 
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn execute(
     task: &mut GraphTask,
     roots: Vec<(Edge, Option<Tensor>)>,
@@ -271,6 +273,7 @@ fn execute(
 
 /// Hands each output to its next node's buffer; a node whose dependencies
 /// all arrived becomes ready (PyTorch's `evaluate_function` tail).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn route_outputs<'e>(
     task: &GraphTask,
     outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Grad>)>,
@@ -309,6 +312,7 @@ fn route_outputs<'e>(
 
 /// Runs one ready node, honouring `inputs=` filtering and captures. Returns
 /// `None` when the node was only captured from, not executed.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn evaluate(task: &mut GraphTask, node: &NodeRef, inputs: Grads) -> Result<Option<Grads>> {
     if task.filtered {
         let needed = task.needed.contains(&node.id);
@@ -454,7 +458,7 @@ fn run_tensor_hook(
     trace::record(|| Event::Hook {
         kind: HookKind::Tensor,
         handle,
-        target: HookTarget::Tensor(owner),
+        target: HookTarget::Tensor(owner, tensor_name(owner, node)),
         before: HookValue::One(before.flatten()),
         after: HookValue::One(crate::error::snapshot(after.to_array())),
     });
@@ -478,7 +482,7 @@ fn run_retain_grad(
         trace::record(|| Event::Hook {
             kind: HookKind::RetainGrad,
             handle,
-            target: HookTarget::Tensor(owner),
+            target: HookTarget::Tensor(owner, t.name()),
             before: HookValue::One(crate::error::snapshot(current.to_array())),
             after: HookValue::One(crate::error::snapshot(current.to_array())),
         });
@@ -486,13 +490,22 @@ fn run_retain_grad(
     Ok(())
 }
 
-fn tensor_label(id: TensorId, node: &NodeRef) -> String {
+fn tensor_of(id: TensorId, node: &NodeRef) -> Option<Tensor> {
     node.output_tensors()
         .into_iter()
         .chain(node.variable())
         .find(|t| t.id() == id)
+}
+
+fn tensor_label(id: TensorId, node: &NodeRef) -> String {
+    tensor_of(id, node)
         .map(|t| t.label())
         .unwrap_or_else(|| format!("tensor #{}", id.0))
+}
+
+/// The name a tensor hook's trace event carries.
+fn tensor_name(id: TensorId, node: &NodeRef) -> Option<String> {
+    tensor_of(id, node).and_then(|t| t.name())
 }
 
 fn record_error(e: &Error, node: &NodeRef) {
@@ -679,6 +692,7 @@ fn validate_outputs(
 
 /// AccumulateGrad: `.grad = grad` (a copy when the gradient is shared) or
 /// `.grad += grad` in place, then post-accumulate-grad hooks.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     let Some(grad) = grad else { return Ok(()) };
     if !variable.requires_grad() {
@@ -754,6 +768,7 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
 }
 
 /// The `accumulate` event, then post-accumulate-grad hooks.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
     if trace::is_recording() {
         // Just accumulated: a missing or unreadable .grad is a fault, never
@@ -792,7 +807,7 @@ pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
         trace::record(|| Event::Hook {
             kind: HookKind::PostAccumulate,
             handle,
-            target: HookTarget::Tensor(variable.id()),
+            target: HookTarget::Tensor(variable.id(), variable.name()),
             before: HookValue::One(before),
             after: HookValue::One(
                 variable

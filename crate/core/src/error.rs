@@ -105,6 +105,7 @@ pub fn snapshot<T>(r: Result<T>) -> Option<T> {
 }
 
 /// The recorded fault as an error, clearing it.
+#[inline]
 pub fn take_fault() -> Option<Error> {
     FAULT.with(|f| f.take()).map(Error::internal)
 }

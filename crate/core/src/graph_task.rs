@@ -136,6 +136,7 @@ pub(crate) struct GraphTask {
 }
 
 impl GraphTask {
+    #[inline(always)]
     pub fn should_execute(&self, id: NodeId) -> bool {
         !self.filtered || self.needed.contains(&id) || self.captures.contains_key(&id)
     }
@@ -187,6 +188,7 @@ thread_local!(static NEXT_PASS: Cell<u64> = const { Cell::new(0) });
 impl NodeTable {
     /// Walks everything reachable from the roots (iteratively: long chains
     /// cannot overflow wasm's stack), counting each node's incoming edges.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     pub fn build(roots: &[(Edge, Option<Tensor>)]) -> NodeTable {
         let pass = NEXT_PASS.with(|n| {
             n.set(n.get() + 1);
@@ -215,6 +217,8 @@ impl NodeTable {
     }
 
     /// The node's entry, adding it (and stacking it for the walk) if new.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     fn visit(&mut self, node: &NodeRef, stack: &mut Vec<usize>) -> usize {
         let (pass, i) = node.engine_slot.get();
         if pass == self.pass {
@@ -240,6 +244,7 @@ impl NodeTable {
     }
 
     #[cold]
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn index_restamped(&mut self, node: &NodeRef) -> Option<usize> {
         let nodes = &self.nodes;
         self.restamped

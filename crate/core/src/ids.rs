@@ -10,6 +10,7 @@ macro_rules! id_type {
         pub struct $name(pub u32);
         thread_local!(static $counter: Cell<u32> = const { Cell::new(0) });
         impl $name {
+            #[inline]
             pub fn next() -> Self {
                 $counter.with(|c| {
                     let id = c.get().wrapping_add(1);
@@ -30,6 +31,7 @@ thread_local!(static NEXT_SEQUENCE_NR: Cell<u64> = const { Cell::new(0) });
 
 /// PyTorch's per-thread `sequence_nr`: later-created nodes run first when
 /// several are ready. `AccumulateGrad` uses `u64::MAX` (see `node.rs`).
+#[inline]
 pub fn next_sequence_nr() -> u64 {
     NEXT_SEQUENCE_NR.with(|c| {
         let n = c.get();

@@ -25,6 +25,8 @@ impl Grad {
     }
 
     /// The number in a 0-d gradient; `None` for any other tensor.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn value(&self) -> Result<Option<f32>> {
         match self {
             Grad::Value(v) => Ok(Some(*v)),
@@ -51,6 +53,8 @@ pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
 /// Adds `grad` to input `pos` of `node`'s buffer `slots`. The first
 /// gradient is stored as is (same tensor, as PyTorch does); later ones are
 /// summed into a new tensor.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 pub(crate) fn add_grad(
     node: &NodeRef,
     slots: &mut Grads,

@@ -6,6 +6,9 @@
 //! (`crate/wasm`, package `hookgrad`) converts JS values to core types and back,
 //! and the compiler keeps it that way.
 
+// The release wasm (a pinned nightly, opt-level "z" for size) compiles the
+// hot paths of a scalar graph for speed: `#[optimize(speed)]`, see build.rs.
+#![cfg_attr(hookgrad_nightly, feature(optimize_attribute))]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod context;

@@ -8,15 +8,19 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 static TENSORS: AtomicUsize = AtomicUsize::new(0);
 static NODES: AtomicUsize = AtomicUsize::new(0);
 
+#[inline]
 pub(crate) fn tensor_created() {
     TENSORS.fetch_add(1, Relaxed);
 }
+#[inline]
 pub(crate) fn tensor_dropped() {
     TENSORS.fetch_sub(1, Relaxed);
 }
+#[inline]
 pub(crate) fn node_created() {
     NODES.fetch_add(1, Relaxed);
 }
+#[inline]
 pub(crate) fn node_dropped() {
     NODES.fetch_sub(1, Relaxed);
 }

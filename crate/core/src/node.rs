@@ -103,6 +103,7 @@ enum SavedHistory {
 }
 
 impl SavedTensor {
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     pub fn save(t: &Tensor) -> SavedTensor {
         // One metadata borrow for history, output_nr and layout.
         let (history, output_nr, strides) = match t.meta() {
@@ -180,11 +181,13 @@ impl SavedTensor {
 
     /// An unused save slot (ops keep fixed slot positions): shares one empty
     /// storage instead of allocating per op.
+    #[inline]
     pub fn empty() -> SavedTensor {
         thread_local!(static EMPTY: Rc<Storage> = Storage::new(Array::zeros(ndarray::IxDyn(&[]))));
         SavedTensor::constant_storage(EMPTY.with(|e| e.clone()))
     }
 
+    #[inline]
     fn constant_storage(storage: Rc<Storage>) -> SavedTensor {
         SavedTensor {
             storage,
@@ -233,6 +236,7 @@ impl SavedTensor {
     /// against in-place changes exactly as `unpack` checks it (same error).
     /// `None` when it is not one element or was packed by a hook (then the
     /// caller unpacks it as a tensor, running the unpack hook).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     pub(crate) fn scalar_value(&self) -> Result<Option<f32>> {
         if self.packed.is_some() {
             return Ok(None);
@@ -421,6 +425,8 @@ impl Node {
 
     /// `new_op` with a number operand and, for 0-d elementwise ops, the
     /// formula on plain numbers.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn new_op_with(
         name: &'static str,
         next: Edges,
@@ -465,6 +471,7 @@ impl Node {
         node
     }
 
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     pub fn new_accumulate_grad(variable: Tensor) -> NodeRef {
         let shape = variable.shape();
         crate::live::node_created();
@@ -486,6 +493,7 @@ impl Node {
         })
     }
 
+    #[inline]
     pub fn num_inputs(&self) -> usize {
         self.input_shapes.len()
     }
@@ -536,6 +544,8 @@ impl Node {
         }
     }
 
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn add_output(&self, t: &Tensor) {
         match self.first_output.try_borrow_mut() {
             Ok(mut first) if first.is_none() => {
@@ -642,6 +652,8 @@ impl Node {
     }
 
     /// Frees saved tensors after a backward without `retain_graph`.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn release_variables(&self) {
         if let NodeKind::Op {
             saved, released, ..
@@ -743,6 +755,7 @@ pub(crate) fn save_output(node: &Node, t: &Tensor) {
 /// such a node: a node whose inputs live on (a tensor freed while its graph
 /// is still used) allocates nothing.
 impl Drop for Node {
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn drop(&mut self) {
         crate::live::node_dropped();
         if self.next.is_empty() {
@@ -768,6 +781,8 @@ impl Drop for Node {
 
 /// Takes `next`'s edges: the nodes held by no one else go on `stack` (to be
 /// unlinked in turn), the others are only released.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 fn unlink(next: &mut Edges, stack: &mut Vec<NodeRef>) {
     for edge in std::mem::take(next).into_iter().flatten() {
         if Rc::strong_count(&edge.node) == 1 {

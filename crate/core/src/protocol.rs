@@ -366,7 +366,10 @@ pub enum HookValue {
 /// (+ the backward `node` a module backward hook ran on).
 #[derive(Clone, Debug)]
 pub enum HookTarget {
-    Tensor(TensorId),
+    /// The tensor, and its name when the hook ran: the player names a
+    /// tensor from this when `hg.tidy` released it before `graph()` was
+    /// taken (a training loop's earlier steps).
+    Tensor(TensorId, Option<String>),
     Node(NodeId),
     Module(ModuleId, String, Option<NodeId>),
     /// A saved-tensor hook (pack / unpack): the saved tensor and the node
@@ -381,7 +384,10 @@ impl Serialize for HookTarget {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
         match self {
-            HookTarget::Tensor(t) => m.serialize_entry("tensor", t)?,
+            HookTarget::Tensor(t, name) => {
+                m.serialize_entry("tensor", t)?;
+                m.serialize_entry("tensorName", name)?;
+            }
             HookTarget::Node(n) => m.serialize_entry("node", n)?,
             HookTarget::Saved(t, n) => {
                 m.serialize_entry("tensor", t)?;

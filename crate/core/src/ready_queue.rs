@@ -28,6 +28,8 @@ impl<T> ReadyQueue<T> {
         a < b
     }
 
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn push(&mut self, priority: u64, item: T) {
         self.heap.push((priority, item));
         let last = self.heap.len() - 1;
@@ -35,6 +37,8 @@ impl<T> ReadyQueue<T> {
     }
 
     /// libstdc++ `__push_heap`: move the hole up while the parent ranks below.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     fn sift_up(&mut self, mut hole: usize, top: usize) {
         while hole > top {
             let parent = (hole - 1) / 2;
@@ -50,6 +54,8 @@ impl<T> ReadyQueue<T> {
     /// libstdc++ `pop_heap`: the last element is moved into the root's hole,
     /// the hole is pushed down to a leaf along the larger child (the right one
     /// unless the left is strictly larger), then sifted up again.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn pop(&mut self) -> Option<T> {
         let len = self.heap.len();
         if len == 0 {

@@ -21,6 +21,7 @@ use crate::small::Small;
 use crate::tensor::{Data, Tensor};
 
 /// Runs `node` on numbers if it can; `None`: use the tensor path.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result<Option<Grads>> {
     match &node.kind {
         NodeKind::AccumulateGrad { variable } => {
@@ -92,12 +93,13 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
                 let grads = rule(g, &values[..count], *param);
                 #[cfg(test)]
                 RUN_ON_NUMBERS.with(|n| n.set(n.get() + 1));
-                for ((slot, edge), value) in out.iter_mut().zip(node.next.iter()).zip(grads) {
-                    if edge
-                        .as_ref()
-                        .is_some_and(|e| task.should_execute(e.node.id))
-                    {
-                        *slot = Some(Grad::Value(value));
+                // Indexed (an array's by-value iterator was a call per item
+                // in the size-optimized wasm).
+                for (i, (slot, edge)) in out.iter_mut().zip(node.next.iter()).enumerate() {
+                    if let (Some(e), Some(&value)) = (edge, grads.get(i)) {
+                        if task.should_execute(e.node.id) {
+                            *slot = Some(Grad::Value(value));
+                        }
                     }
                 }
             }
@@ -122,6 +124,8 @@ pub(crate) fn nodes_run_on_numbers() -> usize {
 /// AccumulateGrad of a number into a 0-d leaf, as `engine::accumulate` does
 /// it for a gradient tensor no one else holds (grad mode is off). `false`:
 /// not a case for numbers (use the tensor path).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 fn accumulate_value(variable: &Tensor, v: f32) -> Result<bool> {
     let Some(existing) = variable.grad_raw() else {
         // PyTorch steals the unshared gradient: a 0-d row-major tensor.

@@ -16,6 +16,7 @@ pub enum Small<T> {
 }
 
 impl<T> Small<T> {
+    #[inline]
     pub fn push(&mut self, item: T) {
         *self = match std::mem::take(self) {
             Small::Zero => Small::One(item),
@@ -37,6 +38,8 @@ impl<T> Small<T> {
     }
 
     /// `f` of each element of `items`, without growing step by step.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn map_slice<U>(items: &[U], mut f: impl FnMut(&U) -> T) -> Self {
         match items {
             [] => Small::Zero,
@@ -47,6 +50,8 @@ impl<T> Small<T> {
     }
 
     /// `n` copies of `item` (`vec![item; n]`).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn filled(n: usize, item: T) -> Self
     where
         T: Clone,
@@ -107,17 +112,24 @@ impl<T> From<Vec<T>> for Small<T> {
     }
 }
 
-/// By-value iteration (no allocation for the inline cases).
+/// By-value iteration (no allocation for the inline cases). The inline
+/// case is two `Option`s taken in turn: an array's by-value iterator
+/// (flattened) was a call per item plus drop glue in the size-optimized
+/// wasm, on every node's edges and gradients.
 pub enum IntoIter<T> {
-    Inline(std::iter::Flatten<std::array::IntoIter<Option<T>, 2>>),
+    Inline(Option<T>, Option<T>),
     Many(std::vec::IntoIter<T>),
 }
 
 impl<T> Iterator for IntoIter<T> {
     type Item = T;
+    #[inline]
     fn next(&mut self) -> Option<T> {
         match self {
-            IntoIter::Inline(it) => it.next(),
+            IntoIter::Inline(a, b) => match a.take() {
+                Some(x) => Some(x),
+                None => b.take(),
+            },
             IntoIter::Many(it) => it.next(),
         }
     }
@@ -126,12 +138,12 @@ impl<T> Iterator for IntoIter<T> {
 impl<T> IntoIterator for Small<T> {
     type Item = T;
     type IntoIter = IntoIter<T>;
+    #[inline]
     fn into_iter(self) -> IntoIter<T> {
-        let inline = |a, b| IntoIter::Inline([a, b].into_iter().flatten());
         match self {
-            Small::Zero => inline(None, None),
-            Small::One(a) => inline(Some(a), None),
-            Small::Two([a, b]) => inline(Some(a), Some(b)),
+            Small::Zero => IntoIter::Inline(None, None),
+            Small::One(a) => IntoIter::Inline(Some(a), None),
+            Small::Two([a, b]) => IntoIter::Inline(Some(a), Some(b)),
             Small::Many(v) => IntoIter::Many(v.into_iter()),
         }
     }

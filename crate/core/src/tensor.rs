@@ -35,6 +35,7 @@ impl From<Array> for Data {
 }
 
 impl Data {
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         match self {
             Data::Scalar(_) => &[],
@@ -50,6 +51,7 @@ impl Data {
     }
 
     /// The value of a 0-d tensor (`None` for any other shape).
+    #[inline]
     pub fn scalar(&self) -> Option<f32> {
         match self {
             Data::Scalar(v) => Some(*v),
@@ -89,6 +91,8 @@ impl Storage {
         Storage::from_data(data)
     }
 
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn from_data(data: Data) -> Rc<Self> {
         Rc::new(Storage {
             data: RefCell::new(data),
@@ -116,6 +120,7 @@ impl Storage {
     /// The value of a 0-d storage, without building an array; `None` for
     /// other shapes (and while the data is being written: then `read` says
     /// it is busy).
+    #[inline]
     pub(crate) fn scalar(&self) -> Option<f32> {
         self.data.try_borrow().ok().and_then(|d| d.scalar())
     }
@@ -134,6 +139,7 @@ impl Storage {
         }
     }
 
+    #[inline]
     pub fn version(&self) -> u32 {
         match self.shared.try_borrow() {
             Ok(s) => s.as_ref().map_or(self.own.get(), |c| c.get()),
@@ -230,6 +236,8 @@ impl Tensor {
         Tensor::from_data(Data::Scalar(v))
     }
 
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn from_data(data: Data) -> Tensor {
         Tensor::with_storage(Storage::from_data(data), None, 0, false)
     }
@@ -260,6 +268,8 @@ impl Tensor {
         Ok(Tensor::from_array_opts(data, opts))
     }
 
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn with_storage(
         storage: Rc<Storage>,
         grad_fn: Option<NodeRef>,
@@ -291,6 +301,7 @@ impl Tensor {
 
     // ----- plain accessors -------------------------------------------------
 
+    #[inline]
     pub fn id(&self) -> TensorId {
         self.0.id
     }
@@ -320,6 +331,7 @@ impl Tensor {
         Rc::strong_count(&self.0).saturating_sub(self.0.hook_refs.get() as usize)
     }
 
+    #[inline]
     pub(crate) fn meta(&self) -> Result<Ref<'_, Meta>> {
         self.0
             .meta
@@ -327,6 +339,7 @@ impl Tensor {
             .map_err(|_| Error::internal("tensor metadata is busy"))
     }
 
+    #[inline]
     pub(crate) fn meta_mut(&self) -> Result<std::cell::RefMut<'_, Meta>> {
         self.0
             .meta
@@ -340,6 +353,8 @@ impl Tensor {
     }
 
     /// The value of a 0-d tensor without building an array (`None`: not 0-d).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub(crate) fn scalar_value(&self) -> Option<f32> {
         self.0.storage.scalar()
     }
@@ -395,6 +410,7 @@ impl Tensor {
         self.peek("tensor data is busy in numel()", |d| d.len())
     }
 
+    #[inline]
     pub fn storage(&self) -> &Rc<Storage> {
         &self.0.storage
     }
@@ -438,6 +454,7 @@ impl Tensor {
         }
     }
 
+    #[inline]
     pub fn grad_fn(&self) -> Option<NodeRef> {
         self.meta()
             .map(|m| m.grad_fn.clone())
@@ -450,10 +467,12 @@ impl Tensor {
             .unwrap_or_else(|_| fault_default("tensor metadata is busy in output_nr()"))
     }
 
+    #[inline]
     pub fn is_leaf(&self) -> bool {
         self.grad_fn().is_none()
     }
 
+    #[inline]
     pub fn requires_grad(&self) -> bool {
         self.meta()
             .map(|m| m.grad_fn.is_some() || m.requires_grad)
@@ -504,6 +523,7 @@ impl Tensor {
     }
 
     /// Whether the layout is not row-major (without copying the strides).
+    #[inline]
     pub(crate) fn has_strides(&self) -> bool {
         self.meta()
             .map(|m| m.strides.is_some())
@@ -530,6 +550,7 @@ impl Tensor {
     }
 
     /// `.grad` as stored, without PyTorch's non-leaf warning (for `graph()`).
+    #[inline]
     pub fn grad_raw(&self) -> Option<Tensor> {
         self.meta()
             .map(|m| m.grad.clone())
@@ -568,6 +589,8 @@ impl Tensor {
     /// The edge a gradient for this tensor enters the graph through
     /// (PyTorch's `impl::gradient_edge`): its grad_fn, or its leaf's
     /// AccumulateGrad node (created on first use and cached weakly).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     pub fn gradient_edge(&self) -> Option<Edge> {
         // One metadata borrow for the common cases (every op input).
         {

@@ -52,6 +52,7 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
     })
 }
 
+#[inline]
 pub fn is_recording() -> bool {
     RECORDING.with(|r| r.get() > 0)
 }
@@ -294,7 +295,7 @@ mod tests {
         Event::Hook {
             kind: HookKind::Tensor,
             handle: HandleId(h),
-            target: HookTarget::Tensor(crate::ids::TensorId(1)),
+            target: HookTarget::Tensor(crate::ids::TensorId(1), None),
             before: HookValue::One(None),
             after: HookValue::One(None),
         }

@@ -421,9 +421,10 @@ impl Tape {
 
     fn hook_target(&mut self, t: &HookTarget) {
         match t {
-            HookTarget::Tensor(t) => {
+            HookTarget::Tensor(t, name) => {
                 self.num(target::TENSOR);
                 self.id(t.0);
+                self.opt_str(name.as_deref());
             }
             HookTarget::Node(n) => {
                 self.num(target::NODE);

@@ -63,7 +63,11 @@ export function analyze(graph, fullTrace = []) {
   }
   const nodeOfTensor = (tid) => tensors.get(tid)?.gradFn ?? accOf.get(tid) ?? null;
 
-  const tName = (id) => { const t = tensors.get(id); return t?.name || `t${id}`; };
+  // A tensor hook's event carries its tensor's name: the name of a tensor
+  // the final graph no longer holds (a training loop's earlier, tidied steps).
+  const tracedNames = new Map();
+  for (const ev of trace) if (ev.type === 'hook' && ev.tensorName) tracedNames.set(ev.tensor, ev.tensorName);
+  const tName = (id) => { const t = tensors.get(id); return t?.name || tracedNames.get(id) || `t${id}`; };
   const nName = (id) => nodes.get(id)?.name || `node ${id}`;
 
   const moduleCalls = []; const stack = []; const lastCallOf = new Map(); const callsOf = new Map();

@@ -53,11 +53,14 @@ fn broadcast_error(a: &Array, shape: &[usize]) -> crate::error::Error {
     ))
 }
 
+#[inline]
 fn placeholder() -> SavedTensor {
     SavedTensor::empty()
 }
 
 /// Saves `t` when `cond`, else an empty slot, so backward indices stay fixed.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 fn save_if(cond: bool, t: Option<&Tensor>) -> SavedTensor {
     match (cond, t) {
         (true, Some(t)) => SavedTensor::save(t),
@@ -67,6 +70,8 @@ fn save_if(cond: bool, t: Option<&Tensor>) -> SavedTensor {
 
 /// `f(a, b)` elementwise with broadcasting, reading `b` in place (no copy of
 /// a tensor operand, no 0-d array for a number).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Data> {
     // 0-d ⊕ 0-d or 0-d ⊕ number (a scalar graph): one f32, no array at all.
     if let Some(x) = a.scalar_value() {
@@ -89,6 +94,7 @@ fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Data> 
     }))
 }
 
+#[inline]
 fn scalar_of(op: &Operand) -> Option<f32> {
     match op {
         Operand::Scalar(s) => Some(*s),
@@ -102,10 +108,12 @@ fn no_saves(_: &Edges) -> SavedList {
 }
 
 /// Whether input `i` of the node has an edge (requires grad).
+#[inline]
 fn has_edge(edges: &Edges, i: usize) -> bool {
     edges.get(i).is_some_and(Option::is_some)
 }
 
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x + y)?;
     let t = record_elementwise(
@@ -125,6 +133,7 @@ pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
     elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x - y)?;
     let t = record_elementwise(
@@ -146,6 +155,7 @@ pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
     elementwise_layout(t, &[Some(a), b.tensor()])
 }
 
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x * y)?;
     let save = |e: &Edges| {

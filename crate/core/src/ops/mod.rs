@@ -32,6 +32,7 @@ pub enum Operand {
 }
 
 impl Operand {
+    #[inline]
     pub fn tensor(&self) -> Option<&Tensor> {
         match self {
             Operand::Tensor(t) => Some(t),
@@ -59,6 +60,7 @@ impl From<f32> for Operand {
 
 /// Whether an op on these inputs records a node: grad mode on and any tensor
 /// input requiring grad.
+#[inline]
 pub(crate) fn needs_graph(inputs: &[Option<&Tensor>]) -> bool {
     context::is_grad_enabled() && inputs.iter().flatten().any(|t| t.requires_grad())
 }
@@ -82,6 +84,7 @@ pub(crate) fn record(
 /// the formula from the context, so the closure captures nothing and is not
 /// boxed), `scalar` the same formula on numbers, kept when the output is 0-d.
 /// `save` gets the node's edges (an input requires grad iff it has one).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn record_elementwise(
     name: &'static str,
     inputs: &[Option<&Tensor>],
@@ -99,6 +102,7 @@ pub(crate) fn record_elementwise(
 
 /// The one body behind `record` and `record_elementwise` (not generic: every
 /// op's call site would otherwise instantiate it in the wasm).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn record_with(
     name: &'static str,
     inputs: &[Option<&Tensor>],
@@ -151,6 +155,7 @@ pub(crate) fn save_result(t: &Tensor) -> Result<()> {
 /// Gives an elementwise op's output PyTorch's layout (TensorIterator's
 /// rules, see `layout::elementwise_strides`). Row-major inputs always give a
 /// row-major output, so the common case computes nothing.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn elementwise_layout(out: Tensor, inputs: &[Option<&Tensor>]) -> Result<Tensor> {
     let strided = inputs.iter().flatten().any(|t| t.has_strides());
     if strided {

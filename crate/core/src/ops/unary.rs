@@ -18,6 +18,7 @@ enum From {
 /// `grad_input = backward(grad, saved)`, written with tensor ops so that it
 /// is itself differentiable (`create_graph`). A fn item or a closure that
 /// captures nothing: the boxed formula stays zero-sized (no allocation).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn unary<F>(
     a: &Tensor,
     name: &'static str,
@@ -43,6 +44,7 @@ fn apply_formula(
 }
 
 /// `scalar`: the same formula on numbers (`(grad, [saved], _)`), for a 0-d node.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn unary_node(
     a: &Tensor,
     name: &'static str,
@@ -119,6 +121,7 @@ pub fn cos(a: &Tensor) -> Result<Tensor> {
         |g, x, _| [g * -x[0].sin(), 0.0],
     )
 }
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn tanh(a: &Tensor) -> Result<Tensor> {
     // PyTorch: tanh_backward(grad, result), its own node in a double backward.
     unary(
