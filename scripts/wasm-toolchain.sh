@@ -33,6 +33,15 @@ WASM_NIGHTLY=nightly-2026-05-20
 # call exports by name). What is left is the engine itself: hookgrad-core
 # ~70 KB gzip of code (engine::run_backward alone 11 KB), ndarray ~13 KB,
 # the binding ~16 KB plus its export shims ~25 KB (core code inlined there).
+#
+# Issue 10, W5, fifth pass (187,061 → 172,261 B as sizes.mjs counts; the
+# levers: bench/PROFILE.md). Toolchain levers taken: wasm-opt -O3 twice
+# (crate/wasm/Cargo.toml, −962 B), -Z location-detail=none (below, −651 B).
+# Measured and not taken (gzip of the wasm against -O3 -O3, same input):
+# -O3 -Os (+52 B), -O3 -O3 -Os (+176 B), -Os -O3 (+279 B), a third -O3,
+# --converge, --gufa-optimizing or --code-folding (±10 B). -Z fmt-debug=none
+# not tried: no Debug formatting is left in the release wasm but ndarray's
+# ErrorKind (49 B), and the texts it would blank are internal errors'.
 
 # -Z build-std: std, alloc and core rebuilt with the release profile
 #   (opt-level "z", LTO with the engine) instead of the prebuilt opt-level 3.
@@ -44,6 +53,9 @@ WASM_NIGHTLY=nightly-2026-05-20
 #   code has no panics by lint (clippy unwrap_used / expect_used / panic
 #   denied; faults are Error::Internal), so what this loses is only the
 #   message of a panic that must never happen.
+# -Z location-detail=none: no file/line/column in the panic Locations that
+#   #[track_caller] code keeps (a panic is a bare trap here anyway, see
+#   above; nothing prints a Location): -0.65 KB gzip, file paths of std.
 # +simd128 repeats .cargo/config.toml, which RUSTFLAGS overrides.
-WASM_NIGHTLY_RUSTFLAGS="-C target-feature=+simd128 -Z unstable-options -C panic=immediate-abort"
+WASM_NIGHTLY_RUSTFLAGS="-C target-feature=+simd128 -Z unstable-options -C panic=immediate-abort -Z location-detail=none"
 WASM_NIGHTLY_CARGO_ARGS=(-Z build-std=std,panic_abort -Z build-std-features=optimize_for_size)

@@ -15,19 +15,11 @@ struct Formatter {
     max_width: usize,
 }
 
+pub mod decimal;
+
 /// Python's `{:.4e}`: exponent with sign and at least two digits.
 fn sci(v: f64) -> String {
-    let s = format!("{:.*e}", PRECISION, v);
-    match s.split_once('e') {
-        Some((mant, exp)) => {
-            let (sign, digits) = match exp.strip_prefix('-') {
-                Some(d) => ('-', d),
-                None => ('+', exp),
-            };
-            format!("{mant}e{sign}{digits:0>2}")
-        }
-        None => s,
-    }
+    decimal::sci(v, PRECISION)
 }
 
 fn nonfinite(v: f64) -> Option<String> {
@@ -73,7 +65,7 @@ impl Formatter {
                 }
             } else {
                 for v in &nz {
-                    f.max_width = f.max_width.max(format!("{v:.0}").len() + 1);
+                    f.max_width = f.max_width.max(decimal::fixed(*v, 0).len() + 1);
                 }
             }
         } else if max / min > 1000.0 || max > 1.0e8 || min < 1.0e-4 {
@@ -83,7 +75,7 @@ impl Formatter {
             }
         } else {
             for v in &nz {
-                f.max_width = f.max_width.max(format!("{:.*}", PRECISION, v).len());
+                f.max_width = f.max_width.max(decimal::fixed(*v, PRECISION).len());
             }
         }
         f
@@ -95,31 +87,39 @@ impl Formatter {
         } else if self.sci_mode {
             sci(v)
         } else if self.int_mode {
-            format!("{v:.0}.")
+            decimal::fixed(v, 0) + "."
         } else {
-            format!("{:.*}", PRECISION, v)
+            decimal::fixed(v, PRECISION)
         };
         format!("{:>width$}", s, width = self.max_width)
     }
 }
 
-fn vector_str(values: &[f64], indent: usize, summarize: bool, f: &Formatter) -> String {
+/// The indices shown of `n` (all, or the edge items around a `None` for
+/// the ellipsis when summarizing); plain pushes rather than a chain of
+/// iterators per element type (issue 10, W5).
+fn shown(n: usize, summarize: bool) -> Vec<Option<usize>> {
+    let mut out = Vec::with_capacity(n.min(2 * EDGEITEMS + 1));
+    if summarize && n > 2 * EDGEITEMS {
+        out.extend((0..EDGEITEMS).map(Some));
+        out.push(None);
+        out.extend((n - EDGEITEMS..n).map(Some));
+    } else {
+        out.extend((0..n).map(Some));
+    }
+    out
+}
+
+fn vector_str(values: &[f32], indent: usize, summarize: bool, f: &Formatter) -> String {
     let element_length = f.max_width + 2;
     let per_line = ((LINEWIDTH.saturating_sub(indent)) / element_length).max(1);
-    let data: Vec<String> = if summarize && values.len() > 2 * EDGEITEMS {
-        values[..EDGEITEMS]
-            .iter()
-            .map(|v| f.format(*v))
-            .chain(std::iter::once(" ...".to_string()))
-            .chain(
-                values[values.len() - EDGEITEMS..]
-                    .iter()
-                    .map(|v| f.format(*v)),
-            )
-            .collect()
-    } else {
-        values.iter().map(|v| f.format(*v)).collect()
-    };
+    let data: Vec<String> = shown(values.len(), summarize)
+        .into_iter()
+        .map(|i| match i {
+            Some(i) => f.format(f64::from(values[i])),
+            None => " ...".to_string(),
+        })
+        .collect();
     let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
     format!(
         "[{}]",
@@ -127,32 +127,32 @@ fn vector_str(values: &[f64], indent: usize, summarize: bool, f: &Formatter) -> 
     )
 }
 
-fn tensor_str(a: &Array, indent: usize, summarize: bool, f: &Formatter) -> String {
-    match a.ndim() {
-        0 => f.format(a.iter().next().copied().unwrap_or(0.0) as f64),
-        1 => {
-            let v: Vec<f64> = a.iter().map(|x| *x as f64).collect();
-            vector_str(&v, indent, summarize, f)
-        }
+/// `values` (row-major) of `shape`, nested as PyTorch prints them.
+fn tensor_str(
+    values: &[f32],
+    shape: &[usize],
+    indent: usize,
+    summarize: bool,
+    f: &Formatter,
+) -> String {
+    match shape.len() {
+        0 => f.format(values.first().copied().map_or(0.0, f64::from)),
+        1 => vector_str(values, indent, summarize, f),
         dim => {
-            let n = a.shape()[0];
-            let sub = |i: usize| {
-                tensor_str(
-                    &a.index_axis(ndarray::Axis(0), i).to_owned(),
-                    indent + 1,
-                    summarize,
-                    f,
-                )
-            };
-            let slices: Vec<String> = if summarize && n > 2 * EDGEITEMS {
-                (0..EDGEITEMS)
-                    .map(sub)
-                    .chain(std::iter::once("...".to_string()))
-                    .chain((n - EDGEITEMS..n).map(sub))
-                    .collect()
-            } else {
-                (0..n).map(sub).collect()
-            };
+            let block: usize = shape[1..].iter().product();
+            let slices: Vec<String> = shown(shape[0], summarize)
+                .into_iter()
+                .map(|i| match i {
+                    Some(i) => tensor_str(
+                        &values[i * block..(i + 1) * block],
+                        &shape[1..],
+                        indent + 1,
+                        summarize,
+                        f,
+                    ),
+                    None => "...".to_string(),
+                })
+                .collect();
             let sep = format!(",{}{}", "\n".repeat(dim - 1), " ".repeat(indent + 1));
             format!("[{}]", slices.join(&sep))
         }
@@ -176,19 +176,16 @@ fn repr_with_suffixes(a: &Array, suffixes: &[String]) -> String {
         }
         "[]".to_string()
     } else {
-        let values: Vec<f64> = if summarize {
-            // PyTorch builds the formatter from the summarized data only.
-            let flat: Vec<f64> = a.iter().map(|x| *x as f64).collect();
-            flat[..EDGEITEMS]
-                .iter()
-                .chain(&flat[flat.len() - EDGEITEMS..])
-                .copied()
-                .collect()
-        } else {
-            a.iter().map(|x| *x as f64).collect()
-        };
+        // Row-major values (`iter` is the logical order whatever the layout).
+        let flat: Vec<f32> = a.iter().copied().collect();
+        // PyTorch builds the formatter from the summarized data only.
+        let values: Vec<f64> = shown(flat.len(), summarize)
+            .into_iter()
+            .flatten()
+            .map(|i| f64::from(flat[i]))
+            .collect();
         let f = Formatter::new(&values);
-        tensor_str(a, indent, summarize, &f)
+        tensor_str(&flat, a.shape(), indent, summarize, &f)
     };
     let mut out = format!("{prefix}{body}");
     let mut last_line_len = out.len() - out.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;

@@ -76,6 +76,24 @@ impl<T> IntoJs<T> for hookgrad_core::error::Result<T> {
 /// The message of a thrown JS value, or a value shown in a message: an
 /// Error's `.message`, a string as is, numbers/booleans as JS prints them,
 /// anything else by its type name (never Rust's Debug text).
+#[wasm_bindgen]
+extern "C" {
+    /// ECMAScript's `String(n)` of a number: its shortest round-trip digits.
+    #[wasm_bindgen(js_name = String)]
+    fn js_number_string(n: f64) -> String;
+}
+
+/// Rust's `format!("{n}")` (what these messages always printed), with the
+/// digits from JS: core's float printing is ~11 KB of wasm (issue 10, W5).
+pub fn number_text(n: f64) -> String {
+    let shortest = if n.is_finite() && n != 0.0 {
+        js_number_string(n.abs())
+    } else {
+        String::new()
+    };
+    hookgrad_core::repr::decimal::plain(n, &shortest)
+}
+
 pub fn js_message(v: &JsValue) -> String {
     if let Some(e) = v.dyn_ref::<js_sys::Error>() {
         return String::from(e.message());
@@ -84,7 +102,7 @@ pub fn js_message(v: &JsValue) -> String {
         return s;
     }
     if let Some(n) = v.as_f64() {
-        return format!("{n}");
+        return number_text(n);
     }
     if let Some(b) = v.as_bool() {
         return b.to_string();
@@ -211,12 +229,14 @@ pub fn parse_shape(v: &JsValue) -> JsResult<Vec<usize>> {
         })?;
         if !n.is_finite() || n.fract() != 0.0 {
             return Err(type_error(format!(
-                "shape entries must be integers, got {n}"
+                "shape entries must be integers, got {}",
+                number_text(n)
             )));
         }
         if n < 0.0 {
             return Err(js_error(Error::runtime(format!(
-                "Trying to create tensor with negative dimension {n}: {}",
+                "Trying to create tensor with negative dimension {}: {}",
+                number_text(n),
                 format_shape_f64(v)
             ))));
         }
@@ -240,7 +260,7 @@ fn format_shape_f64(v: &JsValue) -> String {
     let parts: Vec<String> = if JsArray::is_array(v) {
         JsArray::from(v)
             .iter()
-            .map(|d| d.as_f64().map(|x| x.to_string()).unwrap_or("?".into()))
+            .map(|d| d.as_f64().map(number_text).unwrap_or("?".into()))
             .collect()
     } else {
         vec![js_message(v)]
@@ -265,7 +285,7 @@ pub fn parse_signed_shape(v: &JsValue) -> JsResult<Vec<i64>> {
                 Ok(n as i64)
             }
             Some(n) if n.is_finite() && n.fract() == 0.0 && n < -1.0 => Err(js_error(
-                Error::runtime(format!("invalid shape dimension {n}")),
+                Error::runtime(format!("invalid shape dimension {}", number_text(n))),
             )),
             _ => Err(type_error(format!(
                 "reshape(): shape entries must be integers, got {}",

@@ -65,7 +65,10 @@ fn int_arg(v: f64, what: &str) -> JsResult<i64> {
     if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e9 {
         Ok(v as i64)
     } else {
-        Err(type_error(format!("{what}: expected an integer, got {v}")))
+        Err(type_error(format!(
+            "{what}: expected an integer, got {}",
+            crate::convert::number_text(v)
+        )))
     }
 }
 

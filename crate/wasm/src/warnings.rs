@@ -6,7 +6,6 @@
 //! Every warning is still a `warning` trace event (the core records those).
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 
 use hookgrad_core::context::WarnPlace;
 use wasm_bindgen::prelude::*;
@@ -18,7 +17,10 @@ extern "C" {
 }
 
 thread_local! {
-    static SHOWN: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+    /// The keys shown: a few (one per text and place), searched only when a
+    /// warning fires; a list rather than a hash set saves a SipHash-keyed
+    /// table's code (issue 10, W5).
+    static SHOWN: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The warning sink the binding installs at start-up.
@@ -30,7 +32,13 @@ pub fn show(message: &str, place: WarnPlace) {
     // try_borrow_mut: a sink that cannot tell shows the warning (never panics).
     let first = SHOWN.with(|s| {
         s.try_borrow_mut()
-            .map(|mut s| s.insert(key))
+            .map(|mut s| {
+                let new = !s.contains(&key);
+                if new {
+                    s.push(key);
+                }
+                new
+            })
             .unwrap_or(true)
     });
     if first {

@@ -120,6 +120,14 @@ thread_local! {
     static GLOBAL: ModuleHooks = ModuleHooks::default();
 }
 
+/// The global registry's hooks, then the module's own (PyTorch's order):
+/// an append, not a `chain().collect()` (compiled once per hook type: issue
+/// 10, W5).
+fn global_then_own<T>(mut global: Vec<T>, mut own: Vec<T>) -> Vec<T> {
+    global.append(&mut own);
+    global
+}
+
 pub const MIXED_BACKWARD_HOOKS_ERROR: &str = "Cannot use both regular backward hooks and full backward hooks on a single Module. Please use only one of them.";
 
 fn add_backward(
@@ -416,11 +424,10 @@ impl Module {
         let mut args = args;
         let mut kwargs = kwargs;
         self.phase(ModulePhase::PreHook);
-        let pre: Vec<(HandleId, Rc<PreHookEntry>)> = GLOBAL
-            .with(|g| g.forward_pre.snapshot())
-            .into_iter()
-            .chain(self.0.hooks.forward_pre.snapshot())
-            .collect();
+        let pre: Vec<(HandleId, Rc<PreHookEntry>)> = global_then_own(
+            GLOBAL.with(|g| g.forward_pre.snapshot()),
+            self.0.hooks.forward_pre.snapshot(),
+        );
         for (handle, entry) in pre {
             let before = tensors_snapshot(&args);
             if entry.with_kwargs {
@@ -456,21 +463,18 @@ impl Module {
             self.hook_event(HookKind::ModulePre, handle, before, tensors_snapshot(&args));
         }
 
-        let full_hooks: Vec<_> = GLOBAL
-            .with(|g| g.backward_hooks(true))
-            .into_iter()
-            .chain(self.0.hooks.backward_hooks(true))
-            .collect();
-        let legacy_hooks: Vec<_> = GLOBAL
-            .with(|g| g.backward_hooks(false))
-            .into_iter()
-            .chain(self.0.hooks.backward_hooks(false))
-            .collect();
-        let pre_bw: Vec<_> = GLOBAL
-            .with(|g| g.backward_pre.snapshot())
-            .into_iter()
-            .chain(self.0.hooks.backward_pre.snapshot())
-            .collect();
+        let full_hooks: Vec<_> = global_then_own(
+            GLOBAL.with(|g| g.backward_hooks(true)),
+            self.0.hooks.backward_hooks(true),
+        );
+        let legacy_hooks: Vec<_> = global_then_own(
+            GLOBAL.with(|g| g.backward_hooks(false)),
+            self.0.hooks.backward_hooks(false),
+        );
+        let pre_bw: Vec<_> = global_then_own(
+            GLOBAL.with(|g| g.backward_pre.snapshot()),
+            self.0.hooks.backward_pre.snapshot(),
+        );
         let bw_hook = if !full_hooks.is_empty() || !pre_bw.is_empty() {
             let bw = backward_hook::BackwardHook::new(self.clone(), full_hooks, pre_bw);
             args = bw.setup_input_hook(args)?;
@@ -487,11 +491,10 @@ impl Module {
             .map_err(|e| self.wrap_err("forward", e))?;
         self.phase(ModulePhase::Hook);
 
-        let fwd: Vec<(HandleId, Rc<ForwardHookEntry>)> = GLOBAL
-            .with(|g| g.forward.snapshot())
-            .into_iter()
-            .chain(self.0.hooks.forward.snapshot())
-            .collect();
+        let fwd: Vec<(HandleId, Rc<ForwardHookEntry>)> = global_then_own(
+            GLOBAL.with(|g| g.forward.snapshot()),
+            self.0.hooks.forward.snapshot(),
+        );
         for (handle, entry) in fwd {
             let before = HookValue::Many(value::snapshot_values(&result.tuple_items()));
             let kw = if entry.with_kwargs {

@@ -22,6 +22,13 @@ use crate::ops::loss::Reduction;
 use crate::ops::softmax::sum_keep;
 use crate::tensor::{Array, Tensor};
 
+/// `a.mapv(|v| f(v, s))`, one instance for every caller: ndarray's `map`
+/// is compiled once per closure type (~1 KB of wasm each: issue 10, W5).
+/// A plain `fn(f32) -> f32` goes through `a.mapv(f)` (`Data::map`'s).
+pub(crate) fn map_with(a: &Array, s: f32, f: fn(f32, f32) -> f32) -> Array {
+    a.mapv(move |v| f(v, s))
+}
+
 /// A one-edge op `f(a, s)` with a Scalar operand (`…Backward1`).
 fn scalar_op(
     name: &'static str,
@@ -30,7 +37,7 @@ fn scalar_op(
     f: fn(f32, f32) -> f32,
     backward: fn(&Tensor, f32) -> Result<Tensor>,
 ) -> Result<Tensor> {
-    let out = a.data()?.mapv(|v| f(v, s));
+    let out = map_with(&*a.data()?, s, f);
     let shape = out.shape().to_vec();
     let t = record(
         name,
@@ -68,7 +75,7 @@ fn zeros_like(g: &Tensor) -> Tensor {
 
 /// `sgn` (-1, 0, 1). PyTorch: sgn_backward is a zero tensor for real input.
 pub fn sgn(a: &Tensor) -> Result<Tensor> {
-    let out = a.data()?.mapv(sgn_value);
+    let out = a.data()?.mapv(sgn_value as fn(f32) -> f32);
     let shape = out.shape().to_vec();
     let t = record(
         "SgnBackward0",
@@ -261,7 +268,11 @@ pub fn mse_loss_backward(
         2.0
     };
     let diff = broadcast_zip(&*x.data()?, &*t.data()?, |a, b| a - b)?;
-    let out = broadcast_zip(&diff, &*go.data()?, |d, g| d * g)?.mapv(|v| v * norm);
+    let out = map_with(
+        &broadcast_zip(&diff, &*go.data()?, |d, g| d * g)?,
+        norm,
+        |v, norm| v * norm,
+    );
     let shape = out.shape().to_vec();
     record(
         "MseLossBackwardBackward0",
@@ -326,9 +337,25 @@ pub fn nll_loss_backward(
 /// `select_backward(grad, sizes, dim, index)`: zeros of `sizes` with
 /// `grad` at `index` along `dim`; its backward selects again.
 pub fn select_backward(g: &Tensor, sizes: &[usize], axis: usize, index: usize) -> Result<Tensor> {
-    let mut out = Array::zeros(ndarray::IxDyn(sizes));
-    out.index_axis_mut(ndarray::Axis(axis), index)
-        .assign(&*g.data()?);
+    // A plain copy into the zeros (ndarray's `assign` through lanes was
+    // ~1.5 KB of wasm for this one cold op: issue 10, W5).
+    let inner: usize = sizes[axis + 1..].iter().product();
+    let outer: usize = sizes[..axis].iter().product();
+    let mut out = vec![0.0f32; outer * sizes[axis] * inner];
+    {
+        let d = g.data()?;
+        if d.len() != outer * inner || index >= sizes[axis] {
+            return Err(crate::error::Error::internal(
+                "select_backward got a gradient of the wrong size",
+            ));
+        }
+        for (k, v) in d.iter().enumerate() {
+            let (o, i) = (k / inner.max(1), k % inner.max(1));
+            out[(o * sizes[axis] + index) * inner + i] = *v;
+        }
+    }
+    let out = Array::from_shape_vec(ndarray::IxDyn(sizes), out)
+        .map_err(|e| crate::error::Error::internal(format!("select_backward: {e}")))?;
     let shape = sizes.to_vec();
     record(
         "SelectBackwardBackward0",

@@ -58,7 +58,7 @@ pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result
     }
     let (x, t) = broadcast_pair(input, target)?;
     let diff = super::arith::broadcast_zip(&*x.data()?, &*t.data()?, |a, b| a - b)?;
-    let sq = diff.mapv(|d| d * d);
+    let sq = super::backward_ops::map_with(&diff, 0.0, |d, _| d * d);
     let n = sq.len().max(1) as f32;
     let out = match reduction {
         Reduction::None => sq,

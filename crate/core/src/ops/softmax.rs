@@ -16,16 +16,10 @@ use crate::tensor::{Array, Tensor};
 /// (Broadcasting through `broadcast_zip`, not ndarray's operators, whose
 /// generic code was ~2 KB gzip of the wasm: issue 10, W5.)
 fn log_sum_exp(x: &Array, axis: usize) -> Result<Array> {
-    let max = x
-        .map_axis(Axis(axis), |lane| {
-            lane.iter().copied().fold(f32::NEG_INFINITY, f32::max)
-        })
-        .insert_axis(Axis(axis));
+    let max = super::reduce::max_axis(x, axis).insert_axis(Axis(axis));
     let shifted = broadcast_zip(x, &max, |a, m| a - m)?;
-    let lse = shifted
-        .mapv(f32::exp)
-        .sum_axis(Axis(axis))
-        .mapv(f32::ln)
+    let lse = super::reduce::sum_axis(&shifted.mapv(f32::exp as fn(f32) -> f32), axis)
+        .mapv(f32::ln as fn(f32) -> f32)
         .insert_axis(Axis(axis));
     broadcast_zip(&lse, &max, |l, m| l + m)
 }
@@ -33,7 +27,7 @@ fn log_sum_exp(x: &Array, axis: usize) -> Result<Array> {
 fn log_softmax_values(x: &Array, axis: Option<usize>) -> Result<Array> {
     match axis {
         // A 0-d tensor is its own (only) class: log_softmax = 0.
-        None => Ok(x.mapv(|_| 0.0)),
+        None => Ok(backward_ops::map_with(x, 0.0, |_, zero| zero)),
         Some(axis) => broadcast_zip(x, &log_sum_exp(x, axis)?, |a, l| a - l),
     }
 }
@@ -54,7 +48,7 @@ pub(crate) fn sum_keep(a: &Tensor, axis: Option<usize>) -> Result<Tensor> {
 
 pub fn softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
     let axis = axis_of(a, dim)?;
-    let out = log_softmax_values(&*a.data()?, axis)?.mapv(f32::exp);
+    let out = log_softmax_values(&*a.data()?, axis)?.mapv(f32::exp as fn(f32) -> f32);
     let shape = out.shape().to_vec();
     let t = record(
         "SoftmaxBackward0",
