@@ -202,7 +202,8 @@ fn run_backward(
     let _grad_mode = GradModeGuard::set(create_graph);
     let _task = crate::graph_task::TaskGuard::enter(if crate::graph_task::watched() {
         // The roots are in the table too.
-        let mut set: std::collections::HashSet<NodeId> = table.nodes.iter().map(|n| n.id).collect();
+        let mut set: crate::graph_task::HashSet<NodeId> =
+            table.nodes.iter().map(|n| n.id).collect();
         set.retain(|id| task.should_execute(*id));
         set
     } else {

@@ -18,7 +18,7 @@ pub struct TaskInfo {
     pub id: u64,
     /// Nodes this pass runs or captures from; filled only while a
     /// multi-grad hook is registered (see `watch`).
-    will_execute: StdHashSet<NodeId>,
+    will_execute: HashSet<NodeId>,
 }
 
 impl TaskInfo {
@@ -72,7 +72,7 @@ pub fn current() -> Option<Rc<TaskInfo>> {
 pub struct TaskGuard(());
 
 impl TaskGuard {
-    pub fn enter(will_execute: StdHashSet<NodeId>) -> Self {
+    pub(crate) fn enter(will_execute: HashSet<NodeId>) -> Self {
         let id = NEXT_ID.with(|n| {
             let id = n.get() + 1;
             n.set(id);
