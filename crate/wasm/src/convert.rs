@@ -73,9 +73,6 @@ impl<T> IntoJs<T> for hookgrad_core::error::Result<T> {
     }
 }
 
-/// The message of a thrown JS value, or a value shown in a message: an
-/// Error's `.message`, a string as is, numbers/booleans as JS prints them,
-/// anything else by its type name (never Rust's Debug text).
 #[wasm_bindgen]
 extern "C" {
     /// ECMAScript's `String(n)` of a number: its shortest round-trip digits.
@@ -94,6 +91,9 @@ pub fn number_text(n: f64) -> String {
     hookgrad_core::repr::decimal::plain(n, &shortest)
 }
 
+/// The message of a thrown JS value, or a value shown in a message: an
+/// Error's `.message`, a string as is, numbers/booleans as JS prints them,
+/// anything else by its type name (never Rust's Debug text).
 pub fn js_message(v: &JsValue) -> String {
     if let Some(e) = v.dyn_ref::<js_sys::Error>() {
         return String::from(e.message());
