@@ -36,7 +36,7 @@ export interface TensorOptions {
   name?: string;
 }
 export interface TensorDataOptions extends TensorOptions {
-  /** Shape of a flat typed array (row-major). */
+  /** Shape of a flat typed array or flat array (row-major); nested data must already have it. */
   shape?: number[];
 }
 export interface RandnOptions extends TensorOptions {

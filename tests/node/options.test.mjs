@@ -146,3 +146,20 @@ test('each option has its effect', () => {
   m.call(hg.tensor([1]));
   assert.deepEqual(order, ['prepended', 'first']);
 });
+
+// `{shape}` lays out flat data; nested data and numbers have a shape of their
+// own, which a `{shape}` beside them must match (it was silently ignored).
+test('tensor(): {shape} lays out a flat array as it does a typed array, and must match nested data', () => {
+  const t = hg.tensor([1, 2, 3, 4, 5, 6], { shape: [2, 3] });
+  assert.deepEqual(t.shape, [2, 3]);
+  assert.deepEqual(t.toArray(), [[1, 2, 3], [4, 5, 6]]);
+  assert.deepEqual(hg.tensor([[1, 2], [3, 4]], { shape: [2, 2] }).toArray(), [[1, 2], [3, 4]]);
+  assert.deepEqual(hg.tensor([], { shape: [0, 3] }).shape, [0, 3]);
+  assert.throws(() => hg.tensor([1, 2, 3, 4], { shape: [3] }), { message: 'shape [3] needs 3 values, but 4 were given' });
+  assert.throws(() => hg.tensor([[1, 2], [3, 4]], { shape: [4] }),
+    { message: "tensor(): shape [4] does not match the data's shape [2, 2]; {shape} lays out a typed array or a flat array" });
+  assert.throws(() => hg.tensor(5, { shape: [2] }),
+    { message: "tensor(): shape [2] does not match the data's shape []; {shape} lays out a typed array or a flat array" });
+  assert.throws(() => hg.tensor([1, 2], { shape: [-2] }), { message: 'Trying to create tensor with negative dimension -2: [-2]' });
+  assert.deepEqual(hg.tensor(5, { shape: [] }).toArray(), 5);
+});

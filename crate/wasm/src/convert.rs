@@ -296,20 +296,45 @@ pub fn parse_signed_shape(v: &JsValue) -> JsResult<Vec<i64>> {
 }
 
 /// Nested arrays / number / typed array (+ `{shape}`) → shape and values.
+///
+/// `{shape}` lays out a typed array's or a flat array's values (row-major;
+/// the core checks their count). Nested arrays and numbers carry their own
+/// shape: a `{shape}` beside them must be that shape — it was silently
+/// ignored, so `tensor([[1, 2], [3, 4]], {shape: [4]})` looked like a reshape
+/// that never happened.
 pub fn parse_data(data: &JsValue, shape_opt: Option<JsValue>) -> JsResult<(Vec<usize>, Vec<f32>)> {
+    let given = match shape_opt {
+        Some(s) if !s.is_undefined() => Some(parse_shape(&s)?),
+        _ => None,
+    };
+    let (inferred, values) = parse_values(data)?;
+    let flat = inferred.len() == 1 && (JsArray::is_array(data) || is_typed_array(data));
+    match given {
+        Some(shape) if flat => Ok((shape, values)),
+        Some(shape) if shape != inferred => Err(js_error(Error::runtime(format!(
+            "tensor(): shape {} does not match the data's shape {}; {{shape}} lays out a typed \
+             array or a flat array",
+            hookgrad_core::shape::fmt_shape(&shape),
+            hookgrad_core::shape::fmt_shape(&inferred)
+        )))),
+        _ => Ok((inferred, values)),
+    }
+}
+
+fn is_typed_array(v: &JsValue) -> bool {
+    v.is_object()
+        && !JsArray::is_array(v)
+        && Reflect::has(v, &"BYTES_PER_ELEMENT".into()).unwrap_or(false)
+}
+
+/// The data's own shape and values (a typed array is flat).
+fn parse_values(data: &JsValue) -> JsResult<(Vec<usize>, Vec<f32>)> {
     if let Some(n) = data.as_f64() {
         return Ok((Vec::new(), vec![n as f32]));
     }
-    if data.is_object()
-        && !JsArray::is_array(data)
-        && Reflect::has(data, &"BYTES_PER_ELEMENT".into()).unwrap_or(false)
-    {
+    if is_typed_array(data) {
         let values: Vec<f32> = js_sys::Float32Array::new(data).to_vec();
-        let shape = match shape_opt {
-            Some(s) if !s.is_undefined() => parse_shape(&s)?,
-            _ => vec![values.len()],
-        };
-        return Ok((shape, values));
+        return Ok((vec![values.len()], values));
     }
     if !JsArray::is_array(data) {
         return Err(type_error(format!(
