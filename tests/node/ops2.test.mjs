@@ -96,3 +96,33 @@ for (const act of ['ReLU', 'Tanh', 'Sigmoid']) {
 test('nn.Sequential rejects a non-module child', () => {
   assert.throws(() => new hg.nn.Sequential(new hg.nn.ReLU(), 3), /argument 1 is not a Module/);
 });
+
+// PyTorch 2.x: torch.tensor([]).mean() is nan (0 / 0) and its backward an
+// empty gradient; the sum of nothing is 0; a mean over an empty dim is nan.
+test('mean of no elements is NaN, as in PyTorch; sum of none is 0', () => {
+  const a = hg.tensor([], { requiresGrad: true });
+  const m = a.mean();
+  assert.ok(Number.isNaN(m.item()));
+  assert.equal(m.gradFn.name, 'MeanBackward0');
+  m.backward();
+  assert.deepEqual(a.grad.toArray(), []);
+  assert.equal(hg.zeros([0, 3]).sum().item(), 0);
+  const byDim = hg.zeros([0, 3]).mean(0).toArray();
+  assert.equal(byDim.length, 3);
+  assert.ok(byDim.every(Number.isNaN));
+});
+
+// PyTorch 2.x: mse_loss and cross_entropy ('mean') over no elements are nan,
+// their gradients empty.
+test('mean-reduced losses over no elements are NaN, as in PyTorch', () => {
+  const x = hg.zeros([0], { requiresGrad: true });
+  const l = hg.nn.functional.mseLoss(x, hg.zeros([0]));
+  assert.ok(Number.isNaN(l.item()));
+  l.backward();
+  assert.deepEqual(x.grad.toArray(), []);
+  const z = hg.zeros([0, 3], { requiresGrad: true });
+  const c = hg.nn.functional.crossEntropy(z, []);
+  assert.ok(Number.isNaN(c.item()));
+  c.backward();
+  assert.deepEqual(z.grad.shape, [0, 3]);
+});

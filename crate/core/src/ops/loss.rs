@@ -59,7 +59,8 @@ pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result
     let (x, t) = broadcast_pair(input, target)?;
     let diff = super::arith::broadcast_zip(&*x.data()?, &*t.data()?, |a, b| a - b)?;
     let sq = super::backward_ops::map_with(&diff, 0.0, |d, _| d * d);
-    let n = sq.len().max(1) as f32;
+    // 'mean' of no elements is 0 / 0: NaN, as PyTorch's.
+    let n = sq.len() as f32;
     let out = match reduction {
         Reduction::None => sq,
         Reduction::Sum => Array::from_elem(IxDyn(&[]), sq.sum()),
@@ -123,7 +124,8 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
         for (row, &t) in targets.iter().enumerate() {
             sum += flat[flat_index(row, t as usize)];
         }
-        -sum / rows.max(1) as f32
+        // No rows: 0 / 0, NaN, as PyTorch's.
+        -sum / rows as f32
     };
     if let Some(m) = mask.as_slice_mut() {
         for (row, &t) in targets.iter().enumerate() {

@@ -12,8 +12,9 @@ use crate::tensor::{Array, Tensor};
 fn full_reduce(a: &Tensor, name: &'static str, mean: bool) -> Result<Tensor> {
     let (total, shape, n) = {
         let d = a.data()?;
-        (d.sum(), d.shape().to_vec(), d.len().max(1) as f32)
+        (d.sum(), d.shape().to_vec(), d.len() as f32)
     };
+    // The mean of no elements is 0 / 0: NaN, as PyTorch's.
     let value = if mean { total / n } else { total };
     let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
     record(
