@@ -294,11 +294,12 @@ tgt('W5 engine wasm + JS glue ≤ 150 KB gzip', fmtBytes(sizes.engine.gzip), siz
 // "The whole page": everything the playground fetches on a cold load (page.mjs
 // lists it), not the whole site, which also holds the tutorials, the npm
 // package's README and type declarations that no page fetches.
+const distDir = path.join(root, 'web', 'dist');
+/** The requested files that web/dist holds, as paths. */
+const inDist = (names) => names.map((f) => path.join(distDir, f)).filter((p) => fs.existsSync(p) && fs.statSync(p).isFile());
 const pageSizes = (page.pages || []).map((pg) => {
-  const dist = path.join(root, 'web', 'dist');
-  const have = (fs2) => fs2.filter((f) => fs.existsSync(path.join(dist, f)) && fs.statSync(path.join(dist, f)).isFile());
-  const files = have(pg.files);
-  return { name: pg.name, n: files.length, missing: pg.files.length - files.length, all: Sizes.sum(files.map((f) => path.join(dist, f))), first: pg.firstFiles ? Sizes.sum(have(pg.firstFiles).map((f) => path.join(dist, f))) : null };
+  const files = inDist(pg.files);
+  return { name: pg.name, n: files.length, missing: pg.files.length - files.length, all: Sizes.sum(files), first: pg.firstFiles ? Sizes.sum(inDist(pg.firstFiles)) : null };
 });
 const playground = pageSizes.find((p) => p.name === 'playground.html');
 if (playground) tgt('W5 whole page ≤ 400 KB gzip (the playground as loaded)', `${fmtBytes(playground.all.gzip)} (${playground.n} files${playground.first ? `; ${fmtBytes(playground.first.gzip)} by its first graph` : ''}); the whole site: ${sizes.site ? fmtBytes(sizes.site.gzip) : 'n/a'}`, playground.all.gzip <= 400 * 1024);

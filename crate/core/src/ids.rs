@@ -11,11 +11,8 @@ mod counter {
     pub type Counter32 = std::thread::LocalKey<std::cell::Cell<u32>>;
     pub type Counter64 = std::thread::LocalKey<std::cell::Cell<u64>>;
     macro_rules! counter {
-        ($name:ident, u32) => {
-            thread_local!(static $name: std::cell::Cell<u32> = const { std::cell::Cell::new(0) });
-        };
-        ($name:ident, u64) => {
-            thread_local!(static $name: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
+        ($name:ident, $int:ty) => {
+            thread_local!(static $name: std::cell::Cell<$int> = const { std::cell::Cell::new(0) });
         };
     }
     pub(crate) use counter;

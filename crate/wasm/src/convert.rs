@@ -308,9 +308,9 @@ pub fn parse_data(data: &JsValue, shape_opt: Option<JsValue>) -> JsResult<(Vec<u
         _ => None,
     };
     let (inferred, values) = parse_values(data)?;
-    let flat = inferred.len() == 1 && (JsArray::is_array(data) || is_typed_array(data));
     match given {
-        Some(shape) if flat => Ok((shape, values)),
+        // One dimension: a flat array or a typed array (a number has none).
+        Some(shape) if inferred.len() == 1 => Ok((shape, values)),
         Some(shape) if shape != inferred => Err(js_error(Error::runtime(format!(
             "tensor(): shape {} does not match the data's shape {}; {{shape}} lays out a typed \
              array or a flat array",
