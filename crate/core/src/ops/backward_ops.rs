@@ -349,8 +349,9 @@ pub fn select_backward(g: &Tensor, sizes: &[usize], axis: usize, index: usize) -
                 "select_backward got a gradient of the wrong size",
             ));
         }
+        // (With `inner` 0 the checked gradient is empty: no division.)
         for (k, v) in d.iter().enumerate() {
-            let (o, i) = (k / inner.max(1), k % inner.max(1));
+            let (o, i) = (k / inner, k % inner);
             out[(o * sizes[axis] + index) * inner + i] = *v;
         }
     }
