@@ -113,6 +113,11 @@ impl Array {
         self.data.iter()
     }
 
+    #[inline]
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, f32> {
+        self.data.iter_mut()
+    }
+
     pub fn into_vec(self) -> Vec<f32> {
         self.data
     }
@@ -161,6 +166,12 @@ impl Array {
         }
         let mut perm: Vec<usize> = (0..n).collect();
         perm.swap(d0, d1);
+        self.permuted(&perm)
+    }
+
+    /// The axes in reverse order (a matrix transposed), row-major.
+    pub fn reversed_axes(&self) -> Array {
+        let perm: Vec<usize> = (0..self.ndim()).rev().collect();
         self.permuted(&perm)
     }
 
