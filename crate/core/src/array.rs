@@ -6,8 +6,18 @@
 //! was ~23 KB of the wasm and most of a tiny tensor's cost.
 //!
 //! The few operations here are the ones the engine uses. Reductions keep
-//! ndarray's summation orders bit for bit (for its standard layout, the one
-//! every hookgrad array had): see `sum` and `ops::reduce`.
+//! ndarray's summation orders bit for bit for its standard layout with
+//! default strides (tested in array_tests.rs), the arrays hookgrad made
+//! almost always. Not in three corners where ndarray's arrays carried
+//! other strides, which steered its sums (each checked against ndarray
+//! 0.17): a transpose that moved a length-1 axis last (`[1, n].t()` kept
+//! stride n on it, so its `[n, 1]` summed over dim 0 unrolled, where a
+//! fresh `[n, 1]` folds), a broadcast that only prepended length-1 axes
+//! (stride 0), and an elementwise op on operands broadcast along different
+//! axes (`[3, 1, 1] + [1, 4, 1]` was collected column-major, so a later
+//! full `sum` ran in that order). Here those arrays are row-major and sum
+//! as any array of their shape: a sum of 8 or more values in exactly those
+//! cases can differ in its last bits from the ndarray build's.
 
 use std::fmt;
 
@@ -147,7 +157,7 @@ impl Array {
     pub fn insert_axis(mut self, axis: usize) -> Array {
         let mut dims = self.shape.to_vec();
         dims.insert(axis.min(dims.len()), 1);
-        self.shape = dims.into();
+        self.shape = Small::map_slice(&dims, |&d| d);
         self
     }
 
@@ -192,7 +202,7 @@ impl Array {
         let strides: Vec<usize> = perm.iter().map(|&p| row[p]).collect();
         Array {
             data: gather(&self.data, &shape, &strides),
-            shape: shape.into(),
+            shape: Small::map_slice(&shape, |&d| d),
         }
     }
 
@@ -214,7 +224,7 @@ impl Array {
         let mut a = self.slice_axis(axis, index, 1)?;
         let mut dims = a.shape.to_vec();
         dims.remove(axis);
-        a.shape = dims.into();
+        a.shape = Small::map_slice(&dims, |&d| d);
         Some(a)
     }
 
@@ -271,7 +281,7 @@ impl Array {
         let mut shape = self.shape.to_vec();
         shape.remove(axis);
         Array {
-            shape: shape.into(),
+            shape: Small::map_slice(&shape, |&d| d),
             data: out,
         }
     }
@@ -373,43 +383,6 @@ fn gather(data: &[f32], shape: &[usize], strides: &[usize]) -> Vec<f32> {
         }
     }
     out
-}
-
-/// `f(a, b)` elementwise after broadcasting both to `shape` (which both
-/// must broadcast to; `None` otherwise), in row-major order.
-pub fn zip_broadcast(
-    a: &Array,
-    b: &Array,
-    shape: &[usize],
-    f: fn(f32, f32) -> f32,
-) -> Option<Array> {
-    let sa = broadcast_strides(&a.shape, shape)?;
-    let sb = broadcast_strides(&b.shape, shape)?;
-    let total = numel(shape)?;
-    let n = shape.len();
-    let mut out = Vec::with_capacity(total);
-    let mut index = vec![0usize; n];
-    let (mut i, mut j) = (0usize, 0usize);
-    for _ in 0..total {
-        let x = a.data.get(i).copied().unwrap_or(0.0);
-        let y = b.data.get(j).copied().unwrap_or(0.0);
-        out.push(f(x, y));
-        for d in (0..n).rev() {
-            index[d] += 1;
-            i += sa[d];
-            j += sb[d];
-            if index[d] < shape[d] {
-                break;
-            }
-            i -= sa[d] * shape[d];
-            j -= sb[d] * shape[d];
-            index[d] = 0;
-        }
-    }
-    Some(Array {
-        shape: Small::map_slice(shape, |&d| d),
-        data: out,
-    })
 }
 
 /// ndarray's `unrolled_fold` with `+` from 0: eight partial sums over runs

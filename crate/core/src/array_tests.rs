@@ -100,10 +100,11 @@ fn broadcasts_are_ndarrays() {
             if let (Some(o), Some(t)) = (ours, theirs) {
                 same(&o, &t, &format!("{from:?} to {to:?}"));
             }
-            // Elementwise with broadcasting against a second operand.
+            // Elementwise with broadcasting against a second operand
+            // (`ops::arith::broadcast_zip`, through `Array::broadcast`).
             let (c, d) = both(to, &mut seed);
             if let Ok(shape) = crate::shape::broadcast_shapes(from, to) {
-                let ours = zip_broadcast(&a, &c, &shape, |x, y| x * 3.0 - y);
+                let ours = crate::ops::arith::broadcast_zip(&a, &c, |x, y| x * 3.0 - y).ok();
                 let ab = b.broadcast(IxDyn(&shape));
                 let db = d.broadcast(IxDyn(&shape));
                 if let (Some(ab), Some(db)) = (ab, db) {

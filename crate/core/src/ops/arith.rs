@@ -31,8 +31,27 @@ pub(crate) fn broadcast_zip(a: &Array, b: &Array, f: fn(f32, f32) -> f32) -> Res
         let x = a.first().copied().unwrap_or(0.0);
         return Ok(b.mapv(|y| f(x, y)));
     }
+    // Both expanded to the common shape (a side already of that shape is
+    // read as is), then zipped as above.
     let shape = broadcast_shapes(a.shape(), b.shape())?;
-    crate::array::zip_broadcast(a, b, &shape, f).ok_or_else(|| broadcast_error(a, &shape))
+    let expand = |x: &Array| {
+        x.broadcast(&shape)
+            .ok_or_else(|| broadcast_error(x, &shape))
+    };
+    let (ae, be);
+    let a = if a.shape() == shape.as_slice() {
+        a
+    } else {
+        ae = expand(a)?;
+        &ae
+    };
+    let b = if b.shape() == shape.as_slice() {
+        b
+    } else {
+        be = expand(b)?;
+        &be
+    };
+    broadcast_zip(a, b, f)
 }
 
 fn broadcast_error(a: &Array, shape: &[usize]) -> crate::error::Error {
