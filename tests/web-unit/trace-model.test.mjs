@@ -192,6 +192,20 @@ const y = w.mul(2); y.name = 'y'; y.backward();`);
   assert.deepEqual(parts.leaves, ['w = 12.'], 'w.grad: six passes of dy/dw = 2, never zeroed');
 });
 
+test('a hook removed before graph() was taken keeps its function\'s name in the backward summary', () => {
+  const r = runProgram(hg, `const w = hg.tensor(1, { requiresGrad: true, name: 'w' });
+const h = w.registerHook(function seen() {});
+const y = w.mul(2); y.name = 'y';
+y.registerHook(function halve(g) { return g.mul(0.5); }).remove();
+const once = y.registerHook(function once() {});
+y.backward();
+once.remove(); h.remove();`);
+  const m = analyze(r.graph, r.trace);
+  assert.ok(![...m.tensors.values()].some((t) => t.hooks.length), 'the final graph lists no hook');
+  const parts = summaryParts(backwardSummary(m, frameAt(m, m.steps.length)));
+  assert.deepEqual(parts.hooks, ['once (y)', 'seen (w)']);
+});
+
 test('a hook on a tensor that tidy released before graph() was taken is labelled with the tensor\'s name', () => {
   const r = runProgram(hg, `const w = hg.tensor([1, 2], { requiresGrad: true, name: 'w' });
 for (let i = 0; i < 2; i++) hg.tidy(() => {

@@ -181,6 +181,7 @@ impl SavedTensor {
         crate::trace::record(|| crate::trace::Event::Hook {
             kind: crate::protocol::HookKind::Pack,
             handle: p.handle(),
+            name: p.name(false),
             target: crate::trace::HookTarget::Saved(info.tensor, node),
             before: crate::trace::HookValue::One(info.before.clone()),
             after: crate::trace::HookValue::One(
@@ -292,6 +293,7 @@ impl SavedTensor {
                 crate::trace::record(|| crate::trace::Event::Hook {
                     kind: crate::protocol::HookKind::Unpack,
                     handle: p.handle(),
+                    name: p.name(true),
                     target: crate::trace::HookTarget::Saved(info.tensor, saved_for.id),
                     before: crate::trace::HookValue::One(
                         p.packed_tensor()

@@ -295,6 +295,7 @@ mod tests {
         Event::Hook {
             kind: HookKind::Tensor,
             handle: HandleId(h),
+            name: String::new(),
             target: HookTarget::Tensor(crate::ids::TensorId(1), None),
             before: HookValue::One(None),
             after: HookValue::One(None),
