@@ -2,7 +2,7 @@
 //! and the warning sink. Wasm is single-threaded, so thread-locals are the
 //! whole process.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::error::{Error, Result};
@@ -49,9 +49,14 @@ pub enum WarnPlace {
 /// Receives every warning raised; deciding what to show is the sink's job.
 pub type WarningSink = Rc<dyn Fn(&str, WarnPlace)>;
 
+crate::per_thread::thread_cell!(
+    static GRAD_ENABLED: bool = true;
+);
+crate::per_thread::thread_cell!(
+    static SEMANTICS: Semantics = Semantics::PyTorch2;
+);
+
 thread_local! {
-    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
-    static SEMANTICS: Cell<Semantics> = const { Cell::new(Semantics::PyTorch2) };
     static WARNING_SINK: RefCell<Option<WarningSink>> = const { RefCell::new(None) };
 }
 
