@@ -49,10 +49,10 @@ pub enum WarnPlace {
 /// Receives every warning raised; deciding what to show is the sink's job.
 pub type WarningSink = Rc<dyn Fn(&str, WarnPlace)>;
 
-crate::per_thread::thread_cell!(
+crate::thread_cell!(
     static GRAD_ENABLED: bool = true;
 );
-crate::per_thread::thread_cell!(
+crate::thread_cell!(
     static SEMANTICS: Semantics = Semantics::PyTorch2;
 );
 
@@ -159,8 +159,22 @@ thread_local! {
     static PENDING_ERROR: RefCell<Option<Error>> = const { RefCell::new(None) };
 }
 
+crate::thread_cell!(
+    /// `SAVED_HOOKS`' length: every op that saves a tensor asks, and the
+    /// stack is almost always empty.
+    static SAVED_HOOKS_DEPTH: usize = 0;
+);
+
 /// The innermost active pack/unpack pair, if any.
+#[inline]
 pub fn saved_tensors_hooks() -> Option<Rc<dyn crate::hooks::SavedTensorsHooks>> {
+    if SAVED_HOOKS_DEPTH.with(|d| d.get()) == 0 {
+        return None;
+    }
+    innermost_saved_tensors_hooks()
+}
+
+fn innermost_saved_tensors_hooks() -> Option<Rc<dyn crate::hooks::SavedTensorsHooks>> {
     SAVED_HOOKS.with(|s| {
         s.try_borrow()
             .map(|s| s.last().cloned().flatten())
@@ -176,7 +190,10 @@ impl SavedHooksGuard {
     /// where nothing is packed).
     pub fn push(hooks: Option<Rc<dyn crate::hooks::SavedTensorsHooks>>) -> Self {
         SAVED_HOOKS.with(|s| match s.try_borrow_mut() {
-            Ok(mut s) => s.push(hooks),
+            Ok(mut s) => {
+                s.push(hooks);
+                SAVED_HOOKS_DEPTH.with(|d| d.set(s.len()));
+            }
             Err(_) => crate::error::fault("the saved-tensor hook stack is busy"),
         });
         SavedHooksGuard(())
@@ -186,7 +203,10 @@ impl SavedHooksGuard {
 impl Drop for SavedHooksGuard {
     fn drop(&mut self) {
         SAVED_HOOKS.with(|s| match s.try_borrow_mut() {
-            Ok(mut s) => drop(s.pop()),
+            Ok(mut s) => {
+                drop(s.pop());
+                SAVED_HOOKS_DEPTH.with(|d| d.set(s.len()));
+            }
             Err(_) => crate::error::fault("the saved-tensor hook stack is busy"),
         });
     }

@@ -66,7 +66,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 // `Error::Internal` before its result can be used. A `Cell` of a static
 // string: recording can itself never fail or allocate.
 
-crate::per_thread::thread_cell!(
+crate::thread_cell!(
     static FAULT: Option<&'static str> = None;
 );
 

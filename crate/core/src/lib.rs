@@ -25,7 +25,7 @@ pub mod module;
 pub mod multi_grad;
 pub mod node;
 pub mod ops;
-pub(crate) mod per_thread;
+pub mod per_thread;
 pub mod protocol;
 pub mod ready_queue;
 pub mod repr;

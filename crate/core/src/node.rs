@@ -65,7 +65,9 @@ struct PackInfo {
     before: Option<Array>,
 }
 
-thread_local!(static PACKS_ALIVE: Cell<usize> = const { Cell::new(0) });
+crate::thread_cell!(
+    static PACKS_ALIVE: usize = 0;
+);
 
 impl PackInfo {
     fn new(

@@ -5,9 +5,11 @@
 //! its own engine state). The wasm build has one thread, and at opt-level "z"
 //! every `thread_local!` access was an indirect call through its `LocalKey`:
 //! there it is a plain static, read and written with single loads and stores.
-//! Call sites are the same on both: `FLAG.with(|c| c.get())`.
+//! Call sites are the same on both: `FLAG.with(|c| c.get())`. The binding
+//! crate uses it too (`hookgrad_core::thread_cell!`).
 
 #[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
+#[macro_export]
 macro_rules! thread_cell {
     ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
         thread_local! {
@@ -17,14 +19,13 @@ macro_rules! thread_cell {
 }
 
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[macro_export]
 macro_rules! thread_cell {
     ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
         $(#[$m])* static $name: $crate::per_thread::OneThread<$t> =
             $crate::per_thread::OneThread(std::cell::Cell::new($init));
     };
 }
-
-pub(crate) use thread_cell;
 
 /// A `Cell` in a static, for a target without threads.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
@@ -41,5 +42,13 @@ impl<T> OneThread<T> {
     #[inline]
     pub fn with<R>(&'static self, f: impl FnOnce(&std::cell::Cell<T>) -> R) -> R {
         f(&self.0)
+    }
+    /// As `LocalKey::try_with` (a static is never destroyed).
+    #[inline]
+    pub fn try_with<R>(
+        &'static self,
+        f: impl FnOnce(&std::cell::Cell<T>) -> R,
+    ) -> Result<R, std::convert::Infallible> {
+        Ok(f(&self.0))
     }
 }

@@ -40,7 +40,7 @@ struct State {
 thread_local! {
     static STATE: RefCell<State> = RefCell::new(State::default());
 }
-crate::per_thread::thread_cell!(
+crate::thread_cell!(
     /// How many `trace()` calls are active (= `STATE.recorders.len()`):
     /// asked by every op and hook call, so a plain cell, not a borrow.
     static RECORDING: usize = 0;
