@@ -108,6 +108,10 @@ export interface HookEvent {
   type: 'hook';
   kind: HookKind;
   handle: number;
+  /** The hook function's name, as graph()'s HookInfo gives it ('' for an
+   * anonymous function; 'retain_grad'; pack / unpack: that function's).
+   * Names a hook that was removed, or whose tensor hg.tidy released. */
+  name: string;
   /** The saved tensor (pack / unpack, with `node`: the node that saved it). */
   tensor?: number;
   /** With a hook on a tensor (`tensor`, `retain-grad`, `post-accumulate`):

@@ -292,19 +292,20 @@ function hookEvent() {
   const type = 'hook';
   const kind = str();
   const handle = int();
+  const name = str();
   switch (W[P++]) {
     case 0: {
       const tensor = int();
       const tensorName = optStr();
       const before = hookValue();
       const after = hookValue();
-      return { type, kind, handle, tensor, tensorName, before, after };
+      return { type, kind, handle, name, tensor, tensorName, before, after };
     }
     case 1: {
       const node = int();
       const before = hookValue();
       const after = hookValue();
-      return { type, kind, handle, node, before, after };
+      return { type, kind, handle, name, node, before, after };
     }
     case 2: {
       const module = str();
@@ -313,21 +314,21 @@ function hookEvent() {
       const before = hookValue();
       const after = hookValue();
       return node === null
-        ? { type, kind, handle, module, moduleId, before, after }
-        : { type, kind, handle, module, moduleId, node, before, after };
+        ? { type, kind, handle, name, module, moduleId, before, after }
+        : { type, kind, handle, name, module, moduleId, node, before, after };
     }
     case 3: {
       const tensor = int();
       const node = int();
       const before = hookValue();
       const after = hookValue();
-      return { type, kind, handle, tensor, node, before, after };
+      return { type, kind, handle, name, tensor, node, before, after };
     }
     case 4: {
       const tensors = nums();
       const before = hookValue();
       const after = hookValue();
-      return { type, kind, handle, tensors, before, after };
+      return { type, kind, handle, name, tensors, before, after };
     }
     default: throw new Error(`internal: graph/trace record: bad hook target ${W[P - 1]} at ${P - 1}`);
   }

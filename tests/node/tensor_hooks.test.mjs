@@ -543,5 +543,51 @@ test('tensor, retain-grad and post-accumulate hook events carry their tensor\'s 
   const hooks = events.filter((e) => e.type === 'hook').map((e) => [e.kind, e.tensorName]);
   assert.deepEqual(hooks, [['tensor', null], ['tensor', 'h'], ['retain-grad', 'h'], ['post-accumulate', 'w']]);
   const ev = events.find((e) => e.type === 'hook' && e.kind === 'tensor');
-  assert.deepEqual(Object.keys(ev), ['type', 'kind', 'handle', 'tensor', 'tensorName', 'before', 'after'], 'the protocol field order');
+  assert.deepEqual(Object.keys(ev), ['type', 'kind', 'handle', 'name', 'tensor', 'tensorName', 'before', 'after'], 'the protocol field order');
+});
+
+// A hook that was removed, or whose tensor hg.tidy released, is not in the
+// final graph(): the player names it from its event, which carries the name
+// graph()'s hook rows give (the function's name, '' for an anonymous one).
+test('every hook event carries its hook function\'s name, also after the hook was removed', () => {
+  const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+  const m = new hg.Module('Twice', (x) => x.mul(2));
+  const expected = new Map(); // handle id → the name its events must carry
+  const reg = (name, h) => { expected.set(h.id, name); return h; };
+  const moduleHandles = [
+    reg('fwdPre', m.registerForwardPreHook(function fwdPre() {})),
+    reg('fwd', m.registerForwardHook(function fwd() {})),
+    reg('bwdPre', m.registerFullBackwardPreHook(function bwdPre() {})),
+    reg('bwd', m.registerFullBackwardHook(function bwd() {})),
+  ];
+  let yId = null;
+  const events = hg.trace(() => {
+    const y = hg.savedTensorsHooks(function pack(t) { return t; }, function unpack(p) { return p; }, () => m.call(a).mul(a));
+    const hs = [
+      reg('onY', y.registerHook(function onY() {})),
+      reg('', y.registerHook(() => {})),
+      reg('nodePre', y.gradFn.registerPrehook(function nodePre() {})),
+      reg('nodePost', y.gradFn.registerHook(function nodePost() {})),
+      reg('afterAcc', a.registerPostAccumulateGradHook(function afterAcc() {})),
+      reg('both', hg.registerMultiGradHook([a], function both() {})),
+    ];
+    // Removed by itself as it runs: graph() no longer lists it.
+    let onceHandle = null;
+    onceHandle = reg('once', y.registerHook(function once() { onceHandle.remove(); }));
+    y.retainGrad();
+    yId = y.id;
+    y.backward();
+    for (const h of hs) h.remove();
+  });
+  for (const h of moduleHandles) h.remove();
+  const hooks = events.filter((e) => e.type === 'hook');
+  const kinds = new Set(hooks.map((e) => e.kind));
+  for (const k of ['module-pre', 'module-forward', 'pack', 'unpack', 'tensor', 'retain-grad', 'node-pre', 'node-post', 'module-full-backward-pre', 'module-full-backward', 'post-accumulate', 'multi-grad']) {
+    assert.ok(kinds.has(k), `a ${k} event`);
+  }
+  for (const e of hooks) {
+    const want = e.kind === 'pack' ? 'pack' : e.kind === 'unpack' ? 'unpack' : e.kind === 'retain-grad' ? 'retain_grad' : expected.get(e.handle);
+    assert.equal(e.name, want, `the name of the ${e.kind} event of handle ${e.handle}`);
+  }
+  assert.deepEqual(hooks.filter((e) => e.kind === 'tensor' && e.tensor === yId).map((e) => e.name), ['onY', '', 'once'], 'y\'s hooks in registration order');
 });

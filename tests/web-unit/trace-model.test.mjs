@@ -51,7 +51,7 @@ test('tensor hooks focus the node they run before; clamping', () => {
 });
 
 test('describeStep shows PyTorch-formatted values', () => {
-  assert.equal(describeStep(V, V.steps[hookStep(V, 'cHook').step]), 'tensor hook on c: 8. → 10.');
+  assert.equal(describeStep(V, V.steps[hookStep(V, 'cHook').step]), 'tensor hook cHook on c: 8. → 10.');
   const eNode = V.tensors.get(tid(video, 'e')).gradFn;
   assert.equal(describeStep(V, V.steps[at(V, (e) => e.type === 'node' && e.node === eNode)]), 'MulBackward0 ran: grad_outputs (2.,) → grad_inputs (8., 12.)');
   assert.equal(describeStep(V, V.steps[at(V, (e) => e.type === 'accumulate' && e.tensor === tid(video, 'd'))]), 'd.grad written: 112.');
@@ -88,7 +88,7 @@ test('a full backward hook row lights up when the hook fires', () => {
   assert.ok(step > 0, 'the trace names the row\'s handle');
   assert.equal(frameAt(m, step).hookFires.get(row.handle), undefined, 'not before it fires');
   assert.deepEqual(frameAt(m, step + 1).hookFires.get(row.handle).before, [12, 8, 6], '(yz, xz, xy)');
-  assert.equal(m.steps[step].label, 'full backward hook on Mul3');
+  assert.equal(m.steps[step].label, 'full backward hook fullHook on Mul3');
 });
 
 test('tensors/nodes are "future" until their op event', () => {
@@ -192,6 +192,20 @@ const y = w.mul(2); y.name = 'y'; y.backward();`);
   assert.deepEqual(parts.leaves, ['w = 12.'], 'w.grad: six passes of dy/dw = 2, never zeroed');
 });
 
+test('a hook removed before graph() was taken keeps its function\'s name in the backward summary', () => {
+  const r = runProgram(hg, `const w = hg.tensor(1, { requiresGrad: true, name: 'w' });
+const h = w.registerHook(function seen() {});
+const y = w.mul(2); y.name = 'y';
+y.registerHook(function halve(g) { return g.mul(0.5); }).remove();
+const once = y.registerHook(function once() {});
+y.backward();
+once.remove(); h.remove();`);
+  const m = analyze(r.graph, r.trace);
+  assert.ok(![...m.tensors.values()].some((t) => t.hooks.length), 'the final graph lists no hook');
+  const parts = summaryParts(backwardSummary(m, frameAt(m, m.steps.length)));
+  assert.deepEqual(parts.hooks, ['once (y)', 'seen (w)']);
+});
+
 test('a hook on a tensor that tidy released before graph() was taken is labelled with the tensor\'s name', () => {
   const r = runProgram(hg, `const w = hg.tensor([1, 2], { requiresGrad: true, name: 'w' });
 for (let i = 0; i < 2; i++) hg.tidy(() => {
@@ -204,6 +218,6 @@ const y = w.mul(2); y.name = 'y'; y.backward(hg.tensor([1, 1]));`);
   const hooks = m.steps.filter((s) => s.event.type === 'hook');
   assert.equal(hooks.length, 2, 'one per tidied step');
   assert.ok(hooks.every((s) => !m.tensors.has(s.event.tensor)), 'the final graph does not hold the tidied h');
-  assert.deepEqual(hooks.map((s) => s.label), ['tensor hook on h', 'tensor hook on h']);
-  assert.equal(describeStep(m, hooks[0]), 'tensor hook on h: [1., 1.] → [2., 2.]');
+  assert.deepEqual(hooks.map((s) => s.label), ['tensor hook double on h', 'tensor hook double on h']);
+  assert.equal(describeStep(m, hooks[0]), 'tensor hook double on h: [1., 1.] → [2., 2.]');
 });

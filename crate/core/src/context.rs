@@ -2,7 +2,7 @@
 //! and the warning sink. Wasm is single-threaded, so thread-locals are the
 //! whole process.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::error::{Error, Result};
@@ -49,9 +49,14 @@ pub enum WarnPlace {
 /// Receives every warning raised; deciding what to show is the sink's job.
 pub type WarningSink = Rc<dyn Fn(&str, WarnPlace)>;
 
+crate::thread_cell!(
+    static GRAD_ENABLED: bool = true;
+);
+crate::thread_cell!(
+    static SEMANTICS: Semantics = Semantics::PyTorch2;
+);
+
 thread_local! {
-    static GRAD_ENABLED: Cell<bool> = const { Cell::new(true) };
-    static SEMANTICS: Cell<Semantics> = const { Cell::new(Semantics::PyTorch2) };
     static WARNING_SINK: RefCell<Option<WarningSink>> = const { RefCell::new(None) };
 }
 
@@ -154,8 +159,22 @@ thread_local! {
     static PENDING_ERROR: RefCell<Option<Error>> = const { RefCell::new(None) };
 }
 
+crate::thread_cell!(
+    /// `SAVED_HOOKS`' length: every op that saves a tensor asks, and the
+    /// stack is almost always empty.
+    static SAVED_HOOKS_DEPTH: usize = 0;
+);
+
 /// The innermost active pack/unpack pair, if any.
+#[inline]
 pub fn saved_tensors_hooks() -> Option<Rc<dyn crate::hooks::SavedTensorsHooks>> {
+    if SAVED_HOOKS_DEPTH.with(|d| d.get()) == 0 {
+        return None;
+    }
+    innermost_saved_tensors_hooks()
+}
+
+fn innermost_saved_tensors_hooks() -> Option<Rc<dyn crate::hooks::SavedTensorsHooks>> {
     SAVED_HOOKS.with(|s| {
         s.try_borrow()
             .map(|s| s.last().cloned().flatten())
@@ -171,7 +190,10 @@ impl SavedHooksGuard {
     /// where nothing is packed).
     pub fn push(hooks: Option<Rc<dyn crate::hooks::SavedTensorsHooks>>) -> Self {
         SAVED_HOOKS.with(|s| match s.try_borrow_mut() {
-            Ok(mut s) => s.push(hooks),
+            Ok(mut s) => {
+                s.push(hooks);
+                SAVED_HOOKS_DEPTH.with(|d| d.set(s.len()));
+            }
             Err(_) => crate::error::fault("the saved-tensor hook stack is busy"),
         });
         SavedHooksGuard(())
@@ -181,7 +203,10 @@ impl SavedHooksGuard {
 impl Drop for SavedHooksGuard {
     fn drop(&mut self) {
         SAVED_HOOKS.with(|s| match s.try_borrow_mut() {
-            Ok(mut s) => drop(s.pop()),
+            Ok(mut s) => {
+                drop(s.pop());
+                SAVED_HOOKS_DEPTH.with(|d| d.set(s.len()));
+            }
             Err(_) => crate::error::fault("the saved-tensor hook stack is busy"),
         });
     }

@@ -459,6 +459,7 @@ fn run_tensor_hook(
     trace::record(|| Event::Hook {
         kind: HookKind::Tensor,
         handle,
+        name: hook.name(),
         target: HookTarget::Tensor(owner, tensor_name(owner, node)),
         before: HookValue::One(before.flatten()),
         after: HookValue::One(crate::error::snapshot(after.to_array())),
@@ -483,6 +484,7 @@ fn run_retain_grad(
         trace::record(|| Event::Hook {
             kind: HookKind::RetainGrad,
             handle,
+            name: "retain_grad".into(),
             target: HookTarget::Tensor(owner, t.name()),
             before: HookValue::One(crate::error::snapshot(current.to_array())),
             after: HookValue::One(crate::error::snapshot(current.to_array())),
@@ -568,6 +570,7 @@ fn call_node(
         trace::record(|| Event::Hook {
             kind: hook.kind(),
             handle,
+            name: hook.name(),
             target: HookTarget::Node(node.id),
             before: HookValue::Many(before.unwrap_or_default()),
             after: HookValue::Many(snapshot(&inputs)),
@@ -623,6 +626,7 @@ fn call_node(
         trace::record(|| Event::Hook {
             kind: hook.kind(),
             handle,
+            name: hook.name(),
             target: HookTarget::Node(node.id),
             before: HookValue::Many(before.unwrap_or_default()),
             after: HookValue::Many(snapshot(&outputs)),
@@ -808,6 +812,7 @@ pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
         trace::record(|| Event::Hook {
             kind: HookKind::PostAccumulate,
             handle,
+            name: hook.name(),
             target: HookTarget::Tensor(variable.id(), variable.name()),
             before: HookValue::One(before),
             after: HookValue::One(

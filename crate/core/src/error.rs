@@ -1,7 +1,6 @@
 //! One error type for the whole engine. Messages follow PyTorch's wording
 //! wherever PyTorch has one, because learners paste them into search engines.
 
-use std::cell::Cell;
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,11 +66,14 @@ pub type Result<T> = std::result::Result<T, Error>;
 // `Error::Internal` before its result can be used. A `Cell` of a static
 // string: recording can itself never fail or allocate.
 
-thread_local! {
-    static FAULT: Cell<Option<&'static str>> = const { Cell::new(None) };
-}
+crate::thread_cell!(
+    static FAULT: Option<&'static str> = None;
+);
 
-/// Records an internal fault (the first one wins until taken).
+/// Records an internal fault (the first one wins until taken). Out of line:
+/// it is called from hundreds of places that must never be taken.
+#[cold]
+#[inline(never)]
 pub fn fault(what: &'static str) {
     FAULT.with(|f| {
         if f.get().is_none() {
@@ -105,8 +107,18 @@ pub fn snapshot<T>(r: Result<T>) -> Option<T> {
 }
 
 /// The recorded fault as an error, clearing it.
+/// Inlined into every call from JS: only the check is inline code.
 #[inline]
 pub fn take_fault() -> Option<Error> {
+    if FAULT.with(|f| f.get().is_none()) {
+        return None;
+    }
+    take_recorded_fault()
+}
+
+#[cold]
+#[inline(never)]
+fn take_recorded_fault() -> Option<Error> {
     FAULT.with(|f| f.take()).map(Error::internal)
 }
 

@@ -30,8 +30,10 @@ impl TaskInfo {
 thread_local! {
     static TASKS: RefCell<Vec<Rc<TaskInfo>>> = const { RefCell::new(Vec::new()) };
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
-    static WATCHERS: Cell<usize> = const { Cell::new(0) };
 }
+crate::thread_cell!(
+    static WATCHERS: usize = 0;
+);
 
 /// Whether any multi-grad hook exists (only then is `will_execute` built).
 pub fn watched() -> bool {
@@ -183,7 +185,9 @@ pub(crate) struct NodeTable {
     restamped: Option<HashMap<NodeId, usize>>,
 }
 
-thread_local!(static NEXT_PASS: Cell<u64> = const { Cell::new(0) });
+crate::thread_cell!(
+    static NEXT_PASS: u64 = 0;
+);
 
 impl NodeTable {
     /// Walks everything reachable from the roots (iteratively: long chains

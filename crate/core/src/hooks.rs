@@ -108,6 +108,10 @@ pub trait PackedTensor {
     }
     /// The handle `hg.savedTensorsHooks` gave this pair (trace events).
     fn handle(&self) -> HandleId;
+    /// The name of the pack (`unpack` false) or unpack hook (trace events).
+    fn name(&self, _unpack: bool) -> String {
+        String::new()
+    }
 }
 
 /// `torch.autograd.graph.saved_tensors_hooks(pack, unpack)`: the pair of

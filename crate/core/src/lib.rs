@@ -26,6 +26,7 @@ pub mod module;
 pub mod multi_grad;
 pub mod node;
 pub mod ops;
+pub mod per_thread;
 pub mod protocol;
 pub mod ready_queue;
 pub mod repr;

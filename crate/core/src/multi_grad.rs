@@ -142,6 +142,7 @@ fn run(s: &Shared, grads: &[Option<Tensor>]) -> Result<()> {
         Event::Hook {
             kind: crate::protocol::HookKind::MultiGrad,
             handle: s.handle,
+            name: s.hook.name(),
             target: HookTarget::Tensors(s.tensors.clone()),
             before: HookValue::Many(values.clone()),
             after: HookValue::Many(values),

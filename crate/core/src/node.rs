@@ -65,7 +65,9 @@ struct PackInfo {
     before: Option<Array>,
 }
 
-thread_local!(static PACKS_ALIVE: Cell<usize> = const { Cell::new(0) });
+crate::thread_cell!(
+    static PACKS_ALIVE: usize = 0;
+);
 
 impl PackInfo {
     fn new(
@@ -181,6 +183,7 @@ impl SavedTensor {
         crate::trace::record(|| crate::trace::Event::Hook {
             kind: crate::protocol::HookKind::Pack,
             handle: p.handle(),
+            name: p.name(false),
             target: crate::trace::HookTarget::Saved(info.tensor, node),
             before: crate::trace::HookValue::One(info.before.clone()),
             after: crate::trace::HookValue::One(
@@ -292,6 +295,7 @@ impl SavedTensor {
                 crate::trace::record(|| crate::trace::Event::Hook {
                     kind: crate::protocol::HookKind::Unpack,
                     handle: p.handle(),
+                    name: p.name(true),
                     target: crate::trace::HookTarget::Saved(info.tensor, saved_for.id),
                     before: crate::trace::HookValue::One(
                         p.packed_tensor()

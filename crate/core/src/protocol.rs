@@ -432,6 +432,10 @@ pub enum Event {
     Hook {
         kind: HookKind,
         handle: HandleId,
+        /// The hook function's name, as `graph()`'s hook rows give it: the
+        /// player names a hook from its event when the graph no longer
+        /// lists it (removed, or on a tensor `hg.tidy` released).
+        name: String,
         #[serde(flatten)]
         target: HookTarget,
         before: HookValue,
@@ -622,6 +626,7 @@ mod tests {
         let hook = Event::Hook {
             kind: HookKind::ModuleFullBackward,
             handle: HandleId(7),
+            name: "show".into(),
             target: HookTarget::Module(ModuleId(2), "Mul3".into(), Some(NodeId(9))),
             before: HookValue::Many(vec![None, Some(arr(&[], vec![2.0]))]),
             after: HookValue::One(None),
@@ -646,7 +651,7 @@ mod tests {
         assert_eq!(
             j.ok().as_deref(),
             Some(concat!(
-                r#"[{"type":"hook","kind":"module-full-backward","handle":7,"module":"Mul3","moduleId":2,"node":9,"before":[null,2.0],"after":null},"#,
+                r#"[{"type":"hook","kind":"module-full-backward","handle":7,"name":"show","module":"Mul3","moduleId":2,"node":9,"before":[null,2.0],"after":null},"#,
                 r#"{"type":"module","module":"net","moduleId":1,"phase":"pre-hook"},"#,
                 r#"{"type":"log","level":"warn","text":"a \"b\"\n","hook":7},"#,
                 r#"{"type":"node","node":4,"name":"MulBackward0","gradOutputs":[1.0],"gradInputs":[null]}]"#

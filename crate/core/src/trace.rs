@@ -9,7 +9,7 @@
 //! held until that hook's own event is recorded (hooks are recorded after
 //! they return, with their result) and then follows it, naming its handle.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 pub use crate::protocol::{
@@ -39,10 +39,12 @@ struct State {
 
 thread_local! {
     static STATE: RefCell<State> = RefCell::new(State::default());
+}
+crate::thread_cell!(
     /// How many `trace()` calls are active (= `STATE.recorders.len()`):
     /// asked by every op and hook call, so a plain cell, not a borrow.
-    static RECORDING: Cell<usize> = const { Cell::new(0) };
-}
+    static RECORDING: usize = 0;
+);
 
 fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
     STATE.with(|s| match s.try_borrow_mut() {
@@ -292,6 +294,7 @@ mod tests {
         Event::Hook {
             kind: HookKind::Tensor,
             handle: HandleId(h),
+            name: String::new(),
             target: HookTarget::Tensor(crate::ids::TensorId(1), None),
             before: HookValue::One(None),
             after: HookValue::One(None),

@@ -640,6 +640,8 @@ pub struct JsSavedTensorsHooks {
 
 struct JsPacked {
     value: JsValue,
+    /// Kept for its name only (trace events).
+    pack: Function,
     unpack: Function,
     handle: hookgrad_core::ids::HandleId,
 }
@@ -652,6 +654,7 @@ impl hookgrad_core::hooks::SavedTensorsHooks for JsSavedTensorsHooks {
             .map_err(|e| Error::runtime(js_message(&e)))?;
         Ok(std::rc::Rc::new(JsPacked {
             value,
+            pack: self.pack.clone(),
             unpack: self.unpack.clone(),
             handle: self.handle,
         }))
@@ -678,6 +681,9 @@ impl hookgrad_core::hooks::PackedTensor for JsPacked {
     }
     fn handle(&self) -> hookgrad_core::ids::HandleId {
         self.handle
+    }
+    fn name(&self, unpack: bool) -> String {
+        String::from(if unpack { &self.unpack } else { &self.pack }.name())
     }
 }
 

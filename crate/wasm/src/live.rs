@@ -2,15 +2,15 @@
 //! JS handles (Tensor and Node wrappers) are alive, and whether a JS hook is
 //! running (handles made then are not counted as owners of their tensor).
 
-use std::cell::Cell;
-
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-thread_local! {
-    static HANDLES: Cell<usize> = const { Cell::new(0) };
-    static HOOK_DEPTH: Cell<u32> = const { Cell::new(0) };
-}
+hookgrad_core::thread_cell!(
+    static HANDLES: usize = 0;
+);
+hookgrad_core::thread_cell!(
+    static HOOK_DEPTH: u32 = 0;
+);
 
 pub fn handle_created() {
     HANDLES.with(|h| h.set(h.get() + 1));

@@ -377,6 +377,7 @@ impl Tape {
             Event::Hook {
                 kind,
                 handle,
+                name,
                 target,
                 before,
                 after,
@@ -384,6 +385,7 @@ impl Tape {
                 self.num(tag::HOOK);
                 self.static_str(kind.as_str());
                 self.id(handle.0);
+                self.str(name);
                 self.hook_target(target);
                 self.hook_value(before);
                 self.hook_value(after);

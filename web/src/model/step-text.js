@@ -29,7 +29,9 @@ export function errorPlace(error) {
 /** Display name of the hook a trace event belongs to. */
 function hookName(model, ev) {
   if (ev.kind === 'retain-grad') return 'retain_grad';
-  const own = model.handleOwner.get(ev.handle)?.name;
+  // The event's own name (the function's, when it ran) also names a hook the
+  // final graph no longer lists: removed, or on a tensor hg.tidy released.
+  const own = model.handleOwner.get(ev.handle)?.name || ev.name;
   if (own) return own;
   for (const n of model.nodes.values()) for (const r of [...(n.preHooks || []), ...(n.postHooks || [])]) if (r.handle === ev.handle && r.name) return r.name;
   return HOOK_KIND_LABEL[ev.kind] || ev.kind;

@@ -106,7 +106,9 @@ export function analyze(graph, fullTrace = []) {
         label = `${ev.name || nName(ev.node)} ran`;
         break;
       case 'hook': {
-        const kind = HOOK_KIND_LABEL[ev.kind] || ev.kind;
+        // The function's name, as the user wrote it, when it has one: the
+        // reader finds "tensor hook double on y" in the program.
+        const kind = [HOOK_KIND_LABEL[ev.kind] || ev.kind, ev.kind === 'retain-grad' ? '' : ev.name].filter(Boolean).join(' ');
         if (ev.tensor != null) f = { tensor: ev.tensor, node: nodeOfTensor(ev.tensor) };
         else if (ev.node != null) f = { node: ev.node, tensor: tensorOfNode.get(ev.node) ?? null };
         if (ev.tensor == null && ev.node == null) {

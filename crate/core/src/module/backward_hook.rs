@@ -33,9 +33,12 @@ fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
         .collect()
 }
 
+/// `name` is called only while a trace records (a JS hook's name is a
+/// string conversion).
 fn record_module_hook(
     kind: HookKind,
     handle: HandleId,
+    name: impl FnOnce() -> String,
     module: &Module,
     node: NodeId,
     before: Vec<Option<crate::tensor::Array>>,
@@ -44,6 +47,7 @@ fn record_module_hook(
     trace::record(|| Event::Hook {
         kind,
         handle,
+        name: name(),
         target: HookTarget::Module(module.id(), module.name(), Some(node)),
         before: HookValue::Many(before),
         after: HookValue::Many(after),
@@ -361,6 +365,7 @@ impl NodePostHook for OutputHook {
             record_module_hook(
                 HookKind::ModuleFullBackwardPre,
                 handle,
+                || hook.name(),
                 &module,
                 self.node,
                 before,
@@ -400,6 +405,7 @@ impl NodePostHook for OutputHook {
                 record_module_hook(
                     HookKind::ModuleFullBackward,
                     handle,
+                    || hook.name(),
                     &module,
                     self.node,
                     snap(&grad_inputs),
@@ -503,6 +509,7 @@ impl NodePostHook for InputHook {
             record_module_hook(
                 HookKind::ModuleFullBackward,
                 handle,
+                || hook.name(),
                 &module,
                 self.node,
                 before,
@@ -577,6 +584,7 @@ impl NodePostHook for LegacyHook {
         record_module_hook(
             HookKind::ModuleBackward,
             self.handle,
+            || self.hook.name(),
             &self.module,
             self.node,
             snap(grad_inputs),

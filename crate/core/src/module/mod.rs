@@ -401,10 +401,17 @@ impl Module {
         });
     }
 
-    fn hook_event(&self, kind: HookKind, handle: HandleId, before: HookValue, after: HookValue) {
+    /// `name` is called only while a trace records.
+    fn hook_event(
+        &self,
+        (kind, handle, name): (HookKind, HandleId, impl FnOnce() -> String),
+        before: HookValue,
+        after: HookValue,
+    ) {
         trace::record(|| Event::Hook {
             kind,
             handle,
+            name: name(),
             target: HookTarget::Module(self.id(), self.name(), None),
             before,
             after,
@@ -460,7 +467,11 @@ impl Module {
                     args = r.into_args();
                 }
             }
-            self.hook_event(HookKind::ModulePre, handle, before, tensors_snapshot(&args));
+            self.hook_event(
+                (HookKind::ModulePre, handle, || entry.hook.name()),
+                before,
+                tensors_snapshot(&args),
+            );
         }
 
         let full_hooks: Vec<_> = global_then_own(
@@ -510,8 +521,7 @@ impl Module {
                 result = r;
             }
             self.hook_event(
-                HookKind::ModuleForward,
-                handle,
+                (HookKind::ModuleForward, handle, || entry.hook.name()),
                 before,
                 HookValue::Many(value::snapshot_values(&result.tuple_items())),
             );

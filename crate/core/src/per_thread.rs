@@ -1,0 +1,54 @@
+//! `thread_cell!`: a `Cell` per thread for the engine's flags (grad mode,
+//! semantics, the recorded fault, whether a trace records), read on every op.
+//!
+//! Natively it is a `thread_local!` (the tests run on many threads, each with
+//! its own engine state). The wasm build has one thread, and at opt-level "z"
+//! every `thread_local!` access was an indirect call through its `LocalKey`:
+//! there it is a plain static, read and written with single loads and stores.
+//! Call sites are the same on both: `FLAG.with(|c| c.get())`. The binding
+//! crate uses it too (`hookgrad_core::thread_cell!`).
+
+#[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
+#[macro_export]
+macro_rules! thread_cell {
+    ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
+        thread_local! {
+            $(#[$m])* static $name: std::cell::Cell<$t> = const { std::cell::Cell::new($init) };
+        }
+    };
+}
+
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[macro_export]
+macro_rules! thread_cell {
+    ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
+        $(#[$m])* static $name: $crate::per_thread::OneThread<$t> =
+            $crate::per_thread::OneThread(std::cell::Cell::new($init));
+    };
+}
+
+/// A `Cell` in a static, for a target without threads.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+pub struct OneThread<T>(pub std::cell::Cell<T>);
+
+// SAFETY: wasm32 without the atomics target feature runs exactly one thread,
+// so the cell is never shared between threads.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+unsafe impl<T> Sync for OneThread<T> {}
+
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+impl<T> OneThread<T> {
+    /// As `LocalKey::with`.
+    #[inline]
+    pub fn with<R>(&'static self, f: impl FnOnce(&std::cell::Cell<T>) -> R) -> R {
+        f(&self.0)
+    }
+    /// As `LocalKey::try_with` (a static is never destroyed).
+    #[inline]
+    pub fn try_with<R>(
+        &'static self,
+        f: impl FnOnce(&std::cell::Cell<T>) -> R,
+    ) -> Result<R, std::convert::Infallible> {
+        Ok(f(&self.0))
+    }
+}
