@@ -3,7 +3,7 @@
 //! values this way — views own a copy, and PyTorch's strides are only the
 //! logical layout (`layout`) — so a general strided array (ndarray, used
 //! until issue 10's sixth pass) is not needed: its generic shape/stride code
-//! was ~23 KB of the wasm and most of a tiny tensor's cost.
+//! was ~23 KB of the wasm and much of a tiny tensor's cost.
 //!
 //! The few operations here are the ones the engine uses. Reductions keep
 //! ndarray's summation orders bit for bit for its standard layout with
@@ -50,11 +50,15 @@ fn numel(shape: &[usize]) -> Option<usize> {
 }
 
 impl Array {
-    /// `shape` filled with `value`.
+    /// `shape` filled with `value` (callers check the size first:
+    /// `shape::checked_numel`; an overflowing shape is an internal fault).
     pub fn from_elem(shape: &[usize], value: f32) -> Array {
+        let Some(n) = numel(shape) else {
+            return crate::error::fault_default("an array shape overflowed");
+        };
         Array {
             shape: Small::map_slice(shape, |&d| d),
-            data: vec![value; shape.iter().product()],
+            data: vec![value; n],
         }
     }
 
