@@ -153,7 +153,7 @@ fn run_backward(
                         "grad can be implicitly created only for scalar outputs",
                     ));
                 }
-                Tensor::from_array(Array::ones(ndarray::IxDyn(&out.shape())))
+                Tensor::from_array(Array::ones(&out.shape()))
             }
         };
         roots.push((edge, Some(grad)));

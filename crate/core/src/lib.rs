@@ -11,6 +11,7 @@
 #![cfg_attr(hookgrad_nightly, feature(optimize_attribute))]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod array;
 pub mod context;
 pub mod engine;
 pub mod error;

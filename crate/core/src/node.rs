@@ -197,7 +197,7 @@ impl SavedTensor {
     /// storage instead of allocating per op.
     #[inline]
     pub fn empty() -> SavedTensor {
-        thread_local!(static EMPTY: Rc<Storage> = Storage::new(Array::zeros(ndarray::IxDyn(&[]))));
+        thread_local!(static EMPTY: Rc<Storage> = Storage::new(Array::zeros(&[])));
         SavedTensor::constant_storage(EMPTY.with(|e| e.clone()))
     }
 

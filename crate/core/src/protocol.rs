@@ -220,23 +220,17 @@ impl Serialize for Nested<'_> {
     }
 }
 
-/// A tensor's values as nested lists; no copy when the array is row-major.
+/// A tensor's values as nested lists (no copy: arrays are row-major).
 pub struct Values<'a>(pub &'a Array);
 
 impl Serialize for Values<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let shape = self.0.shape();
-        match self.0.as_slice() {
-            Some(values) => Nested { values, shape }.serialize(s),
-            None => {
-                let values: Vec<f32> = self.0.iter().copied().collect();
-                Nested {
-                    values: &values,
-                    shape,
-                }
-                .serialize(s)
-            }
+        Nested {
+            values: self.0.as_slice(),
+            shape,
         }
+        .serialize(s)
     }
 }
 
@@ -329,9 +323,7 @@ impl GradList {
     pub fn to_arrays(&self) -> Vec<Option<Array>> {
         self.iter()
             .map(|v| {
-                v.and_then(|(shape, values)| {
-                    Array::from_shape_vec(ndarray::IxDyn(shape), values.to_vec()).ok()
-                })
+                v.and_then(|(shape, values)| Array::from_shape_vec(shape, values.to_vec()).ok())
             })
             .collect()
     }
@@ -592,7 +584,7 @@ mod tests {
     use super::*;
 
     fn arr(shape: &[usize], v: Vec<f32>) -> Array {
-        Array::from_shape_vec(ndarray::IxDyn(shape), v).unwrap_or_default()
+        Array::from_shape_vec(shape, v).unwrap_or_default()
     }
 
     #[test]

@@ -176,8 +176,7 @@ fn repr_with_suffixes(a: &Array, suffixes: &[String]) -> String {
         }
         "[]".to_string()
     } else {
-        // Row-major values (`iter` is the logical order whatever the layout).
-        let flat: Vec<f32> = a.iter().copied().collect();
+        let flat = a.as_slice();
         // PyTorch builds the formatter from the summarized data only.
         let values: Vec<f64> = shown(flat.len(), summarize)
             .into_iter()
@@ -185,7 +184,7 @@ fn repr_with_suffixes(a: &Array, suffixes: &[String]) -> String {
             .map(|i| f64::from(flat[i]))
             .collect();
         let f = Formatter::new(&values);
-        tensor_str(&flat, a.shape(), indent, summarize, &f)
+        tensor_str(flat, a.shape(), indent, summarize, &f)
     };
     let mut out = format!("{prefix}{body}");
     let mut last_line_len = out.len() - out.rfind('\n').map(|i| i + 1).unwrap_or(0) + 1;

@@ -147,7 +147,7 @@ fn accumulate_value(variable: &Tensor, v: f32) -> Result<bool> {
         match &mut *d {
             Data::Scalar(x) => *x += v,
             Data::Array(a) if a.ndim() == 0 => match a.as_slice_mut() {
-                Some([x]) => *x += v,
+                [x] => *x += v,
                 _ => return Ok(false),
             },
             Data::Array(_) => return Ok(false),

@@ -1,8 +1,6 @@
 //! Shape arithmetic: broadcasting, reduction back to a shape (`sum_to`),
 //! dimension wrapping — with PyTorch's error messages.
 
-use ndarray::{Axis, IxDyn};
-
 use crate::error::{Error, Result};
 use crate::tensor::Array;
 
@@ -60,15 +58,13 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
 
 /// Expands `a` to `shape` (which must be a broadcast of it) as an owned array.
 pub fn expand(a: &Array, shape: &[usize]) -> Result<Array> {
-    a.broadcast(IxDyn(shape))
-        .map(|v| v.to_owned())
-        .ok_or_else(|| {
-            Error::runtime(format!(
-                "The expanded size of the tensor must match the existing size: cannot expand {} to {}",
-                fmt_shape(a.shape()),
-                fmt_shape(shape)
-            ))
-        })
+    a.broadcast(shape).ok_or_else(|| {
+        Error::runtime(format!(
+            "The expanded size of the tensor must match the existing size: cannot expand {} to {}",
+            fmt_shape(a.shape()),
+            fmt_shape(shape)
+        ))
+    })
 }
 
 /// True when a tensor of shape `from` broadcasts to `to` (`is_expandable_to`).
@@ -90,7 +86,7 @@ pub fn sum_to(grad: &Array, shape: &[usize]) -> Array {
     }
     for (axis, &size) in shape.iter().enumerate() {
         if size == 1 && g.shape().get(axis).copied().unwrap_or(1) != 1 {
-            g = crate::ops::reduce::sum_axis(&g, axis).insert_axis(Axis(axis));
+            g = crate::ops::reduce::sum_axis(&g, axis).insert_axis(axis);
         }
     }
     g
@@ -160,7 +156,6 @@ pub fn infer_shape(target: &[i64], numel: usize) -> Result<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::ArrayD;
 
     #[test]
     fn broadcast_error_in_pytorch_words() {
@@ -174,7 +169,7 @@ mod tests {
 
     #[test]
     fn sum_to_reduces_leading_and_unit_dims() {
-        let g = ArrayD::from_elem(IxDyn(&[2, 3]), 1.0f32);
+        let g = Array::from_elem(&[2, 3], 1.0f32);
         assert_eq!(sum_to(&g, &[3]).shape(), &[3]);
         assert_eq!(
             sum_to(&g, &[2, 1]).iter().copied().collect::<Vec<_>>(),

@@ -1,12 +1,10 @@
-//! Tensors: float32 ndarray data in a shared, versioned storage plus autograd
+//! Tensors: float32 row-major values (`array::Array`) in a shared, versioned storage plus autograd
 //! metadata. `detach()` and in-place ops share the storage exactly as PyTorch
 //! tensors share theirs, so the version counter can catch modifications of
 //! tensors saved for backward.
 
 use std::cell::{Cell, Ref, RefCell};
 use std::rc::{Rc, Weak};
-
-use ndarray::{ArrayD, IxDyn};
 
 use crate::context;
 use crate::error::{fault, fault_default, Error, Result};
@@ -16,10 +14,10 @@ use crate::hooks::{
 use crate::ids::TensorId;
 use crate::node::{Edge, Node, NodeRef};
 
-pub type Array = ArrayD<f32>;
+pub use crate::array::Array;
 pub type TensorHookList = HookList<TensorHookEntry>;
 
-/// A storage's values: an ndarray, or the one value of a 0-d tensor kept
+/// A storage's values: an array, or the one value of a 0-d tensor kept
 /// inline (no heap array: a scalar graph makes one per op). The array is
 /// built on first access through `Storage::read` / `Tensor::data`; code on
 /// the hot path reads and writes the number directly.
@@ -56,7 +54,7 @@ impl Data {
         match self {
             Data::Scalar(v) => Some(*v),
             Data::Array(a) => match a.as_slice() {
-                Some([v]) if a.ndim() == 0 => Some(*v),
+                [v] if a.ndim() == 0 => Some(*v),
                 _ => None,
             },
         }
@@ -106,7 +104,7 @@ impl Storage {
         let busy = || Error::internal("tensor data is busy");
         if let Ok(mut d) = self.data.try_borrow_mut() {
             if let Data::Scalar(v) = *d {
-                *d = Data::Array(ArrayD::from_elem(IxDyn(&[]), v));
+                *d = Data::Array(Array::scalar(v));
             }
         }
         let d = self.data.try_borrow().map_err(|_| busy())?;
@@ -247,7 +245,7 @@ impl Tensor {
     pub fn full(shape: &[usize], value: f32, opts: &TensorOptions) -> Result<Tensor> {
         crate::shape::checked_numel(shape)?;
         Ok(Tensor::from_array_opts(
-            ArrayD::from_elem(IxDyn(shape), value),
+            Array::from_elem(shape, value),
             opts,
         ))
     }
@@ -263,7 +261,7 @@ impl Tensor {
                 values.len()
             )));
         }
-        let data = ArrayD::from_shape_vec(IxDyn(shape), values)
+        let data = Array::from_shape_vec(shape, values)
             .map_err(|e| Error::type_error(format!("invalid tensor data: {e}")))?;
         Ok(Tensor::from_array_opts(data, opts))
     }
@@ -364,7 +362,7 @@ impl Tensor {
     pub fn to_array(&self) -> Result<Array> {
         match self.0.storage.data.try_borrow() {
             Ok(d) => Ok(match &*d {
-                Data::Scalar(v) => ArrayD::from_elem(IxDyn(&[]), *v),
+                Data::Scalar(v) => Array::scalar(*v),
                 Data::Array(a) => a.clone(),
             }),
             Err(_) => Err(Error::internal("tensor data is busy")),

@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::tensor::{Array, Tensor, TensorOptions};
 
 pub fn arr(values: &[f32], shape: &[usize]) -> Array {
-    Array::from_shape_vec(ndarray::IxDyn(shape), values.to_vec()).unwrap()
+    Array::from_shape_vec(shape, values.to_vec()).unwrap()
 }
 
 pub fn leaf(values: &[f32], shape: &[usize]) -> Tensor {

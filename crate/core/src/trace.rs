@@ -126,10 +126,7 @@ pub fn copy_grads(values: &[Option<Tensor>]) -> GradList {
             None => list.push_none(),
             Some(Ok(d)) => match &*d {
                 Data::Scalar(x) => list.push_values(&[], [*x]),
-                Data::Array(a) => match a.as_slice() {
-                    Some(s) => list.push_values(a.shape(), s.iter().copied()),
-                    None => list.push_values(a.shape(), a.iter().copied()),
-                },
+                Data::Array(a) => list.push_values(a.shape(), a.iter().copied()),
             },
             Some(Err(_)) => {
                 crate::error::fault(busy);

@@ -1,6 +1,6 @@
 //! Views sharing storage with their base, as PyTorch's `reshape` (of a
 //! contiguous tensor), `transpose` and `t` return. hookgrad keeps each view's
-//! values in its own array (so reads stay plain ndarray borrows) and keeps
+//! values in its own row-major array (so reads stay plain borrows) and keeps
 //! them in sync on every in-place write; base and views share one version
 //! counter, so modifying either invalidates tensors saved from the other.
 //!
@@ -42,18 +42,13 @@ pub struct ViewInfo {
 }
 
 fn reshape(a: &Array, shape: &[usize]) -> Result<Array> {
-    let flat: Vec<f32> = a.iter().copied().collect();
-    Array::from_shape_vec(ndarray::IxDyn(shape), flat)
+    a.clone()
+        .into_shape(shape)
         .map_err(|e| Error::internal(format!("view reshape failed: {e}")))
 }
 
 fn transpose(a: &Array, d0: usize, d1: usize) -> Array {
-    if d0 == d1 || a.ndim() < 2 {
-        return a.clone();
-    }
-    let mut v = a.view();
-    v.swap_axes(d0, d1);
-    v.as_standard_layout().to_owned()
+    a.swapped(d0, d1)
 }
 
 /// The view's values from the base's.

@@ -396,7 +396,7 @@ fn fill(v: &JsValue, shape: &[usize], dim: usize, out: &mut Vec<f32>) -> JsResul
     Ok(())
 }
 
-/// An ndarray as nested JS arrays (a number for 0-d).
+/// An array as nested JS arrays (a number for 0-d).
 pub fn array_to_js(a: &Array) -> JsValue {
     fn rec(values: &[f32], shape: &[usize]) -> JsValue {
         match shape.split_first() {
@@ -412,8 +412,7 @@ pub fn array_to_js(a: &Array) -> JsValue {
             }
         }
     }
-    let flat: Vec<f32> = a.iter().copied().collect();
-    rec(&flat, a.shape())
+    rec(a.as_slice(), a.shape())
 }
 
 pub fn opt_array_to_js(a: &Option<Array>) -> JsValue {

@@ -245,10 +245,7 @@ impl Tape {
     /// f32 widened to f64 (what `t.item()` returns); NaN and ±Infinity as is.
     fn values(&mut self, a: &Array) {
         self.usizes(a.shape());
-        match a.as_slice() {
-            Some(v) => self.widen(v),
-            None => self.words.extend(a.iter().map(|&x| f64::from(x))),
-        }
+        self.widen(a.as_slice());
     }
 
     /// Elements onto the tape, widened: sized once, then a plain loop (an

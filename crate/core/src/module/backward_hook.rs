@@ -123,11 +123,8 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
                 .iter()
                 .zip(&zero_shapes)
                 .map(|(g, s)| {
-                    g.clone().or_else(|| {
-                        Some(Tensor::from_array(crate::tensor::Array::zeros(
-                            ndarray::IxDyn(s),
-                        )))
-                    })
+                    g.clone()
+                        .or_else(|| Some(Tensor::from_array(crate::tensor::Array::zeros(s))))
                 })
                 .collect())
         }),

@@ -2,8 +2,6 @@
 //! Backward formulas return unreduced gradients; the engine sums them back to
 //! each input's shape, as PyTorch's `validate_outputs` does.
 
-use ndarray::Zip;
-
 use super::{elementwise_layout, grad_in, need, record_elementwise, Operand};
 use crate::error::Result;
 use crate::node::{Edges, SavedList, SavedTensor};
@@ -15,41 +13,45 @@ use crate::tensor::{Array, Data, Tensor};
 /// Takes a plain `fn` (not a generic closure): one instance instead of one per
 /// call site keeps the wasm small; the ops here are memory-bound anyway.
 pub(crate) fn broadcast_zip(a: &Array, b: &Array, f: fn(f32, f32) -> f32) -> Result<Array> {
-    // Fast paths first: same shape, or a one-element side (no broadcast views).
+    // Fast paths first: same shape, or a one-element side (no index walk).
     if a.shape() == b.shape() {
-        // Both row-major (the usual case, 0-d scalars included): a plain
-        // loop over the slices, without ndarray's Zip machinery (which was
-        // ~16% of a scalar MLP's step in wasm).
-        // The output starts as a copy of `a` (same shape, row-major) and is
-        // overwritten in place: no shape validation of a new array, which
-        // was most of a small op's cost in the size-optimized wasm.
-        if let (true, Some(y)) = (a.is_standard_layout(), b.as_slice()) {
-            let mut out = a.clone();
-            if let Some(o) = out.as_slice_mut() {
-                for (o, &y) in o.iter_mut().zip(y) {
-                    *o = f(*o, y);
-                }
-                return Ok(out);
-            }
+        // The output starts as a copy of `a` (same shape) and is
+        // overwritten in place: a plain loop over the two slices.
+        let mut out = a.clone();
+        for (o, &y) in out.as_slice_mut().iter_mut().zip(b.as_slice()) {
+            *o = f(*o, y);
         }
-        return Ok(Zip::from(a).and(b).map_collect(|&x, &y| f(x, y)));
+        return Ok(out);
     }
     if b.len() == 1 && b.ndim() <= a.ndim() {
-        let y = b.iter().next().copied().unwrap_or(0.0);
+        let y = b.first().copied().unwrap_or(0.0);
         return Ok(a.mapv(|x| f(x, y)));
     }
     if a.len() == 1 && a.ndim() <= b.ndim() {
-        let x = a.iter().next().copied().unwrap_or(0.0);
+        let x = a.first().copied().unwrap_or(0.0);
         return Ok(b.mapv(|y| f(x, y)));
     }
+    // Both expanded to the common shape (a side already of that shape is
+    // read as is), then zipped as above.
     let shape = broadcast_shapes(a.shape(), b.shape())?;
-    let ab = a
-        .broadcast(ndarray::IxDyn(&shape))
-        .ok_or_else(|| broadcast_error(a, &shape))?;
-    let bb = b
-        .broadcast(ndarray::IxDyn(&shape))
-        .ok_or_else(|| broadcast_error(b, &shape))?;
-    Ok(Zip::from(&ab).and(&bb).map_collect(|&x, &y| f(x, y)))
+    let expand = |x: &Array| {
+        x.broadcast(&shape)
+            .ok_or_else(|| broadcast_error(x, &shape))
+    };
+    let (ae, be);
+    let a = if a.shape() == shape.as_slice() {
+        a
+    } else {
+        ae = expand(a)?;
+        &ae
+    };
+    let b = if b.shape() == shape.as_slice() {
+        b
+    } else {
+        be = expand(b)?;
+        &be
+    };
+    broadcast_zip(a, b, f)
 }
 
 fn broadcast_error(a: &Array, shape: &[usize]) -> crate::error::Error {

@@ -22,8 +22,8 @@ use crate::ops::loss::Reduction;
 use crate::ops::softmax::sum_keep;
 use crate::tensor::{Array, Tensor};
 
-/// `a.mapv(|v| f(v, s))`, one instance for every caller: ndarray's `map`
-/// is compiled once per closure type (~1 KB of wasm each: issue 10, W5).
+/// `a.mapv(|v| f(v, s))`, one instance for every caller: `mapv` is
+/// compiled once per closure type.
 /// A plain `fn(f32) -> f32` goes through `a.mapv(f)` (`Data::map`'s).
 pub(crate) fn map_with(a: &Array, s: f32, f: fn(f32, f32) -> f32) -> Array {
     a.mapv(move |v| f(v, s))
@@ -70,7 +70,7 @@ pub fn div_scalar(a: &Tensor, s: f32) -> Result<Tensor> {
 /// A zero gradient shaped like `g` (PyTorch's `zeros_like(grad)`: defined,
 /// not None, so the edge still receives a gradient).
 fn zeros_like(g: &Tensor) -> Tensor {
-    constant(Array::zeros(ndarray::IxDyn(&g.shape())))
+    constant(Array::zeros(&g.shape()))
 }
 
 /// `sgn` (-1, 0, 1). PyTorch: sgn_backward is a zero tensor for real input.
@@ -337,8 +337,7 @@ pub fn nll_loss_backward(
 /// `select_backward(grad, sizes, dim, index)`: zeros of `sizes` with
 /// `grad` at `index` along `dim`; its backward selects again.
 pub fn select_backward(g: &Tensor, sizes: &[usize], axis: usize, index: usize) -> Result<Tensor> {
-    // A plain copy into the zeros (ndarray's `assign` through lanes was
-    // ~1.5 KB of wasm for this one cold op: issue 10, W5).
+    // A plain copy into the zeros.
     let inner: usize = sizes[axis + 1..].iter().product();
     let outer: usize = sizes[..axis].iter().product();
     let mut out = vec![0.0f32; outer * sizes[axis] * inner];
@@ -355,7 +354,7 @@ pub fn select_backward(g: &Tensor, sizes: &[usize], axis: usize, index: usize) -
             out[(o * sizes[axis] + index) * inner + i] = *v;
         }
     }
-    let out = Array::from_shape_vec(ndarray::IxDyn(sizes), out)
+    let out = Array::from_shape_vec(sizes, out)
         .map_err(|e| crate::error::Error::internal(format!("select_backward: {e}")))?;
     let shape = sizes.to_vec();
     record(

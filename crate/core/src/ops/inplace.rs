@@ -51,7 +51,7 @@ fn inplace(
     let old = t.to_array()?;
     let rhs = match other {
         Some(o) => o.array()?,
-        None => Array::zeros(ndarray::IxDyn(&[])),
+        None => Array::zeros(&[]),
     };
     let new = broadcast_zip(&old, &rhs, f)?;
     if new.shape() != old.shape() {
@@ -219,7 +219,7 @@ pub fn sub_(t: &Tensor, other: &Operand) -> Result<Tensor> {
 fn other_saved(other: &Operand) -> SavedTensor {
     match other {
         Operand::Tensor(o) => SavedTensor::save(o),
-        Operand::Scalar(s) => SavedTensor::save_copy(Array::from_elem(ndarray::IxDyn(&[]), *s)),
+        Operand::Scalar(s) => SavedTensor::save_copy(Array::scalar(*s)),
     }
 }
 
@@ -288,7 +288,7 @@ pub fn zero_(t: &Tensor) -> Result<Tensor> {
         None,
         |_, _| 0.0,
         &|_, _| Vec::new(),
-        Box::new(move |_ctx| Ok(vec![Some(constant(Array::zeros(ndarray::IxDyn(&shape))))])),
+        Box::new(move |_ctx| Ok(vec![Some(constant(Array::zeros(&shape)))])),
     )
 }
 

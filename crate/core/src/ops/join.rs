@@ -3,8 +3,6 @@
 //! of the gradient (PyTorch's `cat_tensors_backward` narrows, `stack`'s
 //! unbinds).
 
-use ndarray::{Axis, Slice};
-
 use super::{constant, record};
 use crate::error::{Error, Result};
 use crate::shape::{fmt_shape, wrap_dim};
@@ -15,8 +13,8 @@ use crate::tensor::{Array, Tensor};
 fn narrow(g: &Tensor, axis: usize, offset: usize, n: usize) -> Result<Tensor> {
     let part = g
         .data()?
-        .slice_axis(Axis(axis), Slice::from(offset..offset + n))
-        .to_owned();
+        .slice_axis(axis, offset, n)
+        .ok_or_else(|| Error::internal("narrow out of range"))?;
     let full = g.shape();
     let out_shape = part.shape().to_vec();
     record(
@@ -29,7 +27,7 @@ fn narrow(g: &Tensor, axis: usize, offset: usize, n: usize) -> Result<Tensor> {
             let zeros = |len: usize| {
                 let mut s = full.clone();
                 s[axis] = len;
-                constant(Array::zeros(ndarray::IxDyn(&s)))
+                constant(Array::zeros(&s))
             };
             let pieces = [zeros(offset), gp, zeros(full[axis] - offset - n)];
             Ok(vec![Some(cat(&pieces, axis as i64)?)])
@@ -41,7 +39,10 @@ fn narrow(g: &Tensor, axis: usize, offset: usize, n: usize) -> Result<Tensor> {
 /// (PyTorch's `stack_tensors_backward` selects each input's slice); its own
 /// backward is `select_backward` (`SelectBackwardBackward0`).
 pub(crate) fn select(g: &Tensor, axis: usize, index: usize) -> Result<Tensor> {
-    let part = g.data()?.index_axis(Axis(axis), index).to_owned();
+    let part = g
+        .data()?
+        .index_axis(axis, index)
+        .ok_or_else(|| Error::internal("select out of range"))?;
     let full = g.shape();
     let out_shape = part.shape().to_vec();
     record(
@@ -75,9 +76,8 @@ fn split(g: &Tensor, axis: usize, sizes: &[usize], needs: &[bool]) -> Result<Vec
 }
 
 /// `arrays` (at least one; equal shapes except along `axis`, which the
-/// callers check) joined along `axis`: what `ndarray::concatenate` does, as
-/// a row-major copy of each input's run per outer index (issue 10, W5:
-/// ndarray's generic version was 2.5 KB gzip of the wasm).
+/// callers check) joined along `axis`: a copy of each input's run per outer
+/// index (`ndarray::concatenate`'s result, without its generic code).
 fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
     let mut shape = arrays
         .first()
@@ -89,14 +89,7 @@ fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
     shape[axis] = arrays.iter().map(|a| a.shape()[axis]).sum();
     let numel = crate::shape::checked_numel(&shape)?;
     let outer: usize = shape[..axis].iter().product();
-    // Each input's values in row-major order (a transposed input is not).
-    let rows: Vec<std::borrow::Cow<'_, [f32]>> = arrays
-        .iter()
-        .map(|a| match a.as_slice() {
-            Some(v) => std::borrow::Cow::Borrowed(v),
-            None => std::borrow::Cow::Owned(a.iter().copied().collect()),
-        })
-        .collect();
+    let rows: Vec<&[f32]> = arrays.iter().map(|a| a.as_slice()).collect();
     let mut data = Vec::with_capacity(numel);
     if outer != 0 {
         for o in 0..outer {
@@ -106,8 +99,7 @@ fn concat(arrays: &[Array], axis: usize) -> Result<Array> {
             }
         }
     }
-    Array::from_shape_vec(ndarray::IxDyn(&shape), data)
-        .map_err(|e| Error::internal(format!("cat failed: {e}")))
+    Array::from_shape_vec(&shape, data).map_err(|e| Error::internal(format!("cat failed: {e}")))
 }
 
 pub fn cat(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
@@ -183,7 +175,7 @@ pub fn stack(tensors: &[Tensor], dim: i64) -> Result<Tensor> {
     }
     let arrays = tensors
         .iter()
-        .map(|t| t.to_array().map(|a| a.insert_axis(Axis(axis))))
+        .map(|t| t.to_array().map(|a| a.insert_axis(axis)))
         .collect::<Result<Vec<_>>>()?;
     let out = concat(&arrays, axis)?;
     let n = tensors.len();

@@ -2,8 +2,6 @@
 //! targets: `log_softmax` then `nll_loss` (`NllLossBackward0` over
 //! `LogSoftmaxBackward0`), as PyTorch's `cross_entropy_loss` builds it.
 
-use ndarray::IxDyn;
-
 use super::{backward_ops, grad_in, need, record, shape_ops, softmax};
 use crate::error::{Error, Result};
 use crate::node::SavedTensor;
@@ -63,8 +61,8 @@ pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result
     let n = sq.len() as f32;
     let out = match reduction {
         Reduction::None => sq,
-        Reduction::Sum => Array::from_elem(IxDyn(&[]), sq.sum()),
-        Reduction::Mean => Array::from_elem(IxDyn(&[]), sq.sum() / n),
+        Reduction::Sum => Array::scalar(sq.sum()),
+        Reduction::Mean => Array::scalar(sq.sum() / n),
     };
     let out_shape = out.shape().to_vec();
     record(
@@ -115,11 +113,11 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
         }
     }
     // The gradient of the mean NLL w.r.t. logp: -1/N at each target entry.
-    let mut mask = Array::zeros(IxDyn(&shape));
+    let mut mask = Array::zeros(&shape);
     let flat_index = |row: usize, t: usize| row * classes + t;
     let total = {
         let lp = logp.data()?;
-        let flat: Vec<f32> = lp.iter().copied().collect();
+        let flat = lp.as_slice();
         let mut sum = 0.0f32;
         for (row, &t) in targets.iter().enumerate() {
             sum += flat[flat_index(row, t as usize)];
@@ -127,10 +125,9 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
         // No rows: 0 / 0, NaN, as PyTorch's.
         -sum / rows as f32
     };
-    if let Some(m) = mask.as_slice_mut() {
-        for (row, &t) in targets.iter().enumerate() {
-            m[flat_index(row, t as usize)] = -1.0 / rows.max(1) as f32;
-        }
+    let m = mask.as_slice_mut();
+    for (row, &t) in targets.iter().enumerate() {
+        m[flat_index(row, t as usize)] = -1.0 / rows.max(1) as f32;
     }
     let targets = targets.to_vec();
     // PyTorch's NllLossBackward0 saves self, target and total_weight (weight
@@ -143,7 +140,7 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
     record(
         "NllLossBackward0",
         &[Some(logp)],
-        Array::from_elem(IxDyn(&[]), total),
+        Array::scalar(total),
         // Self is saved with its history: nll_loss_backward's node has an edge to it.
         || {
             vec![

@@ -2,9 +2,11 @@
 //! (`DotBackward0`), mv (`MvBackward0`), mm (`MmBackward0`); a vector times a
 //! matrix is unsqueeze → mm → squeeze, giving PyTorch's node chain.
 
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, Ix1, Ix2};
-
 use super::kernel;
+use super::{grad_in, need, record, shape_ops};
+use crate::error::{Error, Result};
+use crate::node::SavedTensor;
+use crate::tensor::{Array, Tensor};
 
 /// PyTorch's message when an (m×k) @ (k'×n) product has k ≠ k' (torch 2.x
 /// prefixes it with the op name for `mm`; `F.linear`'s addmm shows none).
@@ -18,29 +20,20 @@ fn check_mm_shapes(prefix: &str, x: (usize, usize), y: (usize, usize)) -> Result
     crate::shape::checked_numel(&[x.0, y.1]).map(|_| ())
 }
 
-/// Matrix × vector through the shared kernel.
-fn mv_kernel(m: ArrayView2<f32>, v: ArrayView1<f32>) -> Result<Array1<f32>> {
-    let n = m.nrows();
-    kernel::matmul(m, v.insert_axis(Axis(1)))?
-        .into_shape_with_order(n)
-        .map_err(|e| Error::internal(format!("matrix-vector product reshape failed: {e}")))
+/// A matrix's (rows, cols).
+fn dims2(a: &Array) -> Result<(usize, usize)> {
+    match a.shape() {
+        &[m, n] => Ok((m, n)),
+        _ => Err(Error::internal("expected a matrix")),
+    }
 }
 
-use super::{grad_in, need, record, shape_ops};
-use crate::error::{Error, Result};
-use crate::node::SavedTensor;
-use crate::tensor::{Array, Tensor};
-
-fn as2(a: &Array) -> Result<Array2<f32>> {
-    a.clone()
-        .into_dimensionality::<Ix2>()
-        .map_err(|e| Error::internal(format!("expected a matrix: {e}")))
-}
-
-fn as1(a: &Array) -> Result<Array1<f32>> {
-    a.clone()
-        .into_dimensionality::<Ix1>()
-        .map_err(|e| Error::internal(format!("expected a vector: {e}")))
+/// A vector's length.
+fn len1(a: &Array) -> Result<usize> {
+    match a.shape() {
+        &[n] => Ok(n),
+        _ => Err(Error::internal("expected a vector")),
+    }
 }
 
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -63,20 +56,16 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let (x, y) = (as1(&*a.data()?)?, as1(&*b.data()?)?);
-    if x.len() != y.len() {
+    let (x, y) = (a.data()?, b.data()?);
+    let (nx, ny) = (len1(&x)?, len1(&y)?);
+    if nx != ny {
         return Err(Error::runtime(format!(
             "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
-            x.len(),
-            y.len(),
-            x.len(),
-            y.len()
+            nx, ny, nx, ny
         )));
     }
-    let out = Array::from_elem(
-        ndarray::IxDyn(&[]),
-        x.iter().zip(y.iter()).map(|(a, b)| a * b).sum::<f32>(),
-    );
+    let out = Array::scalar(x.iter().zip(y.iter()).map(|(a, b)| a * b).sum::<f32>());
+    drop((x, y));
     record(
         "DotBackward0",
         &[Some(a), Some(b)],
@@ -93,18 +82,18 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 }
 
 pub fn mv(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let (m, v) = (as2(&*a.data()?)?, as1(&*b.data()?)?);
-    if m.ncols() != v.len() {
+    let (m, v) = (a.data()?, b.data()?);
+    let ((rows, cols), n) = (dims2(&m)?, len1(&v)?);
+    if cols != n {
         return Err(Error::runtime(format!(
-            "size mismatch, got input ({}), mat ({}x{}), vec ({})",
-            m.nrows(),
-            m.nrows(),
-            m.ncols(),
-            v.len()
+            "size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({n})"
         )));
     }
-    let out = mv_kernel(m.view(), v.view())?.into_dyn();
-    let rows = m.nrows();
+    // Matrix × vector through the shared kernel (the vector as a column).
+    let out = kernel::matmul(&m, &v.clone().insert_axis(1))?
+        .into_shape(&[rows])
+        .map_err(|e| Error::internal(format!("matrix-vector product reshape failed: {e}")))?;
+    drop((m, v));
     record(
         "MvBackward0",
         &[Some(a), Some(b)],
@@ -155,9 +144,11 @@ fn mm_mat2_backward(
 }
 
 pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    let (x, y) = (as2(&*a.data()?)?, as2(&*b.data()?)?);
-    check_mm_shapes("mm: ", x.dim(), y.dim())?;
-    let out = kernel::matmul(x.view(), y.view())?.into_dyn();
+    let out = {
+        let (x, y) = (a.data()?, b.data()?);
+        check_mm_shapes("mm: ", dims2(&x)?, dims2(&y)?)?;
+        kernel::matmul(&x, &y)?
+    };
     let out_shape = out.shape().to_vec();
     let (a_rg, b_rg) = (a.requires_grad(), b.requires_grad());
     let (a_layout, b_layout) = (a.layout(), b.layout());
@@ -197,9 +188,11 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// edges (bias, x, w) — what `F.linear` builds for a 2-D input, and so what
 /// a legacy hook on `nn.Linear` sees.
 pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
-    let (xm, wm) = (as2(&*x.data()?)?, as2(&*w.data()?)?);
-    check_mm_shapes("", xm.dim(), wm.dim())?;
-    let prod = kernel::matmul(xm.view(), wm.view())?.into_dyn();
+    let prod = {
+        let (xm, wm) = (x.data()?, w.data()?);
+        check_mm_shapes("", dims2(&xm)?, dims2(&wm)?)?;
+        kernel::matmul(&xm, &wm)?
+    };
     let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;
     let out_shape = out.shape().to_vec();
     let (x_layout, w_layout) = (x.layout(), w.layout());

@@ -42,7 +42,7 @@ impl Operand {
     pub fn array(&self) -> Result<Array> {
         match self {
             Operand::Tensor(t) => t.to_array(),
-            Operand::Scalar(s) => Ok(Array::from_elem(ndarray::IxDyn(&[]), *s)),
+            Operand::Scalar(s) => Ok(Array::scalar(*s)),
         }
     }
 }
@@ -173,7 +173,7 @@ pub(crate) fn elementwise_layout(out: Tensor, inputs: &[Option<&Tensor>]) -> Res
 pub(crate) fn grad_in(grads: &[Option<Tensor>], shape: &[usize]) -> Tensor {
     match grads.first().cloned().flatten() {
         Some(g) => g,
-        None => Tensor::from_array(Array::zeros(ndarray::IxDyn(shape))),
+        None => Tensor::from_array(Array::zeros(shape)),
     }
 }
 

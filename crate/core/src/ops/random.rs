@@ -35,7 +35,7 @@ impl SplitMix64 {
 fn filled(shape: &[usize], mut next: impl FnMut() -> f32) -> Result<Array> {
     let n = crate::shape::checked_numel(shape)?;
     let values: Vec<f32> = (0..n).map(|_| next()).collect();
-    Array::from_shape_vec(ndarray::IxDyn(shape), values).map_err(|e| {
+    Array::from_shape_vec(shape, values).map_err(|e| {
         Error::internal(format!(
             "random values of shape {}: {e}",
             crate::shape::fmt_shape(shape)

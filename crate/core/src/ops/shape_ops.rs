@@ -3,16 +3,14 @@
 //! reshape of a contiguous tensor is a view (`ViewBackward0`); of a
 //! transposed one, a copy (`CloneBackward0`) then `UnsafeViewBackward0`.
 
-use ndarray::{Axis, IxDyn};
-
 use super::{grad_in, record};
 use crate::error::{Error, Result};
 use crate::shape::{infer_shape, wrap_dim};
 use crate::tensor::{Array, Tensor};
 
 fn reshaped(a: &Array, shape: &[usize]) -> Result<Array> {
-    let flat: Vec<f32> = a.iter().copied().collect();
-    Array::from_shape_vec(IxDyn(shape), flat)
+    a.clone()
+        .into_shape(shape)
         .map_err(|e| Error::internal(format!("reshape failed: {e}")))
 }
 
@@ -282,15 +280,10 @@ fn expand_target(from: &[usize], sizes: &[i64]) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+/// The values with axes `d0` and `d1` swapped, row-major (a copy for a 0-d
+/// or 1-d array).
 fn swap(a: &Array, d0: usize, d1: usize) -> Array {
-    // ndarray panics on swap_axes of a 0-d array (and a panic is a wasm trap).
-    if d0 == d1 || a.ndim() < 2 {
-        return a.clone();
-    }
-    let mut v = a.view();
-    v.swap_axes(d0, d1);
-    // Materialize in standard layout so later ops see row-major data.
-    v.as_standard_layout().to_owned()
+    a.swapped(d0, d1)
 }
 
 fn transpose_node(a: &Tensor, name: &'static str, d0: usize, d1: usize) -> Result<Tensor> {
@@ -384,7 +377,7 @@ pub(crate) fn copy_backwards(g: &Tensor, layout: &(Vec<usize>, Vec<usize>)) -> R
 
 /// Sum over an axis keeping it (used by tests and the reference checks).
 pub fn sum_keep(a: &Array, axis: usize) -> Array {
-    super::reduce::sum_axis(a, axis).insert_axis(Axis(axis))
+    super::reduce::sum_axis(a, axis).insert_axis(axis)
 }
 
 #[cfg(test)]

@@ -4,8 +4,6 @@
 //! PyTorch runs them on `input.contiguous()`, so the result is contiguous
 //! whatever the input's layout.
 
-use ndarray::Axis;
-
 use super::arith::broadcast_zip;
 use super::{backward_ops, grad_in, record, save_result};
 use crate::error::Result;
@@ -13,14 +11,13 @@ use crate::shape::wrap_dim;
 use crate::tensor::{Array, Tensor};
 
 /// `log(sum(exp(x - max)))` + max along `axis`, kept as a size-1 axis.
-/// (Broadcasting through `broadcast_zip`, not ndarray's operators, whose
-/// generic code was ~2 KB gzip of the wasm: issue 10, W5.)
+/// (Broadcasting through `broadcast_zip`, one instance for every op.)
 fn log_sum_exp(x: &Array, axis: usize) -> Result<Array> {
-    let max = super::reduce::max_axis(x, axis).insert_axis(Axis(axis));
+    let max = super::reduce::max_axis(x, axis).insert_axis(axis);
     let shifted = broadcast_zip(x, &max, |a, m| a - m)?;
     let lse = super::reduce::sum_axis(&shifted.mapv(f32::exp as fn(f32) -> f32), axis)
         .mapv(f32::ln as fn(f32) -> f32)
-        .insert_axis(Axis(axis));
+        .insert_axis(axis);
     broadcast_zip(&lse, &max, |l, m| l + m)
 }
 
