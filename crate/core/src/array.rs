@@ -171,12 +171,16 @@ impl Array {
         unrolled_sum(&self.data)
     }
 
-    /// Axes `d0` and `d1` swapped, as a new row-major array (a 0-d or 1-d
-    /// array, or `d0 == d1`, is a copy; an axis out of range too).
+    /// Axes `d0` and `d1` swapped, as a new row-major array (`d0 == d1` is
+    /// a copy: also a 0-d array's `t()`, axes 0 and 0). Callers check the
+    /// axes: one out of range is an internal fault.
     pub fn swapped(&self, d0: usize, d1: usize) -> Array {
-        let n = self.ndim();
-        if d0 == d1 || d0 >= n || d1 >= n {
+        if d0 == d1 {
             return self.clone();
+        }
+        let n = self.ndim();
+        if d0 >= n || d1 >= n {
+            return crate::error::fault_default("a transpose of an axis out of range");
         }
         let mut perm: Vec<usize> = (0..n).collect();
         perm.swap(d0, d1);
@@ -190,7 +194,8 @@ impl Array {
     }
 
     /// Axis `perm[i]` of `self` as axis `i`, materialized row-major.
-    /// `perm` must be a permutation of `0..ndim` (else a copy is returned).
+    /// `perm` must be a permutation of `0..ndim` (callers build it; anything
+    /// else is an internal fault).
     pub fn permuted(&self, perm: &[usize]) -> Array {
         let n = self.ndim();
         let mut seen = vec![false; n];
@@ -199,7 +204,7 @@ impl Array {
                 .iter()
                 .all(|&p| p < n && !std::mem::replace(&mut seen[p], true));
         if !valid {
-            return self.clone();
+            return crate::error::fault_default("a permutation of the axes that is not one");
         }
         let row = row_strides(&self.shape);
         let shape: Vec<usize> = perm.iter().map(|&p| self.shape[p]).collect();
@@ -272,14 +277,20 @@ impl Array {
         let mut out = Vec::with_capacity(outer * inner);
         for o in 0..outer {
             for i in 0..inner {
-                // The lane's first value to its last (none when `len` is 0).
+                // The lane's first value to its last. An empty axis has empty
+                // lanes (and `start` may be past the values: there are none).
                 let start = o * len * inner + i;
-                let end = if len == 0 {
-                    start
-                } else {
-                    start + (len - 1) * inner + 1
+                let values = match len {
+                    0 => &[][..],
+                    _ => self
+                        .data
+                        .get(start..start + (len - 1) * inner + 1)
+                        .unwrap_or_else(|| {
+                            crate::error::fault("a reduction lane past the array's values");
+                            &[]
+                        }),
                 };
-                out.push(lane(self.data.get(start..end).unwrap_or(&[]), inner));
+                out.push(lane(values, inner));
             }
         }
         let mut shape = self.shape.to_vec();
@@ -374,7 +385,15 @@ fn gather(data: &[f32], shape: &[usize], strides: &[usize]) -> Vec<f32> {
     let mut index = vec![0usize; n];
     let mut at = 0usize;
     for _ in 0..total {
-        out.push(data.get(at).copied().unwrap_or(0.0));
+        // Never out of range for strides of `data`'s own shape; if it were,
+        // the recorded fault fails the op instead of a silent 0.
+        out.push(match data.get(at) {
+            Some(&v) => v,
+            None => {
+                crate::error::fault("a strided read past the array's values");
+                0.0
+            }
+        });
         // Next index, last dim fastest; `at` follows it.
         for d in (0..n).rev() {
             index[d] += 1;

@@ -235,3 +235,34 @@ fn axis_reductions_are_ndarrays_bit_for_bit() {
         }
     }
 }
+
+#[test]
+fn reductions_over_an_empty_axis_give_their_identities_without_a_fault() {
+    let _ = crate::error::take_fault();
+    let a = Array::zeros(&[2, 0, 3]);
+    let s = a.sum_axis(1);
+    assert_eq!(s.shape(), &[2, 3]);
+    assert_eq!(s.as_slice(), &[0.0; 6]);
+    let m = a.max_axis(1);
+    assert_eq!(m.as_slice(), &[f32::NEG_INFINITY; 6]);
+    assert!(crate::error::take_fault().is_none(), "no fault recorded");
+}
+
+#[test]
+fn out_of_range_axes_are_recorded_faults_not_silent_copies() {
+    let _ = crate::error::take_fault();
+    let a = Array::zeros(&[2, 3]);
+    let _ = a.swapped(0, 2);
+    assert!(
+        crate::error::take_fault().is_some(),
+        "a transpose past the last axis"
+    );
+    let _ = a.permuted(&[0, 0]);
+    assert!(crate::error::take_fault().is_some(), "not a permutation");
+    assert_eq!(
+        Array::scalar(3.0).swapped(0, 0).as_slice(),
+        &[3.0],
+        "a 0-d t()"
+    );
+    assert!(crate::error::take_fault().is_none());
+}
