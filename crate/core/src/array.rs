@@ -57,7 +57,7 @@ impl Array {
             return crate::error::fault_default("an array shape overflowed");
         };
         Array {
-            shape: Small::map_slice(shape, |&d| d),
+            shape: Small::from_slice(shape),
             data: vec![value; n],
         }
     }
@@ -85,7 +85,7 @@ impl Array {
             return Err(ShapeError);
         }
         Ok(Array {
-            shape: Small::map_slice(shape, |&d| d),
+            shape: Small::from_slice(shape),
             data: values,
         })
     }
@@ -161,7 +161,7 @@ impl Array {
     pub fn insert_axis(mut self, axis: usize) -> Array {
         let mut dims = self.shape.to_vec();
         dims.insert(axis.min(dims.len()), 1);
-        self.shape = Small::map_slice(&dims, |&d| d);
+        self.shape = dims.into();
         self
     }
 
@@ -211,7 +211,7 @@ impl Array {
         let strides: Vec<usize> = perm.iter().map(|&p| row[p]).collect();
         Array {
             data: gather(&self.data, &shape, &strides),
-            shape: Small::map_slice(&shape, |&d| d),
+            shape: shape.into(),
         }
     }
 
@@ -223,7 +223,7 @@ impl Array {
         numel(shape)?;
         Some(Array {
             data: gather(&self.data, shape, &strides),
-            shape: Small::map_slice(shape, |&d| d),
+            shape: Small::from_slice(shape),
         })
     }
 
@@ -233,7 +233,7 @@ impl Array {
         let mut a = self.slice_axis(axis, index, 1)?;
         let mut dims = a.shape.to_vec();
         dims.remove(axis);
-        a.shape = Small::map_slice(&dims, |&d| d);
+        a.shape = dims.into();
         Some(a)
     }
 
@@ -296,7 +296,7 @@ impl Array {
         let mut shape = self.shape.to_vec();
         shape.remove(axis);
         Array {
-            shape: Small::map_slice(&shape, |&d| d),
+            shape: shape.into(),
             data: out,
         }
     }

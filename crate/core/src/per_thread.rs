@@ -1,5 +1,6 @@
-//! `thread_cell!`: a `Cell` per thread for the engine's flags (grad mode,
-//! semantics, the recorded fault, whether a trace records), read on every op.
+//! `thread_cell!`: a `Cell` per thread for the engine's flags and counters
+//! (grad mode, semantics, the recorded fault, whether a trace records, the id
+//! counters), read on every op.
 //!
 //! Natively it is a `thread_local!` (the tests run on many threads, each with
 //! its own engine state). The wasm build has one thread, and at opt-level "z"

@@ -284,7 +284,7 @@ impl GradList {
 
     /// Appends a gradient of `shape` with `values` in row-major order.
     pub fn push_values(&mut self, shape: &[usize], values: impl IntoIterator<Item = f32>) {
-        self.shapes.push(Some(Small::map_slice(shape, |&d| d)));
+        self.shapes.push(Some(Small::from_slice(shape)));
         self.data.extend(values);
     }
 

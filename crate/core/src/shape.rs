@@ -82,11 +82,11 @@ pub fn is_expandable_to(from: &[usize], to: &[usize]) -> bool {
 pub fn sum_to(grad: &Array, shape: &[usize]) -> Array {
     let mut g = grad.clone();
     while g.ndim() > shape.len() {
-        g = crate::ops::reduce::sum_axis(&g, 0);
+        g = g.sum_axis(0);
     }
     for (axis, &size) in shape.iter().enumerate() {
         if size == 1 && g.shape().get(axis).copied().unwrap_or(1) != 1 {
-            g = crate::ops::reduce::sum_axis(&g, axis).insert_axis(axis);
+            g = g.sum_axis(axis).insert_axis(axis);
         }
     }
     g

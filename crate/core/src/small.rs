@@ -49,6 +49,15 @@ impl<T> Small<T> {
         }
     }
 
+    /// A copy of `items`.
+    #[inline]
+    pub fn from_slice(items: &[T]) -> Self
+    where
+        T: Copy,
+    {
+        Small::map_slice(items, |&x| x)
+    }
+
     /// `n` copies of `item` (`vec![item; n]`).
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     #[inline]

@@ -404,7 +404,9 @@ impl Module {
     /// `name` is called only while a trace records.
     fn hook_event(
         &self,
-        (kind, handle, name): (HookKind, HandleId, impl FnOnce() -> String),
+        kind: HookKind,
+        handle: HandleId,
+        name: impl FnOnce() -> String,
         before: HookValue,
         after: HookValue,
     ) {
@@ -468,7 +470,9 @@ impl Module {
                 }
             }
             self.hook_event(
-                (HookKind::ModulePre, handle, || entry.hook.name()),
+                HookKind::ModulePre,
+                handle,
+                || entry.hook.name(),
                 before,
                 tensors_snapshot(&args),
             );
@@ -521,7 +525,9 @@ impl Module {
                 result = r;
             }
             self.hook_event(
-                (HookKind::ModuleForward, handle, || entry.hook.name()),
+                HookKind::ModuleForward,
+                handle,
+                || entry.hook.name(),
                 before,
                 HookValue::Many(value::snapshot_values(&result.tuple_items())),
             );

@@ -54,7 +54,7 @@ fn dim_reduce(
             (d.clone(), Vec::new(), None, 1.0)
         } else {
             let n = d.shape()[axis] as f32;
-            let mut r = sum_axis(&d, axis);
+            let mut r = d.sum_axis(axis);
             if mean {
                 r = super::backward_ops::map_with(&r, n, |v, n| v / n);
             }
@@ -125,8 +125,8 @@ fn sum_dims_keep(a: &Tensor, dims: &[usize]) -> Result<Tensor> {
         let mut r: Option<Array> = None;
         for &axis in dims {
             let next = match &r {
-                None => sum_axis(&d, axis),
-                Some(x) => sum_axis(x, axis),
+                None => d.sum_axis(axis),
+                Some(x) => x.sum_axis(axis),
             };
             r = Some(next.insert_axis(axis));
         }
@@ -153,17 +153,6 @@ pub fn sum_dim(a: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
 
 pub fn mean_dim(a: &Tensor, dim: i64, keepdim: bool) -> Result<Tensor> {
     dim_reduce(a, dim, keepdim, "MeanBackward1", true)
-}
-
-/// The sums along `axis`, without it (ndarray's `sum_axis` orders, bit for
-/// bit: see `Array::sum_axis`).
-pub(crate) fn sum_axis(a: &Array, axis: usize) -> Array {
-    a.sum_axis(axis)
-}
-
-/// Each lane's maximum along `axis` in index order (log_softmax's shift).
-pub(crate) fn max_axis(a: &Array, axis: usize) -> Array {
-    a.max_axis(axis)
 }
 
 #[cfg(test)]
@@ -234,7 +223,7 @@ mod tests {
                 );
                 assert_eq!(bits(&mut a.iter()), bits(&mut ta.iter()));
                 for axis in 0..a.ndim() {
-                    let m = max_axis(&a, axis);
+                    let m = a.max_axis(axis);
                     let tm = ta.map_axis(Axis(axis), |lane| {
                         lane.iter().copied().fold(f32::NEG_INFINITY, f32::max)
                     });
@@ -243,7 +232,7 @@ mod tests {
                         bits(&mut tm.iter()),
                         "max {shape:?} {perm:?} {axis}"
                     );
-                    let ours = sum_axis(&a, axis);
+                    let ours = a.sum_axis(axis);
                     let theirs = ta.sum_axis(Axis(axis));
                     assert_eq!(
                         bits(&mut ours.iter()),
@@ -254,7 +243,7 @@ mod tests {
                     assert!(theirs.is_standard_layout(), "{shape:?} {perm:?} {axis}");
                     if ours.ndim() > 0 {
                         for second in 0..ours.ndim() {
-                            let a2 = sum_axis(&ours.clone().insert_axis(axis), second);
+                            let a2 = ours.clone().insert_axis(axis).sum_axis(second);
                             let t2 = theirs
                                 .clone()
                                 .insert_axis(Axis(axis))

@@ -377,7 +377,7 @@ pub(crate) fn copy_backwards(g: &Tensor, layout: &(Vec<usize>, Vec<usize>)) -> R
 
 /// Sum over an axis keeping it (used by tests and the reference checks).
 pub fn sum_keep(a: &Array, axis: usize) -> Array {
-    super::reduce::sum_axis(a, axis).insert_axis(axis)
+    a.sum_axis(axis).insert_axis(axis)
 }
 
 #[cfg(test)]

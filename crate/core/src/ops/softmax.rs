@@ -13,9 +13,11 @@ use crate::tensor::{Array, Tensor};
 /// `log(sum(exp(x - max)))` + max along `axis`, kept as a size-1 axis.
 /// (Broadcasting through `broadcast_zip`, one instance for every op.)
 fn log_sum_exp(x: &Array, axis: usize) -> Result<Array> {
-    let max = super::reduce::max_axis(x, axis).insert_axis(axis);
+    let max = x.max_axis(axis).insert_axis(axis);
     let shifted = broadcast_zip(x, &max, |a, m| a - m)?;
-    let lse = super::reduce::sum_axis(&shifted.mapv(f32::exp as fn(f32) -> f32), axis)
+    let lse = shifted
+        .mapv(f32::exp as fn(f32) -> f32)
+        .sum_axis(axis)
         .mapv(f32::ln as fn(f32) -> f32)
         .insert_axis(axis);
     broadcast_zip(&lse, &max, |l, m| l + m)
