@@ -190,6 +190,24 @@ const c = a.add(1);
   await page.close();
 });
 
+test('a program that fails before the editor has loaded still gets its marker', async () => {
+  // On a slow machine a forward error can finish before CodeMirror is ready;
+  // the marker used to be dropped then. Hold the editor's chunk back to force it.
+  const program = `const a = hg.tensor([1, 2], { requiresGrad: true, name: 'a' });
+const b = hg.tensor([1, 2, 3], { name: 'b' });
+  const d = a.mul(b);`;
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 800 } });
+  let released; const gate = new Promise((r) => { released = r; });
+  await page.route(/\/editor-[^/]*\.js$/, async (route) => { await gate; await route.continue(); });
+  await page.goto(`${env.url}playground.html${scenario(program)}`);
+  await page.waitForFunction(() => /line 3/.test(document.getElementById('step-text').textContent), null, { timeout: 15000 });
+  assert.equal(await page.locator('#editor .cm-error-line').count(), 0, 'the editor was not held back');
+  released();
+  const m = await errorMarker(page);
+  assert.equal(m?.line, 3); assert.equal(m.column, 15);
+  await page.close();
+});
+
 test('the console keeps what a runaway hook printed before it was stopped, and names the hook', async () => {
   const program = `const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
 const c = a.mul(3); c.name = 'c';

@@ -73,6 +73,9 @@ editorModule.then(async ({ createEditorInTasks }) => {
     },
   });
   editorView.set(editorText); // a lesson opened between the two tasks
+  // A run that failed before the editor existed (a fast error on a slow
+  // machine) still gets its marker.
+  markRunError(ctl.session?.result?.error);
 }, (e) => banner(`The program editor could not be loaded (${e?.message || e}). Reload the page to try again.`));
 $('reset-program').onclick = () => openLesson(app.state.lesson);
 
@@ -109,11 +112,12 @@ const ctl = globalThis.hookgradController = new Controller({
   onSession(session) {
     const r = session.result; const e = r.error;
     $('program-status').textContent = r.stopped ? 'stopped' : r.timedOut ? 'stopped (too long)' : e ? `error${e.line != null ? ` at line ${e.line}` : ''}` : `ran in ${Math.round(r.ms || 0)} ms`;
-    // The error's place, marked in the editor (cleared by the next edit or a clean run).
-    editorView?.markError(e?.line ?? null, e?.column ?? null, e?.message || '');
+    markRunError(e);
   },
 });
 const runProgram = (opts) => ctl.run(opts);
+/** The error's place, marked in the editor (cleared by the next edit or a clean run). */
+function markRunError(e) { editorView?.markError(e?.line ?? null, e?.column ?? null, e?.message || ''); }
 let hashTimer = null;
 
 /** The playground's own parts of a frame: console, inspector, URL. */
