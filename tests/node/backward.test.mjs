@@ -20,6 +20,43 @@ test('backward_accumulates', () => {
   approx(V(x.grad), s.after_y_again, 'second backward with retained graph');
 });
 
+test('grad_buffer_versions: a later gradient is added in place where nothing else holds the buffer\'s', () => {
+  // PyTorch's InputBuffer::accumulate adds in place (a version bump) when
+  // the buffer alone holds the earlier gradient, and AccumulateGrad steals
+  // the sum; a shared one (AddBackward0 hands one tensor to both inputs, the
+  // root gradient) makes a new tensor. The hooks put hookgrad on its tensor path.
+  const s = S('grad_buffer_versions').cases;
+  const hk = (t) => { t.registerHook(() => {}); return t; };
+  const got = {};
+  let x = leaf(1.5);
+  const y = hk(x.mul(x)).mul(2);
+  y.backward(undefined, { retainGraph: true });
+  const v1 = x.grad.version;
+  y.backward();
+  got['x*x, twice'] = [v1, x.grad.version];
+  x = leaf([1, 2]);
+  hk(x.mul(2)).add(x.mul(3)).add(x.mul(4)).sum().backward();
+  got['x*2 + x*3 + x*4'] = [x.grad.version];
+  x = leaf(1.5);
+  hk(x.add(x)).backward();
+  got['x + x'] = [x.grad.version];
+  x = leaf(1.5);
+  hk(x.mul(2).add(x)).backward();
+  got['x*2 + x'] = [x.grad.version];
+  x = leaf(1.5);
+  let sum = x.mul(0);
+  for (let i = 0; i < 4; i++) sum = sum.add(x.mul(i));
+  hk(sum).backward();
+  got['x*0 + x*0 + x*1 + x*2 + x*3'] = [x.grad.version];
+  x = leaf(1.5);
+  const b = x.mul(3);
+  const seen = [];
+  b.registerHook((g) => { seen.push(g.version); });
+  b.add(b).backward();
+  got['b + b, hook on b'] = seen;
+  assert.deepEqual(got, Object.fromEntries(Object.entries(s).map(([k, c]) => [k, c.versions])));
+});
+
 test('backward gradient given as a number or nested array', () => {
   const s = S('backward_accumulates');
   const x = leaf(2);

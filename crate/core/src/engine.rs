@@ -18,6 +18,7 @@ use crate::input_buffer::{add_grad, to_tensors, Grad, Grads};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to};
+use crate::small::Small;
 use crate::tensor::{Array, Tensor, TensorHookList, TensorImpl};
 use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 use std::rc::{Rc, Weak};
@@ -299,7 +300,7 @@ fn route_outputs<'e>(
             if !task.should_execute(edge.node.id) {
                 continue;
             }
-            *buffer = Some(crate::small::Small::filled(edge.node.num_inputs(), None));
+            *buffer = Some(Small::filled(edge.node.num_inputs(), None));
         }
         if let Some(slots) = buffer {
             add_grad(&edge.node, slots, edge.input_nr, grad)?;
@@ -583,11 +584,10 @@ fn call_node(
             Vec::new()
         }
         NodeKind::Op { .. } => {
-            let needs: Vec<bool> = node
-                .next
-                .iter()
-                .map(|e| e.as_ref().is_some_and(|e| task.should_execute(e.node.id)))
-                .collect();
+            // Inline for one or two edges (no allocation per node).
+            let needs: Small<bool> = Small::map_slice(&node.next, |e| {
+                e.as_ref().is_some_and(|e| task.should_execute(e.node.id))
+            });
             let raw = if inputs.iter().all(|g| g.is_none()) {
                 vec![None; node.next.len()]
             } else {

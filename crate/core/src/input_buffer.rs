@@ -6,7 +6,8 @@
 use crate::error::{Error, Result};
 use crate::node::NodeRef;
 use crate::small::Small;
-use crate::tensor::Tensor;
+use crate::tensor::{Data, Tensor};
+use std::rc::Rc;
 
 /// One gradient flowing through the engine.
 #[derive(Clone)]
@@ -52,7 +53,7 @@ pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
 
 /// Adds `grad` to input `pos` of `node`'s buffer `slots`. The first
 /// gradient is stored as is (same tensor, as PyTorch does); later ones are
-/// summed into a new tensor.
+/// added to it (`accumulate`).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 #[inline]
 pub(crate) fn add_grad(
@@ -73,7 +74,7 @@ pub(crate) fn add_grad(
         None => grad,
         // An op, so the sum is differentiable under create_graph.
         Some(Grad::Tensor(old)) if matches!(grad, Grad::Tensor(_)) => {
-            Grad::Tensor(old.add(&grad.into_tensor())?)
+            Grad::Tensor(accumulate(old, &grad.into_tensor())?)
         }
         // A number is involved (scalar mode: both are 0-d): the same f32
         // sum the 0-d `add` computes.
@@ -83,4 +84,48 @@ pub(crate) fn add_grad(
         },
     });
     Ok(())
+}
+
+/// PyTorch's `InputBuffer::accumulate`: with grad mode off, a gradient that
+/// only the buffer holds (no other reference to its tensor or its storage,
+/// row-major, not a view) takes the next one in place, `old.add_(new)`;
+/// otherwise `old + new`, a new tensor. The same f32 additions either way —
+/// in place only saves a tensor per extra gradient, and leaves the sum
+/// uniquely held, so AccumulateGrad can steal it as PyTorch's does. No one
+/// can see the difference: whoever could (a hook that kept the gradient, a
+/// JS handle, a saved tensor, a view) holds a reference, and then it is
+/// `old + new`.
+fn accumulate(old: Tensor, new: &Tensor) -> Result<Tensor> {
+    if !crate::context::is_grad_enabled() && held_by_buffer_alone(&old) && old.same_shape(new) {
+        let added = match old.storage().data.try_borrow_mut() {
+            Ok(mut dst) => match &mut *dst {
+                Data::Scalar(a) => new.scalar_value().map(|b| *a += b).is_some(),
+                Data::Array(a) => {
+                    let src = new.data()?;
+                    for (x, y) in a.as_slice_mut().iter_mut().zip(src.as_slice()) {
+                        *x += *y;
+                    }
+                    true
+                }
+            },
+            Err(_) => false,
+        };
+        if added {
+            old.storage().bump_version();
+            return Ok(old);
+        }
+    }
+    old.add(new)
+}
+
+/// PyTorch's `can_accumulate_inplace` for a dense f32 tensor: the tensor and
+/// its storage each have one owner, and it is neither a view nor a base of one.
+fn held_by_buffer_alone(t: &Tensor) -> bool {
+    Rc::strong_count(&t.0) == 1
+        && Rc::weak_count(&t.0) == 0
+        && Rc::strong_count(t.storage()) == 1
+        && Rc::weak_count(t.storage()) == 0
+        && t.0.hook_refs.get() == 0
+        && t.meta()
+            .is_ok_and(|m| m.view.is_none() && m.views.is_empty() && m.strides.is_none())
 }

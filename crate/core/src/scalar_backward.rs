@@ -11,6 +11,14 @@
 //! release of saved tensors) is what the tensor path gives; anything else
 //! (a tensor gradient of another shape, a packed saved tensor, a node
 //! without a number formula) falls back to `engine::call_node`.
+//!
+//! Versions: one thing differs. PyTorch adds a later gradient into the
+//! input buffer's tensor in place when nothing else holds it, so a stolen
+//! `.grad` carries one version bump per such sum (`x*x`: `_version` 1);
+//! the tensor path does the same (input_buffer.rs, `accumulate`). Numbers
+//! have no identity to tell a shared gradient (AddBackward0 hands the same
+//! tensor to both inputs) from an unshared one, so here `.grad` starts at
+//! version 0 and only `.grad += grad` bumps it. Values are the same.
 
 use crate::engine::after_accumulate;
 use crate::error::{Error, Result};
