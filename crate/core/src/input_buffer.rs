@@ -120,12 +120,13 @@ fn accumulate(old: Tensor, new: &Tensor) -> Result<Tensor> {
 
 /// PyTorch's `can_accumulate_inplace` for a dense f32 tensor: the tensor and
 /// its storage each have one owner, and it is neither a view nor a base of one.
+/// Counted with every strong reference, JS handles made inside hooks too
+/// (unlike `Tensor::owner_count` for AccumulateGrad's steal): writing in
+/// place into a gradient a hook kept would change the user's value.
 fn held_by_buffer_alone(t: &Tensor) -> bool {
     Rc::strong_count(&t.0) == 1
         && Rc::weak_count(&t.0) == 0
         && Rc::strong_count(t.storage()) == 1
-        && Rc::weak_count(t.storage()) == 0
-        && t.0.hook_refs.get() == 0
         && t.meta()
             .is_ok_and(|m| m.view.is_none() && m.views.is_empty() && m.strides.is_none())
 }
