@@ -1,12 +1,17 @@
 // Pure camera math (graph units ↔ pane pixels). A view is { x, y, k }: a
 // graph point p is drawn at (p.x·k + x, p.y·k + y).
 
-/** The view that shows the whole layout centred, at most 1.25×; with minK, never smaller (then from the top). */
-export function fitView(layout, size, { minK = 0, margin = 8 } = {}) {
+/**
+ * The view that shows the whole figure centred, at most 1.25×; with minK,
+ * never smaller (then from the top). The figure is a layout ({width, height}
+ * from 0,0) or any bounds {x, y, width, height} (a layout grown by its pins).
+ */
+export function fitView(bounds, size, { minK = 0, margin = 8 } = {}) {
   const W = size.width || 800; const H = size.height || 500;
-  const fitK = Math.min(1.25, (W - 2 * margin) / Math.max(1, layout.width), (H - 2 * margin) / Math.max(1, layout.height));
+  const x0 = bounds.x || 0; const y0 = bounds.y || 0;
+  const fitK = Math.min(1.25, (W - 2 * margin) / Math.max(1, bounds.width), (H - 2 * margin) / Math.max(1, bounds.height));
   const k = Math.max(fitK, Math.min(minK, 1.25));
-  return { k, x: (W - layout.width * k) / 2, y: k > fitK ? margin : (H - layout.height * k) / 2 };
+  return { k, x: (W - bounds.width * k) / 2 - x0 * k, y: (k > fitK ? margin : (H - bounds.height * k) / 2) - y0 * k };
 }
 
 /** Union of boxes ({x, y, w, h}); null for none. */

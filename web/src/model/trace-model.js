@@ -167,6 +167,19 @@ export function analyze(graph, fullTrace = []) {
   return { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd, tName, nName };
 }
 
+/** Pins a warning or error where it happened; the same message at the same place (e.g. a hook's error and the aborted backward) is pinned once. */
+function addPin(pins, ev, focus, step) {
+  const pin = { level: ev.type, message: ev.message, node: focus.node ?? null, tensor: focus.tensor ?? null, module: focus.module ?? null, step };
+  if (!pins.some((p) => p.message === pin.message && p.node === pin.node && p.tensor === pin.tensor && p.module === pin.module)) pins.push(pin);
+}
+
+/** Every pin the run will show, in the order they appear (the last frame's pins): the figure keeps room for them from the start. */
+export function runPins(model) {
+  const pins = [];
+  model.steps.forEach(({ event: ev, focus }, i) => { if (ev.type === 'warning' || ev.type === 'error') addPin(pins, ev, focus, i); });
+  return pins;
+}
+
 /**
  * State after the first k events (0 ≤ k ≤ trace.length): grads, finished nodes,
  * the node/tensor in focus, values on edges, each hook's last before → after,
@@ -192,11 +205,7 @@ export function frameAt(model, k) {
         const n = model.nodes.get(ev.node);
         edges = (n?.next || []).map((e, j) => ({ from: ev.node, to: e.node, index: j, value: ev.gradInputs?.[j] ?? null })).filter((e) => e.to != null);
       }
-    } else if (ev.type === 'warning' || ev.type === 'error') {
-      const pin = { level: ev.type, message: ev.message, node: focus.node ?? null, tensor: focus.tensor ?? null, module: focus.module ?? null, step: i };
-      // The same message at the same place (e.g. the hook's error and the aborted backward) is pinned once.
-      if (!pins.some((p) => p.message === pin.message && p.node === pin.node && p.tensor === pin.tensor && p.module === pin.module)) pins.push(pin);
-    }
+    } else if (ev.type === 'warning' || ev.type === 'error') addPin(pins, ev, focus, i);
   }
   const cur = k > 0 ? model.steps[k - 1] : null;
   const created = (map, id) => !map.has(id) || map.get(id) < k;

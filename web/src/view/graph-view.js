@@ -13,6 +13,9 @@
 import { GAP, BIG_UNITS } from '../model/layout.js';
 import { abbreviate, readsWhole } from '../model/records.js';
 import { fitView, panToInclude } from '../model/camera.js';
+import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
+import { runPins } from '../model/trace-model.js';
+import { placeLabels } from '../model/edge-labels.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
 import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
 import { Minimap } from './minimap.js';
@@ -88,6 +91,8 @@ export class GraphView {
     this.root.classList.toggle('big', big);
     const gClusters = el('g', { class: 'clusters' }, this.root);
     this.gEdges = el('g', { class: 'edges' }, this.root);
+    // Pins' leader lines run under the boxes, so they never strike through a title.
+    this.gLeaders = el('g', { class: 'pins' }, this.root);
     this.gUnits = el('g', { class: 'units' }, this.root);
     const gClusterLabels = el('g', { class: 'cluster-labels' }, this.root);
     this.gFlow = el('g', { class: 'flow' }, this.root);
@@ -134,7 +139,9 @@ export class GraphView {
     }
     if (big) { await new Promise((r) => setTimeout(r, 0)); if (token !== this.drawToken) return false; }
     this.edgeSpecs = edgeSpecs(model, input, this.boxes, lod);
-    for (const e of this.edgeSpecs) this.edgeMid.set(e.key, curveMid(e.c[0], e.c[1], e.c[6], e.c[7]));
+    // Value labels keep off the boxes, the module titles and each other (big graphs: the middle).
+    if (big) for (const e of this.edgeSpecs) this.edgeMid.set(e.key, curveMid(e.c[0], e.c[1], e.c[6], e.c[7]));
+    else this.edgeMid = placeLabels(this.edgeSpecs, [...Object.values(layout.pos), ...labelsPlaced.map((q) => ({ ...q, h: 20 }))]);
     if (big) {
       // What follows (first frame, inspector, first canvas) is a task of its own.
       await new Promise((r) => setTimeout(r, 0));
@@ -152,7 +159,10 @@ export class GraphView {
     // First view: the whole figure when it reads (see session.chooseLayout) or
     // when it is big (the overview reads at any size); else a readable part
     // from the top (the minimap shows the rest).
-    this.fit({ minK: big || readsWhole(layout, this.size(), input.lod) ? 0 : 0.8 });
+    // Room for every pin the run will show, so Fit includes them before they appear.
+    this.placedPins = placePins(runPins(model), (p) => this.pinBox(p), { compact: lod === 'compact', textWidth: pinTextWidth(this.svg) });
+    this.bounds = figureBounds(layout, this.placedPins);
+    this.fit({ minK: big || readsWhole(this.bounds, this.size(), input.lod) ? 0 : 0.8 });
     this.focusModuleName = focusModule;
     this.search?.refresh();
     return true;
@@ -231,7 +241,10 @@ export class GraphView {
     const ev = frame.step?.event;
     const gradChanged = ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
     // The camera keeps the running node and the tensor whose .grad just changed in view.
-    if (follow && !this.userMoved) this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null]);
+    // A warning or error just pinned is kept in view too.
+    const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
+    const pinAt = pinned ? this.placedPinOf(pinned) : null;
+    if (follow && !this.userMoved) this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt && { x: pinAt.x, y: pinAt.y, w: pinAt.w, h: pinAt.h }]);
     for (const [id, t] of this.tensorEls) {
       const c = t.c;
       const g = frame.grads.get(id) ?? null;
@@ -345,26 +358,32 @@ export class GraphView {
     return (unit && this.layout?.pos?.[unit]) || null;
   }
 
+  /** Draws the frame's pins where placePins put them (a frame's pins are the first of the run's). */
   drawPins(pins) {
     const key = JSON.stringify(pins.map((p) => [p.level, p.message, p.node, p.tensor, p.module]));
     if (key === this.pinKey) return;
     this.pinKey = key;
-    this.gPins.replaceChildren();
-    const stackAt = new Map();
+    this.gPins.replaceChildren(); this.gLeaders.replaceChildren();
     for (const p of pins) {
-      const box = this.pinBox(p);
-      const anchor = box ? { x: box.x + box.w - 10, y: box.y } : { x: 10, y: 10 };
-      const key = `${anchor.x},${anchor.y}`; const n = stackAt.get(key) || 0; stackAt.set(key, n + 1);
-      // The overview (compact records) has little room: the pin names only its
-      // level; the full text is its tooltip (and the step's sentence, the console).
-      const msg = this.lod === 'compact' ? p.level : p.message.length > 64 ? `${p.message.slice(0, 63)}…` : p.message;
-      const w = msg.length * 6.4 + 30;
-      // Kept inside the figure (what "Fit" shows): not left of it, not above it.
-      const g = el('g', { class: `pin ${p.level}`, transform: `translate(${Math.max(anchor.x, w - 18)},${Math.max(2, anchor.y - 24 - n * 24)})` }, this.gPins);
-      el('rect', { x: -w + 20, y: 0, width: w, height: 20, rx: 10 }, g);
-      el('text', { x: -w + 30, y: 14 }, g, `${p.level === 'error' ? '✖' : '⚠'} ${msg}`);
+      const at = this.placedPinOf(p);
+      if (!at) continue;
+      if (at.leader) {
+        const { x1, y1, x2, y2 } = at.leader;
+        const lg = el('g', { class: `pin ${p.level}` }, this.gLeaders);
+        el('path', { class: 'leader', d: `M${x1},${y1}L${x2},${y2}` }, lg);
+        el('circle', { class: 'leader-end', cx: x2, cy: y2, r: 3 }, lg);
+      }
+      const g = el('g', { class: `pin ${p.level}${at.badge ? ' badge' : ''}`, transform: `translate(${at.x},${at.y})` }, this.gPins);
+      el('rect', { x: 0, y: 0, width: at.w, height: at.h, rx: Math.min(10, at.h / 2) }, g);
+      if (at.badge) el('text', { x: at.w / 2, y: at.h / 2 + 4, 'text-anchor': 'middle' }, g, at.lines[0]);
+      else at.lines.forEach((line, i) => el('text', { x: PIN_TEXT.padX, y: PIN_TEXT.padY + 11 + i * PIN_TEXT.lineH }, g, line));
       el('title', {}, g, p.message);
     }
+  }
+
+  /** The placement of a frame's pin among the run's (same message at the same place). */
+  placedPinOf(p) {
+    return (this.placedPins || []).find(({ pin: q }) => q.message === p.message && q.level === p.level && q.node === p.node && q.tensor === p.tensor && q.module === p.module) || null;
   }
 
   // ---- pan & zoom ----
@@ -570,7 +589,7 @@ export class GraphView {
   fit({ minK = 0 } = {}) {
     if (!this.layout) return;
     this.userMoved = false; this.fitted = { minK };
-    this.view = fitView(this.layout, this.size(), { minK });
+    this.view = fitView(this.bounds || this.layout, this.size(), { minK });
     this.applyView();
   }
 
@@ -683,6 +702,15 @@ export function edgeSpecs(model, input, boxes, lod, dir = input.dir || 'TB') {
     });
   }
   return out;
+}
+
+/** Measures a pin's line in the font styles.css gives `.pin text` (a canvas measures without touching layout). */
+function pinTextWidth(svg) {
+  const ctx = typeof document !== 'undefined' ? document.createElement('canvas').getContext?.('2d') : null;
+  if (!ctx) return undefined;
+  const family = getComputedStyle(svg).getPropertyValue('--sans').trim() || 'sans-serif';
+  ctx.font = `600 11px ${family}`;
+  return (t) => ctx.measureText(t).width;
 }
 
 /** What the overview canvas draws for each unit: box, title, colour, priority of its label. */
