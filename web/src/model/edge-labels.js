@@ -1,12 +1,17 @@
 // Where an edge's value label goes (pure geometry, graph units).
 //
-// The label sits at the middle of its edge's curve, unless a box is there:
-// an edge that spans several ranks is drawn as one curve and can pass over
-// the boxes between its ends (dagre routed it around them, but the figure
-// draws a plain curve). Then the label slides along the curve to the nearest
-// point where it covers no box, so a value never hides a title.
+// The label sits at the middle of its edge's curve, unless something is
+// there: an edge that spans several ranks is drawn as one curve and can pass
+// over the boxes between its ends (dagre routed it around them, but the
+// figure draws a plain curve), and two edges between the same two records
+// (`c * c`) share their middle. Then the label slides along its curve to the
+// nearest free point, or steps aside of it, so a value never hides a title
+// or another value. Each label is placed at the widest text it will show
+// (the run is known in full before the figure is drawn).
 
-const LABEL_W = 40; // a typical value ("12.", "-0.25"); the label grows with its text
+/** Width of a drawn value label (GraphView.edgeLabel): 7.2 per character plus its padding. */
+export const labelWidth = (txt) => txt.length * 7.2 + 12;
+const LABEL_W = 40; // when the text is not known
 const LABEL_H = 19;
 const STEPS = [0.5, 0.6, 0.4, 0.7, 0.3, 0.8, 0.2, 0.85, 0.15, 0.9, 0.1];
 
@@ -19,9 +24,9 @@ export function cubicAt(c, t) {
 
 const TITLE_BAND = 22; // a box's title row: covering it costs more than covering its values
 
-/** How badly a label centred at p covers box b: overlap area, the title row's counted 4×. */
-function cost(p, b, pad = 2) {
-  const x0 = Math.max(p.x - LABEL_W / 2 - pad, b.x); const x1 = Math.min(p.x + LABEL_W / 2 + pad, b.x + b.w);
+/** How badly a w-wide label centred at p covers box b: overlap area, the title row's counted 4×. */
+function cost(p, w, b, pad = 2) {
+  const x0 = Math.max(p.x - w / 2 - pad, b.x); const x1 = Math.min(p.x + w / 2 + pad, b.x + b.w);
   const y0 = Math.max(p.y - LABEL_H / 2 - pad, b.y); const y1 = Math.min(p.y + LABEL_H / 2 + pad, b.y + b.h);
   if (x1 <= x0 || y1 <= y0) return 0;
   const title = Math.max(0, Math.min(y1, b.y + TITLE_BAND) - y0);
@@ -29,36 +34,49 @@ function cost(p, b, pad = 2) {
 }
 
 /**
- * The label's centre on curve c: the midpoint when no box in `boxes` (but
- * the edge's ends) is under it, else the nearest free point along the curve
- * (from the middle outward). A curve that runs through a box from end to
- * end has no free point: then the label takes the point that covers least,
- * a box's lower rows rather than its title. `labels`: boxes of labels
- * already placed, which this one keeps off too.
+ * The centre of a w-wide label on curve c: the midpoint when nothing in
+ * `boxes` (but the edge's own end boxes) or `labels` (labels placed before)
+ * is under it; else the nearest free point along the curve, from the middle
+ * outward; else a free point one label aside of the curve. When nothing is
+ * free (a curve that runs through a box from end to end), the point that
+ * covers least: a box's lower rows rather than its title.
  */
-export function labelPoint(c, boxes, labels = []) {
-  // The edge's own end boxes do not count: between neighbouring ranks the
-  // label may touch them, as it always has (the gap is narrower than a label).
+export function labelPoint(c, boxes, labels = [], w = LABEL_W) {
+  // Between neighbouring ranks the label may touch the edge's ends, as it
+  // always has (the gap is narrower than a label).
   const touches = (b, x, y) => x >= b.x - 1 && x <= b.x + b.w + 1 && y >= b.y - 1 && y <= b.y + b.h + 1;
   const others = boxes.filter((b) => !touches(b, c[0], c[1]) && !touches(b, c[6], c[7])).concat(labels);
   let best = null; let bestCost = Infinity;
-  for (const t of STEPS) {
-    const p = cubicAt(c, t);
-    const k = others.reduce((sum, b) => sum + cost(p, b), 0);
-    if (k === 0) return p;
+  const tryAt = (p) => {
+    const k = others.reduce((sum, b) => sum + cost(p, w, b), 0);
     if (k < bestCost) { best = p; bestCost = k; }
+    return k === 0;
+  };
+  for (const t of STEPS) if (tryAt(cubicAt(c, t))) return best;
+  const onCurve = best; const onCurveCost = bestCost;
+  for (const t of STEPS.slice(0, 5)) {
+    const p = cubicAt(c, t);
+    for (const q of [{ x: p.x + w + 4, y: p.y }, { x: p.x - w - 4, y: p.y }, { x: p.x, y: p.y + LABEL_H + 4 }, { x: p.x, y: p.y - LABEL_H - 4 }]) if (tryAt(q)) return best;
   }
-  return best;
+  // Nothing free: stay on the curve unless stepping aside covers less.
+  return bestCost < onCurveCost ? best : onCurve;
 }
 
-/** Label centres of the edges that carry values (next_functions edges), keyed like the specs, each placed clear of boxes and of the labels before it. */
-export function placeLabels(specs, boxes) {
+/**
+ * Label centres ({x, y, box}) of the edges that carry values
+ * (next_functions edges), keyed like the specs, each clear of boxes and of
+ * the labels placed before it; `box` is the label's extent (Fit includes it).
+ * `widthOf(key)`: the widest label the edge will show (undefined: a typical one).
+ */
+export function placeLabels(specs, boxes, widthOf = () => undefined) {
   const at = new Map(); const labels = [];
   for (const e of specs) {
     if (!e.next) continue;
-    const p = labelPoint(e.c, boxes, labels);
-    at.set(e.key, p);
-    labels.push({ x: p.x - LABEL_W / 2, y: p.y - LABEL_H / 2, w: LABEL_W, h: LABEL_H });
+    const w = widthOf(e.key) ?? LABEL_W;
+    const p = labelPoint(e.c, boxes, labels, w);
+    const box = { x: p.x - w / 2, y: p.y - LABEL_H / 2, w, h: LABEL_H };
+    at.set(e.key, { x: p.x, y: p.y, box });
+    labels.push(box);
   }
   return at;
 }

@@ -15,7 +15,7 @@ import { abbreviate, readsWhole } from '../model/records.js';
 import { fitView, panToInclude } from '../model/camera.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
 import { runPins } from '../model/trace-model.js';
-import { placeLabels } from '../model/edge-labels.js';
+import { placeLabels, labelWidth } from '../model/edge-labels.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
 import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
 import { Minimap } from './minimap.js';
@@ -141,7 +141,10 @@ export class GraphView {
     this.edgeSpecs = edgeSpecs(model, input, this.boxes, lod);
     // Value labels keep off the boxes, the module titles and each other (big graphs: the middle).
     if (big) for (const e of this.edgeSpecs) this.edgeMid.set(e.key, curveMid(e.c[0], e.c[1], e.c[6], e.c[7]));
-    else this.edgeMid = placeLabels(this.edgeSpecs, [...Object.values(layout.pos), ...labelsPlaced.map((q) => ({ ...q, h: 20 }))]);
+    else {
+      const widths = labelWidths(model);
+      this.edgeMid = placeLabels(this.edgeSpecs, [...Object.values(layout.pos), ...labelsPlaced.map((q) => ({ ...q, h: 20 }))], (key) => widths.get(key));
+    }
     if (big) {
       // What follows (first frame, inspector, first canvas) is a task of its own.
       await new Promise((r) => setTimeout(r, 0));
@@ -161,7 +164,8 @@ export class GraphView {
     // from the top (the minimap shows the rest).
     // Room for every pin the run will show, so Fit includes them before they appear.
     this.placedPins = placePins(runPins(model), (p) => this.pinBox(p), { compact: lod === 'compact', textWidth: pinTextWidth(this.svg) });
-    this.bounds = figureBounds(layout, this.placedPins);
+    // (and for value labels a curve's end or a step aside put past the layout's edge).
+    this.bounds = figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box).filter(Boolean)]);
     this.fit({ minK: big || readsWhole(this.bounds, this.size(), input.lod) ? 0 : 0.8 });
     this.focusModuleName = focusModule;
     this.search?.refresh();
@@ -344,7 +348,8 @@ export class GraphView {
   /** A value label centred on an edge's midpoint. */
   edgeLabel(mid, txt, cls) {
     const g = el('g', { class: `flow-label ${cls}` }, cls === 'now' ? this.gNow : this.gPast);
-    el('rect', { x: mid.x - txt.length * 3.6 - 6, y: mid.y - 10, width: txt.length * 7.2 + 12, height: 19, rx: 9 }, g);
+    const w = labelWidth(txt);
+    el('rect', { x: mid.x - w / 2, y: mid.y - 10, width: w, height: 19, rx: 9 }, g);
     el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' }, g, txt);
     return g;
   }
@@ -702,6 +707,20 @@ export function edgeSpecs(model, input, boxes, lod, dir = input.dir || 'TB') {
     });
   }
   return out;
+}
+
+/** The widest value label each next_functions edge will show over the run (keyed as the edges). */
+function labelWidths(model) {
+  const widths = new Map();
+  for (const ev of model.trace) {
+    if (ev.type !== 'node') continue;
+    (model.nodes.get(ev.node)?.next || []).forEach((e, j) => {
+      if (e.node == null) return;
+      const key = `${ev.node}>${e.node}#${j}`;
+      widths.set(key, Math.max(widths.get(key) || 0, labelWidth(abbreviate(ev.gradInputs?.[j] ?? null, 18))));
+    });
+  }
+  return widths;
 }
 
 /** Measures a pin's line in the font styles.css gives `.pin text` (a canvas measures without touching layout). */
