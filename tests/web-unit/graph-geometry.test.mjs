@@ -3,7 +3,7 @@
 // that it is the midpoint along the curve's length.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { curve, curveMid } from '../../web/src/view/graph-view.js';
+import { curve, curveMid } from '../../web/src/model/edges.js';
 
 /** Arc-length midpoint of the cubic in an `M x,y C ...` path, by sampling. */
 function arcMid(d) {
