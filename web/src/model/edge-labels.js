@@ -45,7 +45,13 @@ export function labelPoint(c, boxes, labels = [], w = LABEL_W) {
   // Between neighbouring ranks the label may touch the edge's ends, as it
   // always has (the gap is narrower than a label).
   const touches = (b, x, y) => x >= b.x - 1 && x <= b.x + b.w + 1 && y >= b.y - 1 && y <= b.y + b.h + 1;
-  const others = boxes.filter((b) => !touches(b, c[0], c[1]) && !touches(b, c[6], c[7])).concat(labels);
+  // Only what lies near the curve can be under a candidate (the curve stays
+  // inside its control points' box; a step aside reaches 1.5 labels out).
+  const mx = 1.5 * w + 8; const my = 1.5 * LABEL_H + 8;
+  const x0 = Math.min(c[0], c[2], c[4], c[6]) - mx; const x1 = Math.max(c[0], c[2], c[4], c[6]) + mx;
+  const y0 = Math.min(c[1], c[3], c[5], c[7]) - my; const y1 = Math.max(c[1], c[3], c[5], c[7]) + my;
+  const near = (b) => b.x < x1 && b.x + b.w > x0 && b.y < y1 && b.y + b.h > y0;
+  const others = boxes.filter((b) => near(b) && !touches(b, c[0], c[1]) && !touches(b, c[6], c[7])).concat(labels.filter(near));
   let best = null; let bestCost = Infinity;
   const tryAt = (p) => {
     const k = others.reduce((sum, b) => sum + cost(p, w, b), 0);

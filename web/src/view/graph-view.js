@@ -163,9 +163,9 @@ export class GraphView {
     // First view: the whole figure when it reads (see session.chooseLayout) or
     // when it is big (the overview reads at any size); else a readable part
     // from the top (the minimap shows the rest).
-    // Room for every pin the run will show, so Fit includes them before they appear.
+    // Fit includes every pin the run will show (before it appears) and every
+    // value label (one stepped aside can pass the layout's edge).
     this.placedPins = placePins(runPins(model), (p) => this.pinBox(p), { compact: lod === 'compact', textWidth: pinTextWidth(this.svg) });
-    // (and for value labels a curve's end or a step aside put past the layout's edge).
     this.bounds = figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box).filter(Boolean)]);
     this.fit({ minK: big || readsWhole(this.bounds, this.size(), input.lod) ? 0 : 0.8 });
     this.focusModuleName = focusModule;
