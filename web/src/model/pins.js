@@ -11,6 +11,8 @@
 // the pin's tooltip, the step's sentence and the console line). The compact
 // overview, whose boxes are small, draws pins as badges on their boxes instead.
 
+import { unionBox } from './camera.js';
+
 const CHAR_W = 6.4; // 11px semibold sans, average advance
 const LINE_H = 14;
 const PAD_X = 10;
@@ -98,9 +100,8 @@ function placeBadges(pins, boxOf) {
 
 /** The layout's own box ({x, y, width, height}, from 0,0) grown to hold every placed pin. */
 export function figureBounds(layout, placed = []) {
-  let x0 = 0; let y0 = 0; let x1 = layout.width; let y1 = layout.height;
-  for (const p of placed) { x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x + p.w); y1 = Math.max(y1, p.y + p.h); }
-  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+  const u = unionBox([{ x: 0, y: 0, w: layout.width, h: layout.height }, ...placed]);
+  return { x: u.x, y: u.y, width: u.w, height: u.h };
 }
 
 export const PIN_TEXT = { padX: PAD_X, padY: PAD_Y, lineH: LINE_H };

@@ -170,7 +170,12 @@ export function analyze(graph, fullTrace = []) {
 /** Pins a warning or error where it happened; the same message at the same place (e.g. a hook's error and the aborted backward) is pinned once. */
 function addPin(pins, ev, focus, step) {
   const pin = { level: ev.type, message: ev.message, node: focus.node ?? null, tensor: focus.tensor ?? null, module: focus.module ?? null, step };
-  if (!pins.some((p) => p.message === pin.message && p.node === pin.node && p.tensor === pin.tensor && p.module === pin.module)) pins.push(pin);
+  if (!pins.some((p) => samePin(p, pin))) pins.push(pin);
+}
+
+/** The same message at the same place: one pin. */
+export function samePin(a, b) {
+  return a.message === b.message && a.node === b.node && a.tensor === b.tensor && a.module === b.module;
 }
 
 /** Every pin the run will show, in the order they appear (the last frame's pins): the figure keeps room for them from the start. */

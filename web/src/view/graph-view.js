@@ -14,7 +14,7 @@ import { GAP, BIG_UNITS } from '../model/layout.js';
 import { abbreviate, readsWhole } from '../model/records.js';
 import { fitView, panToInclude } from '../model/camera.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
-import { runPins } from '../model/trace-model.js';
+import { runPins, samePin } from '../model/trace-model.js';
 import { placeLabels, labelWidth } from '../model/edge-labels.js';
 import { edgeSpecs, labelWidths, maxGradNorm, edgeWidth, curveMid } from '../model/edges.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
@@ -249,7 +249,7 @@ export class GraphView {
     // A warning or error just pinned is kept in view too.
     const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
     const pinAt = pinned ? this.placedPinOf(pinned) : null;
-    if (follow && !this.userMoved) this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt && { x: pinAt.x, y: pinAt.y, w: pinAt.w, h: pinAt.h }]);
+    if (follow && !this.userMoved) this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt]);
     for (const [id, t] of this.tensorEls) {
       const c = t.c;
       const g = frame.grads.get(id) ?? null;
@@ -389,7 +389,7 @@ export class GraphView {
 
   /** The placement of a frame's pin among the run's (same message at the same place). */
   placedPinOf(p) {
-    return (this.placedPins || []).find(({ pin: q }) => q.message === p.message && q.level === p.level && q.node === p.node && q.tensor === p.tensor && q.module === p.module) || null;
+    return (this.placedPins || []).find(({ pin }) => samePin(pin, p)) || null;
   }
 
   // ---- pan & zoom ----
