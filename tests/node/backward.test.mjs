@@ -57,6 +57,70 @@ test('grad_buffer_versions: a later gradient is added in place where nothing els
   assert.deepEqual(got, Object.fromEntries(Object.entries(s).map(([k, c]) => [k, c.versions])));
 });
 
+test('grad_buffer_versions_unhooked: the scalar path counts the same in-place sums, steals and copies', () => {
+  // The programs of grad_buffer_versions and more, without hooks: hookgrad
+  // computes them on numbers (scalar_backward.rs), which must show the
+  // `.grad.version` PyTorch's tensors would.
+  const s = S('grad_buffer_versions_unhooked').cases;
+  const threeSamples = (w, b) => {
+    let total = null;
+    for (const x of [1, 2, 3]) {
+      const d = b.add(w.mul(x)).tanh().sub(1);
+      total = total === null ? d.mul(d) : total.add(d.mul(d));
+    }
+    return total;
+  };
+  const sharedThenAdded = (l0, l2) => {
+    const v3 = l0.add(l2);
+    const v4 = v3.tanh();
+    const v5 = l2.sub(0.25);
+    const sum = v3.add(v4).add(v5).add(v5.sub(l0)).add(l2.sub(0.25)).add(v3.add(l0)).add(l2.add(v4));
+    return sum.mul(2);
+  };
+  const programs = {
+    'x*x': (x) => x.mul(x),
+    'x*2 + x*3 + x*4': (x) => x.mul(2).add(x.mul(3)).add(x.mul(4)),
+    'x + x': (x) => x.add(x),
+    '(x + x)*2': (x) => x.add(x).mul(2),
+    'x*2 + x': (x) => x.mul(2).add(x),
+    '(x*2 + x)*2': (x) => x.mul(2).add(x).mul(2),
+    'a + b': (a, b) => a.add(b),
+    '(a+b)*(a+b)': (a, b) => a.add(b).mul(a.add(b)),
+    'c*3 + c, c = a+b': (a, b) => a.add(b).mul(3).add(a.add(b)),
+    '(a-b)*(a+b)': (a, b) => a.sub(b).mul(a.add(b)),
+    '((a+a)*b + (a+a))*2': (a, b) => a.add(a).mul(b).add(a.add(a)).mul(2),
+    'a neuron over three samples': threeSamples,
+    '(x-1)*(x-1)': (x) => x.sub(1).mul(x.sub(1)),
+    '(x+1)*1': (x) => x.add(1).mul(1),
+    'outputs held until routed': sharedThenAdded,
+  };
+  assert.deepEqual(Object.keys(programs), Object.keys(s));
+  for (const [name, f] of Object.entries(programs)) {
+    const leaves = s[name].inputs.map((v) => leaf(v));
+    f(...leaves).backward();
+    assert.deepEqual(leaves.map((t) => t.grad.version), s[name].versions, name);
+  }
+});
+
+test('grad_versions_random_scalar_programs: 200 random 0-d programs give PyTorch\'s .grad.version', () => {
+  const s = S('grad_versions_random_scalar_programs');
+  for (const { plan, versions } of s.programs) {
+    const leaves = s.leaves.map((v) => leaf(v));
+    const vals = [...leaves];
+    for (const step of plan.split(', ')) {
+      const [op, i, j] = step.split(' ').map(Number);
+      const a = vals[i % vals.length];
+      const b = vals[j % vals.length];
+      const make = { 0: () => a.add(b), 1: () => a.add(b), 2: () => a.sub(b), 3: () => a.mul(b), 4: () => a.add(0.5), 5: () => a.sub(0.25), 6: () => a.tanh() };
+      vals.push(make[op]());
+    }
+    let root = vals[3];
+    for (const v of vals.slice(4)) root = root.add(v);
+    root.mul(2).backward();
+    assert.deepEqual(leaves.map((t) => (t.grad === null || t.grad === undefined ? null : t.grad.version)), versions, plan);
+  }
+});
+
 test('backward gradient given as a number or nested array', () => {
   const s = S('backward_accumulates');
   const x = leaf(2);

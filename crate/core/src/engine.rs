@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::graph_task::{init_to_execute, GraphTask, HashMap, NodeTable};
 use crate::hooks::{FirstInline, TensorHook, TensorHookEntry};
 use crate::ids::{HandleId, NodeId, TensorId};
-use crate::input_buffer::{add_grad, to_tensors, Grad, Grads};
+use crate::input_buffer::{add_grad, to_tensors, Grad, Grads, Shares};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ready_queue::ReadyQueue;
 use crate::shape::{fmt_shape, is_expandable_to};
@@ -247,6 +247,8 @@ fn execute(
     // ready queue of entries.
     let mut buffers: Vec<Option<Grads>> = vec![None; table.nodes.len()];
     let mut queue: ReadyQueue<usize> = ReadyQueue::default();
+    // Holders of the gradients that scalar mode keeps as numbers.
+    let mut shares = Shares::default();
 
     // The roots act as the outputs of PyTorch's GraphRoot.
     route_outputs(
@@ -257,6 +259,7 @@ fn execute(
         &mut table,
         &mut buffers,
         &mut queue,
+        &mut shares,
     )?;
 
     while let Some(i) = queue.pop() {
@@ -264,11 +267,19 @@ fn execute(
         let inputs = buffers[i]
             .take()
             .ok_or_else(|| Error::internal("a ready node has no input buffer"))?;
-        let outputs = evaluate(task, &node, inputs).inspect_err(|e| record_error(e, &node))?;
+        let outputs =
+            evaluate(task, &mut shares, &node, inputs).inspect_err(|e| record_error(e, &node))?;
         let Some(outputs) = outputs else { continue };
         // Edges by reference: no Vec and no Rc clone per output.
         let routed = node.next.iter().map(Option::as_ref).zip(outputs);
-        route_outputs(task, routed, &mut table, &mut buffers, &mut queue)?;
+        route_outputs(
+            task,
+            routed,
+            &mut table,
+            &mut buffers,
+            &mut queue,
+            &mut shares,
+        )?;
     }
     Ok(())
 }
@@ -282,9 +293,19 @@ fn route_outputs<'e>(
     table: &mut NodeTable,
     buffers: &mut [Option<Grads>],
     queue: &mut ReadyQueue<usize>,
+    shares: &mut Shares,
 ) -> Result<()> {
+    // Gradients added into a slot (not stored): held until every output is
+    // routed, as PyTorch's `outputs` (see `add_grad`).
+    let mut held: Small<Grad> = Small::Zero;
     for (edge, grad) in outputs {
-        let Some(edge) = edge else { continue };
+        // No edge, or not to be executed: PyTorch does not compute it.
+        let Some(edge) = edge else {
+            if let Some(g) = &grad {
+                shares.drop_grad(g);
+            }
+            continue;
+        };
         let not_found = || Error::runtime(format!("dependency not found for {}", edge.node.name));
         let i = table.index(&edge.node).ok_or_else(not_found)?;
         let (Some(deps), Some(buffer)) = (table.deps.get_mut(i), buffers.get_mut(i)) else {
@@ -298,16 +319,24 @@ fn route_outputs<'e>(
         let ready = *deps == 0;
         if buffer.is_none() {
             if !task.should_execute(edge.node.id) {
+                if let Some(g) = &grad {
+                    shares.drop_grad(g);
+                }
                 continue;
             }
             *buffer = Some(Small::filled(edge.node.num_inputs(), None));
         }
-        if let Some(slots) = buffer {
-            add_grad(&edge.node, slots, edge.input_nr, grad)?;
+        if let (Some(slots), Some(grad)) = (buffer, grad) {
+            if let Some(added) = add_grad(&edge.node, slots, edge.input_nr, grad, shares)? {
+                held.push(added);
+            }
         }
         if ready {
             queue.push(edge.node.sequence_nr, i);
         }
+    }
+    for g in held.iter() {
+        shares.drop_grad(g);
     }
     Ok(())
 }
@@ -315,7 +344,12 @@ fn route_outputs<'e>(
 /// Runs one ready node, honouring `inputs=` filtering and captures. Returns
 /// `None` when the node was only captured from, not executed.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn evaluate(task: &mut GraphTask, node: &NodeRef, inputs: Grads) -> Result<Option<Grads>> {
+fn evaluate(
+    task: &mut GraphTask,
+    shares: &mut Shares,
+    node: &NodeRef,
+    inputs: Grads,
+) -> Result<Option<Grads>> {
     if task.filtered {
         let needed = task.needed.contains(&node.id);
         // In scalar mode there are neither hooks nor captures to run here.
@@ -333,12 +367,19 @@ fn evaluate(task: &mut GraphTask, node: &NodeRef, inputs: Grads) -> Result<Optio
             }
         }
         if !needed {
+            for g in inputs.iter().flatten() {
+                shares.drop_grad(g);
+            }
             return Ok(None);
         }
     }
     if task.scalar_mode {
-        if let Some(outputs) = crate::scalar_backward::try_run(task, node, &inputs)? {
+        if let Some(outputs) = crate::scalar_backward::try_run(task, shares, node, &inputs)? {
             return Ok(Some(outputs));
+        }
+        // The tensor path takes the numbers as tensors of their own.
+        for g in inputs.iter().flatten() {
+            shares.drop_grad(g);
         }
     }
     let outputs = call_node(task, node, to_tensors(inputs))?;
@@ -733,7 +774,10 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
             } else {
                 let copy = Tensor::from_array(grad.to_array()?);
                 if crate::layout::is_non_overlapping_and_dense(&shape, &var_strides) {
+                    // `new_empty_strided(...).copy_(grad)`: the copy_ is a
+                    // write, so this `.grad` starts at _version 1.
                     copy.set_strides(var_strides)?;
+                    copy.storage().bump_version();
                 }
                 copy
             };

@@ -1,7 +1,17 @@
-//! Gradients waiting for a node (PyTorch's `InputBuffer`), one slot per node
-//! input (the engine keeps one `Grads` per node of the pass). A slot holds a tensor, or — in a backward where no user code can
-//! run (`GraphTask::scalar_mode`) — the plain number a 0-d node computed
+//! Gradients waiting for a node (PyTorch's `InputBuffer`), one slot per
+//! node input (the engine keeps one `Grads` per node of the pass). A slot
+//! holds a tensor, or — in a backward where no user code can run
+//! (`GraphTask::scalar_mode`) — the plain number a 0-d node computed
 //! (`Grad::Value`), which becomes a tensor only where one is needed.
+//!
+//! A number stands for the tensor PyTorch would have made, down to what
+//! `.grad._version` shows: its version (one bump per gradient added to it
+//! in place) and whether anyone else holds the same tensor. Only a formula
+//! that hands its incoming gradient on unchanged (`AddBackward0` to both
+//! inputs, `SubBackward0` to the first) makes two holders of one tensor;
+//! the pass counts them in `Shares`, so "held by this buffer alone" — the
+//! test for an in-place sum and for AccumulateGrad's steal — is answered
+//! as the tensor path answers it with reference counts.
 
 use crate::error::{Error, Result};
 use crate::node::NodeRef;
@@ -9,19 +19,100 @@ use crate::small::Small;
 use crate::tensor::{Data, Tensor};
 use std::rc::Rc;
 
+/// A 0-d gradient as a number: its value, the version its tensor would
+/// have, and `share`: 0 when one holder has it, else its entry in `Shares`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Num {
+    pub value: f32,
+    pub version: u32,
+    pub share: u32,
+}
+
+impl Num {
+    /// A gradient a formula just computed: a new tensor, one holder.
+    #[inline]
+    pub fn fresh(value: f32) -> Num {
+        Num {
+            value,
+            version: 0,
+            share: 0,
+        }
+    }
+}
+
+/// How many holders each shared number has (entry 0 is unused: `share` 0
+/// means unshared). One per backward pass; entries are never reused.
+#[derive(Default)]
+pub(crate) struct Shares(Vec<u32>);
+
+impl Shares {
+    /// A new shared number held `holders` times.
+    #[inline]
+    pub fn add(&mut self, holders: u32) -> u32 {
+        if self.0.is_empty() {
+            self.0.push(0);
+        }
+        self.0.push(holders);
+        (self.0.len() - 1) as u32
+    }
+
+    /// Whether `n`'s holder is the only one (PyTorch: `use_count() == 1`).
+    #[inline]
+    pub fn alone(&self, n: &Num) -> bool {
+        n.share == 0 || self.0.get(n.share as usize).is_some_and(|&c| c <= 1)
+    }
+
+    /// `more` holders join `n` (which may become shared); returns its share.
+    #[inline]
+    pub fn join(&mut self, n: &Num, more: u32) -> u32 {
+        if more == 0 {
+            return n.share;
+        }
+        match self.0.get_mut(n.share as usize) {
+            Some(c) if n.share != 0 => {
+                *c += more;
+                n.share
+            }
+            _ => self.add(1 + more),
+        }
+    }
+
+    /// One holder of `n` lets go of it (consumed, summed away or dropped).
+    #[inline]
+    pub fn leave(&mut self, n: &Num) {
+        if n.share != 0 {
+            if let Some(c) = self.0.get_mut(n.share as usize) {
+                *c = c.saturating_sub(1);
+            }
+        }
+    }
+
+    /// One holder of `g` lets go of it (tensors count themselves).
+    #[inline]
+    pub fn drop_grad(&mut self, g: &Grad) {
+        if let Grad::Value(n) = g {
+            self.leave(n);
+        }
+    }
+}
+
 /// One gradient flowing through the engine.
 #[derive(Clone)]
 pub(crate) enum Grad {
     Tensor(Tensor),
-    /// The value of a 0-d gradient that no one can observe as a tensor.
-    Value(f32),
+    /// A 0-d gradient that no one can observe as a tensor.
+    Value(Num),
 }
 
 impl Grad {
+    /// The tensor for code that takes one (the holder's count is the
+    /// caller's: see `Shares::drop_grad`). A shared number becomes a tensor
+    /// of its own here, the one place two holders of the same PyTorch
+    /// tensor could part (a node without a number formula in a scalar pass).
     pub fn into_tensor(self) -> Tensor {
         match self {
             Grad::Tensor(t) => t,
-            Grad::Value(v) => Tensor::scalar(v),
+            Grad::Value(n) => Tensor::scalar_at_version(n.value, n.version),
         }
     }
 
@@ -30,7 +121,7 @@ impl Grad {
     #[inline]
     pub fn value(&self) -> Result<Option<f32>> {
         match self {
-            Grad::Value(v) => Ok(Some(*v)),
+            Grad::Value(n) => Ok(Some(n.value)),
             Grad::Tensor(t) => match t.scalar_value() {
                 Some(v) => Ok(Some(v)),
                 // Not 0-d, or busy (an internal error then).
@@ -53,16 +144,23 @@ pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
 
 /// Adds `grad` to input `pos` of `node`'s buffer `slots`. The first
 /// gradient is stored as is (same tensor, as PyTorch does); later ones are
-/// added to it (`accumulate`).
+/// added to it (`accumulate`; numbers as `accumulate` would treat their
+/// tensors: in place when the buffer alone holds the earlier one).
+///
+/// Returns a gradient that was added into the slot rather than stored: the
+/// caller keeps it until all the node's outputs are routed, as PyTorch's
+/// `evaluate_function` keeps its `outputs` (`InputBuffer::add` moves a
+/// gradient only into an empty slot), so a later output of the same node
+/// still counts it as a holder.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 #[inline]
 pub(crate) fn add_grad(
     node: &NodeRef,
     slots: &mut Grads,
     pos: usize,
-    grad: Option<Grad>,
-) -> Result<()> {
-    let Some(grad) = grad else { return Ok(()) };
+    grad: Grad,
+    shares: &mut Shares,
+) -> Result<Option<Grad>> {
     let Some(slot) = slots.get_mut(pos) else {
         return Err(Error::internal(format!(
             "gradient for input {pos} of {} which has {} inputs",
@@ -70,20 +168,40 @@ pub(crate) fn add_grad(
             node.num_inputs()
         )));
     };
-    *slot = Some(match slot.take() {
-        None => grad,
+    let Some(old) = slot.take() else {
+        *slot = Some(grad);
+        return Ok(None);
+    };
+    *slot = Some(match (old, &grad) {
         // An op, so the sum is differentiable under create_graph.
-        Some(Grad::Tensor(old)) if matches!(grad, Grad::Tensor(_)) => {
-            Grad::Tensor(accumulate(old, &grad.into_tensor())?)
+        (Grad::Tensor(old), Grad::Tensor(new)) => Grad::Tensor(accumulate(old, new)?),
+        (Grad::Tensor(old), Grad::Value(new)) => {
+            Grad::Tensor(accumulate(old, &Grad::Value(*new).into_tensor())?)
         }
-        // A number is involved (scalar mode: both are 0-d): the same f32
-        // sum the 0-d `add` computes.
-        Some(old) => match (old.value()?, grad.value()?) {
-            (Some(a), Some(b)) => Grad::Value(a + b),
-            _ => Grad::Tensor(old.into_tensor().add(&grad.into_tensor())?),
+        // A number is involved (scalar mode: both are 0-d and grad mode is
+        // off): the same f32 sum the 0-d `add` computes, in place when this
+        // buffer alone holds the earlier gradient (as `accumulate`).
+        (Grad::Value(old), new) => match new.value()? {
+            Some(b) if shares.alone(&old) => Grad::Value(Num {
+                value: old.value + b,
+                version: old.version.wrapping_add(1),
+                share: old.share,
+            }),
+            Some(b) => {
+                shares.leave(&old);
+                Grad::Value(Num::fresh(old.value + b))
+            }
+            None => {
+                shares.leave(&old);
+                Grad::Tensor(
+                    Grad::Value(old)
+                        .into_tensor()
+                        .add(&new.clone().into_tensor())?,
+                )
+            }
         },
     });
-    Ok(())
+    Ok(Some(grad))
 }
 
 /// PyTorch's `InputBuffer::accumulate`: with grad mode off, a gradient that

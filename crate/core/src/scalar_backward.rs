@@ -12,37 +12,42 @@
 //! (a tensor gradient of another shape, a packed saved tensor, a node
 //! without a number formula) falls back to `engine::call_node`.
 //!
-//! Versions: one thing differs. PyTorch adds a later gradient into the
-//! input buffer's tensor in place when nothing else holds it, so a stolen
-//! `.grad` carries one version bump per such sum (`x*x`: `_version` 1);
-//! the tensor path does the same (input_buffer.rs, `accumulate`). Numbers
-//! have no identity to tell a shared gradient (AddBackward0 hands the same
-//! tensor to both inputs) from an unshared one, so here `.grad` starts at
-//! version 0 and only `.grad += grad` bumps it. Values are the same.
+//! Versions: a number carries what `.grad._version` would show of its
+//! tensor (see `input_buffer::Num`). The formulas that hand their gradient
+//! on unchanged (`passes_through`) share it between holders, as PyTorch's
+//! do, so an in-place sum and AccumulateGrad's steal happen exactly where
+//! the tensor path has them.
 
 use crate::engine::after_accumulate;
 use crate::error::{Error, Result};
 use crate::graph_task::GraphTask;
-use crate::input_buffer::{Grad, Grads};
+use crate::input_buffer::{Grad, Grads, Num, Shares};
 use crate::node::{NodeKind, NodeRef, FREED_GRAPH_ERROR};
 use crate::small::Small;
 use crate::tensor::{Data, Tensor};
 
 /// Runs `node` on numbers if it can; `None`: use the tensor path.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result<Option<Grads>> {
+pub(crate) fn try_run(
+    task: &GraphTask,
+    shares: &mut Shares,
+    node: &NodeRef,
+    slots: &Grads,
+) -> Result<Option<Grads>> {
     match &node.kind {
         NodeKind::AccumulateGrad { variable } => {
-            let [Some(Grad::Value(v))] = &slots[..] else {
+            let [Some(Grad::Value(n))] = &slots[..] else {
                 return Ok(None);
             };
             // As `engine::accumulate`: nothing at all (no event, no hooks).
             if !variable.requires_grad() {
+                shares.leave(n);
                 return Ok(Some(Small::Zero));
             }
-            if !accumulate_value(variable, *v)? {
+            if !accumulate_value(variable, n, shares)? {
                 return Ok(None);
             }
+            shares.leave(n);
             after_accumulate(variable)?;
             Ok(Some(Small::Zero))
         }
@@ -70,12 +75,13 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
             if !all_0d {
                 return Ok(None);
             }
-            let g = match slots.first() {
-                Some(Some(g)) => match g.value()? {
+            let input = slots.first().and_then(Option::as_ref);
+            let g = match input {
+                Some(g) => match g.value()? {
                     Some(v) => Some(v),
                     None => return Ok(None),
                 },
-                _ => None,
+                None => None,
             };
             let mut out: Grads = Small::filled(node.next.len(), None);
             // No gradient at all: the node is not applied (as in call_node).
@@ -103,14 +109,24 @@ pub(crate) fn try_run(task: &GraphTask, node: &NodeRef, slots: &Grads) -> Result
                 let grads = rule(g, &values[..count], *param);
                 #[cfg(test)]
                 RUN_ON_NUMBERS.with(|n| n.set(n.get() + 1));
+                let pass = passes_through(node.name);
+                let mut passed = 0u32;
                 // Indexed (an array's by-value iterator was a call per item
                 // in the size-optimized wasm).
                 for (i, (slot, edge)) in out.iter_mut().zip(node.next.iter()).enumerate() {
                     if let (Some(e), Some(&value)) = (edge, grads.get(i)) {
                         if task.should_execute(e.node.id) {
-                            *slot = Some(Grad::Value(value));
+                            *slot = Some(Grad::Value(Num::fresh(value)));
+                            if pass & (1 << i) != 0 {
+                                passed += 1;
+                            }
                         }
                     }
+                }
+                if passed != 0 {
+                    hand_on(input, pass, passed, &mut out, shares);
+                } else if let Some(Grad::Value(n)) = input {
+                    shares.leave(n);
                 }
             }
             if !task.keep_graph {
@@ -131,15 +147,51 @@ pub(crate) fn nodes_run_on_numbers() -> usize {
     RUN_ON_NUMBERS.with(|n| n.get())
 }
 
+/// The outputs in `pass` get the incoming gradient itself, as the tensor
+/// formula returns it: the same tensor, or the same number with its
+/// version, now held by each of the `passed` outputs instead of the buffer.
+fn hand_on(input: Option<&Grad>, pass: u8, passed: u32, out: &mut Grads, shares: &mut Shares) {
+    let same = match input {
+        Some(Grad::Tensor(t)) => Grad::Tensor(t.clone()),
+        Some(Grad::Value(n)) => Grad::Value(Num {
+            share: shares.join(n, passed - 1),
+            ..*n
+        }),
+        None => return,
+    };
+    for (i, slot) in out.iter_mut().enumerate() {
+        if pass & (1 << i) != 0 && slot.is_some() {
+            *slot = Some(same.clone());
+        }
+    }
+}
+
+/// The inputs whose gradient a formula hands on unchanged, bit `i` for
+/// input `i` (PyTorch's `AddBackward0`: `grad` to both; `SubBackward0`:
+/// `grad` to self, `-grad` to other). Only these make one gradient tensor
+/// reach two buffers.
+#[inline]
+fn passes_through(name: &str) -> u8 {
+    match name {
+        "AddBackward0" => 0b11,
+        "SubBackward0" => 0b01,
+        _ => 0,
+    }
+}
+
 /// AccumulateGrad of a number into a 0-d leaf, as `engine::accumulate` does
-/// it for a gradient tensor no one else holds (grad mode is off). `false`:
-/// not a case for numbers (use the tensor path).
+/// it (grad mode is off): a gradient no one else holds is stolen, with its
+/// version; a shared one is copied (version 1); an existing `.grad` takes
+/// it in place. `false`: not a case for numbers (use the tensor path).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 #[inline]
-fn accumulate_value(variable: &Tensor, v: f32) -> Result<bool> {
+fn accumulate_value(variable: &Tensor, n: &Num, shares: &Shares) -> Result<bool> {
+    let v = n.value;
     let Some(existing) = variable.grad_raw() else {
-        // PyTorch steals the unshared gradient: a 0-d row-major tensor.
-        variable.meta_mut()?.grad = Some(Tensor::scalar(v));
+        // PyTorch steals an unshared gradient (its version with it), else
+        // copies it (`new_empty_strided().copy_()`: version 1).
+        let version = if shares.alone(n) { n.version } else { 1 };
+        variable.meta_mut()?.grad = Some(Tensor::scalar_at_version(v, version));
         return Ok(true);
     };
     if std::rc::Rc::strong_count(existing.storage()) > 1 {

@@ -147,11 +147,7 @@ fn grad_accumulates_in_place_or_into_a_new_tensor_like_the_tensor_path() {
         let second = x.grad_raw().expect("grad");
         assert!(second.ptr_eq(&first));
         assert_eq!(first.item().unwrap(), 12.0);
-        // Not on numbers: their input buffer keeps no tensor whose in-place
-        // sums it could count (scalar_backward.rs, "Versions").
-        if tensor_path {
-            assert_eq!(first.version(), 2);
-        }
+        assert_eq!(first.version(), 2);
         // A detached alias shares the storage: `.grad` becomes a new sum.
         let alias = first.detach();
         ok(y.backward_with(None, true, None));
@@ -181,4 +177,206 @@ fn a_nested_backward_that_restamps_shared_nodes_leaves_the_outer_pass_intact() {
     })));
     ok(loss.backward());
     assert_eq!(x.grad_raw().expect("grad").item().unwrap(), 24.0);
+}
+
+/// `.grad._version` of each leaf after one backward, as torch 2.15 prints
+/// it for the same program without hooks (tests/fixtures/pyfixtures/
+/// backward.py, `grad_buffer_versions_unhooked`): every in-place sum in an
+/// input buffer counts, a stolen gradient keeps its count, and a copied
+/// one (`clone_obey_contract`: `new_empty_strided().copy_()`) is at 1.
+#[test]
+fn grad_versions_are_pytorchs_on_both_paths() {
+    type Program = fn(&[Tensor]) -> Result<Tensor>;
+    let cases: [(&str, &[f32], Program, &[u32]); 15] = [
+        ("x*x", &[1.5], |l| l[0].mul(&l[0]), &[1]),
+        (
+            "x*2 + x*3 + x*4",
+            &[1.5],
+            |l| l[0].mul(2.0)?.add(&l[0].mul(3.0)?)?.add(&l[0].mul(4.0)?),
+            &[2],
+        ),
+        ("x + x", &[1.5], |l| l[0].add(&l[0]), &[0]),
+        ("x*2 + x", &[1.5], |l| l[0].mul(2.0)?.add(&l[0]), &[0]),
+        (
+            "x*0 + x*0 + x*1 + x*2 + x*3",
+            &[1.5],
+            |l| {
+                let mut s = l[0].mul(0.0)?;
+                for i in 0..4 {
+                    s = s.add(&l[0].mul(i as f32)?)?;
+                }
+                Ok(s)
+            },
+            &[4],
+        ),
+        ("a + b", &[1.0, 2.0], |l| l[0].add(&l[1]), &[1, 1]),
+        (
+            "a*b + a*b",
+            &[1.0, 2.0],
+            |l| l[0].mul(&l[1])?.add(&l[0].mul(&l[1])?),
+            &[1, 1],
+        ),
+        (
+            "(a+b)*(a+b)",
+            &[1.0, 2.0],
+            |l| {
+                let c = l[0].add(&l[1])?;
+                c.mul(&c)
+            },
+            &[1, 1],
+        ),
+        (
+            "c*3 + c, c = a+b",
+            &[1.0, 2.0],
+            |l| {
+                let c = l[0].add(&l[1])?;
+                c.mul(3.0)?.add(&c)
+            },
+            &[1, 0],
+        ),
+        (
+            "(a-b)*(a+b)",
+            &[1.0, 2.0],
+            |l| l[0].sub(&l[1])?.mul(&l[0].add(&l[1])?),
+            &[0, 1],
+        ),
+        (
+            "a neuron over three samples",
+            &[0.5, 0.1],
+            |l| {
+                let mut total: Option<Tensor> = None;
+                for x in [1.0f32, 2.0, 3.0] {
+                    let o = l[1].add(&l[0].mul(x)?)?.tanh()?;
+                    let d = o.sub(1.0)?;
+                    let sq = d.mul(&d)?;
+                    total = Some(match total {
+                        Some(t) => t.add(&sq)?,
+                        None => sq,
+                    });
+                }
+                Ok(total.expect("three samples"))
+            },
+            &[2, 2],
+        ),
+        (
+            "(x+1) + (x+2)",
+            &[1.5],
+            |l| l[0].add(1.0)?.add(&l[0].add(2.0)?),
+            &[0],
+        ),
+        (
+            "y + y, y = x+1",
+            &[1.5],
+            |l| {
+                let y = l[0].add(1.0)?;
+                y.add(&y)
+            },
+            &[0],
+        ),
+        (
+            "(x-1)*(x-1)",
+            &[1.5],
+            |l| {
+                let y = l[0].sub(1.0)?;
+                y.mul(&y)
+            },
+            &[1],
+        ),
+        ("(x+1)*1", &[1.0], |l| l[0].add(1.0)?.mul(1.0), &[0]),
+    ];
+    for (name, values, f, want) in cases {
+        for tensor_path in [false, true] {
+            let (leaves, r) = run(values, f, tensor_path);
+            ok(r);
+            let got: Vec<u32> = leaves
+                .iter()
+                .map(|t| t.grad_raw().expect("grad").version())
+                .collect();
+            assert_eq!(got, want, "{name} (tensor path: {tensor_path})");
+        }
+    }
+}
+
+#[test]
+fn a_grad_copied_under_create_graph_is_at_version_1() {
+    // torch 2.15: (a*2).backward(create_graph=True) -> a.grad._version 1;
+    // (a+b).backward(create_graph=True) -> 1 and 1 (`clone_obey_contract`).
+    let a = leaf(&[1.0], &[]);
+    let b = leaf(&[2.0], &[]);
+    ok(crate::engine::backward_ext(
+        &ok(a.mul(2.0)),
+        None,
+        false,
+        true,
+        None,
+    ));
+    assert_eq!(a.grad_raw().expect("grad").version(), 1);
+    let (a, b2) = (leaf(&[1.0], &[]), b);
+    ok(crate::engine::backward_ext(
+        &ok(a.add(&b2)),
+        None,
+        false,
+        true,
+        None,
+    ));
+    let versions = [&a, &b2].map(|t| t.grad_raw().expect("grad").version());
+    assert_eq!(versions, [1, 1]);
+}
+
+/// Random 0-d programs (sums, differences, products and a tanh over
+/// reused values, most reaching the root through several paths): numbers
+/// and tensors give the same gradients and the same `.grad._version`s —
+/// the tensor path counts holders with reference counts, the numbers with
+/// `Shares`.
+#[test]
+fn random_programs_give_the_same_grads_and_versions_on_both_paths() {
+    let mut seed = 0x2545_f491_u32;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed as usize % n
+    };
+    for _ in 0..500 {
+        let plan: Vec<[usize; 3]> = (0..12).map(|_| [next(7), next(64), next(64)]).collect();
+        let shown = format!("{plan:?}");
+        let program = move |l: &[Tensor]| -> Result<Tensor> {
+            let mut vals: Vec<Tensor> = l.to_vec();
+            for &[op, i, j] in &plan {
+                let (a, b) = (&vals[i % vals.len()], &vals[j % vals.len()]);
+                let v = match op {
+                    0 | 1 => a.add(b)?,
+                    2 => a.sub(b)?,
+                    3 => a.mul(b)?,
+                    4 => a.add(0.5)?,
+                    5 => a.sub(0.25)?,
+                    _ => a.tanh()?,
+                };
+                vals.push(v);
+            }
+            // Everything made reaches the root; the last product makes the
+            // gradient a number from the first node on.
+            let mut root = vals[l.len()].clone();
+            for v in &vals[l.len() + 1..] {
+                root = root.add(v)?;
+            }
+            root.mul(2.0)
+        };
+        let (scalar, r1) = run(&[0.3, -0.7, 1.1], &program, false);
+        let (tensor, r2) = run(&[0.3, -0.7, 1.1], &program, true);
+        ok(r1);
+        ok(r2);
+        let versions = |l: &[Tensor]| -> Vec<Option<u32>> {
+            l.iter()
+                .map(|t| t.grad_raw().map(|g| g.version()))
+                .collect()
+        };
+        let bits = |l: &[Tensor]| -> Vec<Option<u32>> {
+            l.iter()
+                .map(|t| t.grad_raw().map(|g| g.item().unwrap().to_bits()))
+                .collect()
+        };
+        assert_eq!(bits(&scalar), bits(&tensor));
+        assert_eq!(versions(&scalar), versions(&tensor), "{shown}");
+    }
 }

@@ -234,6 +234,14 @@ impl Tensor {
         Tensor::from_data(Data::Scalar(v))
     }
 
+    /// A new 0-d tensor whose version counter already reads `version` (the
+    /// tensor a gradient computed as a number would have been).
+    pub(crate) fn scalar_at_version(v: f32, version: u32) -> Tensor {
+        let t = Tensor::scalar(v);
+        t.storage().own.set(version);
+        t
+    }
+
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     #[inline]
     pub(crate) fn from_data(data: Data) -> Tensor {
