@@ -297,7 +297,7 @@ fn route_outputs<'e>(
 ) -> Result<()> {
     // Gradients added into a slot (not stored): held until every output is
     // routed, as PyTorch's `outputs` (see `add_grad`).
-    let mut held: Small<Grad> = Small::Zero;
+    let mut held: Grads = Small::Zero;
     for (edge, grad) in outputs {
         // No edge, or not to be executed: PyTorch does not compute it.
         let Some(edge) = edge else {
@@ -328,14 +328,14 @@ fn route_outputs<'e>(
         }
         if let (Some(slots), Some(grad)) = (buffer, grad) {
             if let Some(added) = add_grad(&edge.node, slots, edge.input_nr, grad, shares)? {
-                held.push(added);
+                held.push(Some(added));
             }
         }
         if ready {
             queue.push(edge.node.sequence_nr, i);
         }
     }
-    for g in held.iter() {
+    for g in held.iter().flatten() {
         shares.drop_grad(g);
     }
     Ok(())
