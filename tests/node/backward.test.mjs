@@ -102,7 +102,7 @@ test('grad_buffer_versions_unhooked: the scalar path counts the same in-place su
   }
 });
 
-test('grad_versions_random_scalar_programs: 200 random 0-d programs give PyTorch\'s .grad.version', () => {
+test('grad_versions_random_scalar_programs: 100 random 0-d programs give PyTorch\'s .grad.version', () => {
   const s = S('grad_versions_random_scalar_programs');
   for (const { plan, versions } of s.programs) {
     const leaves = s.leaves.map((v) => leaf(v));
