@@ -207,12 +207,12 @@ pub(crate) fn add_grad(
 /// PyTorch's `InputBuffer::accumulate`: with grad mode off, a gradient that
 /// only the buffer holds (no other reference to its tensor or its storage,
 /// row-major, not a view) takes the next one in place, `old.add_(new)`;
-/// otherwise `old + new`, a new tensor. The same f32 additions either way —
-/// in place only saves a tensor per extra gradient, and leaves the sum
-/// uniquely held, so AccumulateGrad can steal it as PyTorch's does. No one
-/// can see the difference: whoever could (a hook that kept the gradient, a
-/// JS handle, a saved tensor, a view) holds a reference, and then it is
-/// `old + new`.
+/// otherwise `old + new`, a new tensor. The same f32 additions either way;
+/// what shows is the version (one bump per in-place sum, carried into
+/// `.grad` when AccumulateGrad steals the sum, as PyTorch's `_version`).
+/// Values no one else can see change: whoever could (a hook that kept the
+/// gradient, a JS handle, a saved tensor, a view) holds a reference, and
+/// then it is `old + new`.
 fn accumulate(old: Tensor, new: &Tensor) -> Result<Tensor> {
     if !crate::context::is_grad_enabled() && held_by_buffer_alone(&old) && old.same_shape(new) {
         let added = match old.storage().data.try_borrow_mut() {
