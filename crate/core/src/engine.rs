@@ -295,15 +295,13 @@ fn route_outputs<'e>(
     queue: &mut ReadyQueue<usize>,
     shares: &mut Shares,
 ) -> Result<()> {
-    // Gradients added into a slot (not stored): held until every output is
-    // routed, as PyTorch's `outputs` (see `add_grad`).
+    // Gradients not stored in a slot (added into one, or with nowhere to
+    // go): let go of once every output is routed, as PyTorch's `outputs`
+    // holds them (see `add_grad`).
     let mut held: Grads = Small::Zero;
     for (edge, grad) in outputs {
-        // No edge, or not to be executed: PyTorch does not compute it.
         let Some(edge) = edge else {
-            if let Some(g) = &grad {
-                shares.drop_grad(g);
-            }
+            held.push(grad);
             continue;
         };
         let not_found = || Error::runtime(format!("dependency not found for {}", edge.node.name));
@@ -319,9 +317,7 @@ fn route_outputs<'e>(
         let ready = *deps == 0;
         if buffer.is_none() {
             if !task.should_execute(edge.node.id) {
-                if let Some(g) = &grad {
-                    shares.drop_grad(g);
-                }
+                held.push(grad);
                 continue;
             }
             *buffer = Some(Small::filled(edge.node.num_inputs(), None));
@@ -335,9 +331,7 @@ fn route_outputs<'e>(
             queue.push(edge.node.sequence_nr, i);
         }
     }
-    for g in held.iter().flatten() {
-        shares.drop_grad(g);
-    }
+    shares.drop_all(&held);
     Ok(())
 }
 
@@ -367,19 +361,18 @@ fn evaluate(
             }
         }
         if !needed {
-            for g in inputs.iter().flatten() {
-                shares.drop_grad(g);
-            }
+            shares.drop_all(&inputs);
             return Ok(None);
         }
     }
     if task.scalar_mode {
-        if let Some(outputs) = crate::scalar_backward::try_run(task, shares, node, &inputs)? {
-            return Ok(Some(outputs));
-        }
-        // The tensor path takes the numbers as tensors of their own.
-        for g in inputs.iter().flatten() {
-            shares.drop_grad(g);
+        let outputs = crate::scalar_backward::try_run(task, shares, node, &inputs)?;
+        // The node's buffer lets go of its gradients (PyTorch's
+        // call_function drops its inputs before the outputs are routed);
+        // the tensor path takes numbers as tensors of their own.
+        shares.drop_all(&inputs);
+        if outputs.is_some() {
+            return Ok(outputs);
         }
     }
     let outputs = call_node(task, node, to_tensors(inputs))?;
@@ -766,19 +759,14 @@ fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
             // (`clone_obey_contract`). Expected owners here: `call_node`'s
             // input list and this `grad`. JS handles made inside a hook are
             // not counted (JS cannot tell whether the hook kept them).
-            let (shape, var_strides) = variable.layout();
-            let obeys = crate::layout::obeys_layout_contract(&shape, &grad.strides(), &var_strides);
+            let layout = variable.layout();
+            let obeys = crate::layout::obeys_layout_contract(&layout.0, &grad.strides(), &layout.1);
             let steal = grad.owner_count() <= 2 && grad.view_info().is_none() && obeys;
             let stored = if steal {
                 grad.detach()
             } else {
                 let copy = Tensor::from_array(grad.to_array()?);
-                if crate::layout::is_non_overlapping_and_dense(&shape, &var_strides) {
-                    // `new_empty_strided(...).copy_(grad)`: the copy_ is a
-                    // write, so this `.grad` starts at _version 1.
-                    copy.set_strides(var_strides)?;
-                    copy.storage().bump_version();
-                }
+                copy.lay_out_as_grad_copy(&layout)?;
                 copy
             };
             variable.meta_mut()?.grad = Some(stored);

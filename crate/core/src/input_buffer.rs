@@ -21,7 +21,7 @@ use std::rc::Rc;
 
 /// A 0-d gradient as a number: its value, the version its tensor would
 /// have, and `share`: 0 when one holder has it, else its entry in `Shares`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy)]
 pub(crate) struct Num {
     pub value: f32,
     pub version: u32,
@@ -41,19 +41,32 @@ impl Num {
 }
 
 /// How many holders each shared number has (entry 0 is unused: `share` 0
-/// means unshared). One per backward pass; entries are never reused.
+/// means unshared). One per backward pass; entries are never reused. A
+/// node lets go of its inputs in one place (`engine::evaluate`), and of
+/// outputs it added into slots or could not deliver in another
+/// (`engine::route_outputs`).
 #[derive(Default)]
 pub(crate) struct Shares(Vec<u32>);
 
 impl Shares {
-    /// A new shared number held `holders` times.
+    /// `holders` now hold one number that `n`'s holder hands on (the
+    /// holder itself lets go of `n` later); returns the share to give them.
     #[inline]
-    pub fn add(&mut self, holders: u32) -> u32 {
-        if self.0.is_empty() {
-            self.0.push(0);
+    pub fn hand_on(&mut self, n: &Num, holders: u32) -> u32 {
+        match (n.share, self.0.get_mut(n.share as usize)) {
+            (0, _) if holders == 1 => 0,
+            (0, _) | (_, None) => {
+                if self.0.is_empty() {
+                    self.0.push(0);
+                }
+                self.0.push(holders);
+                (self.0.len() - 1) as u32
+            }
+            (share, Some(c)) => {
+                *c += holders;
+                share
+            }
         }
-        self.0.push(holders);
-        (self.0.len() - 1) as u32
     }
 
     /// Whether `n`'s holder is the only one (PyTorch: `use_count() == 1`).
@@ -62,36 +75,21 @@ impl Shares {
         n.share == 0 || self.0.get(n.share as usize).is_some_and(|&c| c <= 1)
     }
 
-    /// `more` holders join `n` (which may become shared); returns its share.
-    #[inline]
-    pub fn join(&mut self, n: &Num, more: u32) -> u32 {
-        if more == 0 {
-            return n.share;
-        }
-        match self.0.get_mut(n.share as usize) {
-            Some(c) if n.share != 0 => {
-                *c += more;
-                n.share
-            }
-            _ => self.add(1 + more),
-        }
-    }
-
     /// One holder of `n` lets go of it (consumed, summed away or dropped).
     #[inline]
     pub fn leave(&mut self, n: &Num) {
-        if n.share != 0 {
-            if let Some(c) = self.0.get_mut(n.share as usize) {
-                *c = c.saturating_sub(1);
-            }
+        if let Some(c) = self.0.get_mut(n.share as usize).filter(|_| n.share != 0) {
+            *c = c.saturating_sub(1);
         }
     }
 
-    /// One holder of `g` lets go of it (tensors count themselves).
+    /// The holders of `grads` let go of them (tensors count themselves).
     #[inline]
-    pub fn drop_grad(&mut self, g: &Grad) {
-        if let Grad::Value(n) = g {
-            self.leave(n);
+    pub fn drop_all(&mut self, grads: &Grads) {
+        for g in grads.iter().flatten() {
+            if let Grad::Value(n) = g {
+                self.leave(n);
+            }
         }
     }
 }
@@ -106,7 +104,7 @@ pub(crate) enum Grad {
 
 impl Grad {
     /// The tensor for code that takes one (the holder's count is the
-    /// caller's: see `Shares::drop_grad`). A shared number becomes a tensor
+    /// caller's: see `Shares::drop_all`). A shared number becomes a tensor
     /// of its own here, the one place two holders of the same PyTorch
     /// tensor could part (a node without a number formula in a scalar pass).
     pub fn into_tensor(self) -> Tensor {

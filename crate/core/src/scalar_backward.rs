@@ -41,13 +41,11 @@ pub(crate) fn try_run(
             };
             // As `engine::accumulate`: nothing at all (no event, no hooks).
             if !variable.requires_grad() {
-                shares.leave(n);
                 return Ok(Some(Small::Zero));
             }
             if !accumulate_value(variable, n, shares)? {
                 return Ok(None);
             }
-            shares.leave(n);
             after_accumulate(variable)?;
             Ok(Some(Small::Zero))
         }
@@ -125,8 +123,6 @@ pub(crate) fn try_run(
                 }
                 if passed != 0 {
                     hand_on(input, pass, passed, &mut out, shares);
-                } else if let Some(Grad::Value(n)) = input {
-                    shares.leave(n);
                 }
             }
             if !task.keep_graph {
@@ -149,12 +145,13 @@ pub(crate) fn nodes_run_on_numbers() -> usize {
 
 /// The outputs in `pass` get the incoming gradient itself, as the tensor
 /// formula returns it: the same tensor, or the same number with its
-/// version, now held by each of the `passed` outputs instead of the buffer.
+/// version, held by each of the `passed` outputs as well as the buffer
+/// (which lets go of it in `engine::evaluate`).
 fn hand_on(input: Option<&Grad>, pass: u8, passed: u32, out: &mut Grads, shares: &mut Shares) {
     let same = match input {
         Some(Grad::Tensor(t)) => Grad::Tensor(t.clone()),
         Some(Grad::Value(n)) => Grad::Value(Num {
-            share: shares.join(n, passed - 1),
+            share: shares.hand_on(n, passed),
             ..*n
         }),
         None => return,

@@ -550,6 +550,23 @@ impl Tensor {
         Ok(())
     }
 
+    /// The second half of PyTorch's `clone_obey_contract` for a fresh copy
+    /// of a gradient: for a variable that is non-overlapping and dense, the
+    /// copy is `new_empty_strided(variable's layout).copy_(grad)` — laid out
+    /// like the variable and, the copy_ being a write, at version 1 (a
+    /// `clone`, otherwise: row-major, version 0).
+    pub(crate) fn lay_out_as_grad_copy(
+        &self,
+        variable_layout: &(Vec<usize>, Vec<usize>),
+    ) -> Result<()> {
+        let (shape, strides) = variable_layout;
+        if crate::layout::is_non_overlapping_and_dense(shape, strides) {
+            self.set_strides(strides.clone())?;
+            self.storage().bump_version();
+        }
+        Ok(())
+    }
+
     /// This tensor's `(shape, strides)`, for layout rules.
     pub(crate) fn layout(&self) -> (Vec<usize>, Vec<usize>) {
         (self.shape(), self.strides())

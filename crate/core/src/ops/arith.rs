@@ -132,6 +132,7 @@ pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
         no_saves,
         // The same gradient tensor goes to both inputs (PyTorch's AddBackward0
         // with alpha=1): an in-place change to it in a hook shows up on both.
+        // The number path knows this by name (scalar_backward::passes_through).
         Box::new(|ctx| {
             let g = ctx.grads.first().cloned().flatten();
             Ok(vec![g.clone(), g])
@@ -150,6 +151,7 @@ pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
         &[Some(a), b.tensor()],
         out,
         no_saves,
+        // `self` gets the gradient tensor itself (scalar_backward::passes_through).
         Box::new(|ctx| {
             let g = ctx.grads.first().cloned().flatten();
             let neg = match (&g, ctx.needs.get(1).copied().unwrap_or(false)) {

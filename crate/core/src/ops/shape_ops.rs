@@ -368,13 +368,7 @@ pub(crate) fn copy_backwards(g: &Tensor, layout: &(Vec<usize>, Vec<usize>)) -> R
         Vec::new,
         Box::new(move |ctx| Ok(vec![Some(grad_in(ctx.grads, &shape))])),
     )?;
-    let (shape, strides) = layout;
-    if crate::layout::is_non_overlapping_and_dense(shape, strides) {
-        // PyTorch's `new_empty_strided(...).copy_(grad)`: the copy_ is a
-        // write, so this `.grad` starts at _version 1 (`clone` at 0).
-        t.set_strides(strides.clone())?;
-        t.storage().bump_version();
-    }
+    t.lay_out_as_grad_copy(layout)?;
     Ok(t)
 }
 
