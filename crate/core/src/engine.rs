@@ -323,7 +323,7 @@ fn route_outputs<'e>(
             *buffer = Some(Small::filled(edge.node.num_inputs(), None));
         }
         if let (Some(slots), Some(grad)) = (buffer, grad) {
-            if let Some(added) = add_grad(&edge.node, slots, edge.input_nr, grad, shares)? {
+            if let Some(added) = add_grad(edge.node.name, slots, edge.input_nr, grad, shares)? {
                 held.push(Some(added));
             }
         }
@@ -732,7 +732,7 @@ fn validate_outputs(
 /// AccumulateGrad: `.grad = grad` (a copy when the gradient is shared) or
 /// `.grad += grad` in place, then post-accumulate-grad hooks.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
+pub(crate) fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> {
     let Some(grad) = grad else { return Ok(()) };
     if !variable.requires_grad() {
         return Ok(());

@@ -106,6 +106,12 @@ pub fn snapshot<T>(r: Result<T>) -> Option<T> {
     ok_or_fault(r, "tensor data is busy copying values for a trace")
 }
 
+/// Whether a fault is recorded (and not yet taken).
+#[inline]
+pub(crate) fn fault_pending() -> bool {
+    FAULT.with(|f| f.get().is_some())
+}
+
 /// The recorded fault as an error, clearing it.
 /// Inlined into every call from JS: only the check is inline code.
 #[inline]

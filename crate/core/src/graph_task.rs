@@ -34,6 +34,16 @@ thread_local! {
 crate::thread_cell!(
     static WATCHERS: usize = 0;
 );
+crate::thread_cell!(
+    /// `TASKS`' length, read by every deferred op (deferred.rs).
+    static RUNNING: usize = 0;
+);
+
+/// Whether a backward pass is running (hooks and formulas run inside one).
+#[inline]
+pub(crate) fn running() -> bool {
+    RUNNING.with(|r| r.get() > 0)
+}
 
 /// Whether any multi-grad hook exists (only then is `will_execute` built).
 pub fn watched() -> bool {
@@ -81,7 +91,10 @@ impl TaskGuard {
             id
         });
         TASKS.with(|t| match t.try_borrow_mut() {
-            Ok(mut t) => t.push(Rc::new(TaskInfo { id, will_execute })),
+            Ok(mut t) => {
+                t.push(Rc::new(TaskInfo { id, will_execute }));
+                RUNNING.with(|r| r.set(t.len()));
+            }
             Err(_) => crate::error::fault("the backward task stack is busy"),
         });
         TaskGuard(())
@@ -91,7 +104,10 @@ impl TaskGuard {
 impl Drop for TaskGuard {
     fn drop(&mut self) {
         TASKS.with(|t| match t.try_borrow_mut() {
-            Ok(mut t) => drop(t.pop()),
+            Ok(mut t) => {
+                drop(t.pop());
+                RUNNING.with(|r| r.set(t.len()));
+            }
             Err(_) => crate::error::fault("the backward task stack is busy"),
         });
     }
@@ -189,15 +205,21 @@ crate::thread_cell!(
     static NEXT_PASS: u64 = 0;
 );
 
+/// A new pass number (marks the nodes a walk reached: `Node::engine_slot`).
+#[inline]
+pub(crate) fn next_pass() -> u64 {
+    NEXT_PASS.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    })
+}
+
 impl NodeTable {
     /// Walks everything reachable from the roots (iteratively: long chains
     /// cannot overflow wasm's stack), counting each node's incoming edges.
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     pub fn build(roots: &[(Edge, Option<Tensor>)]) -> NodeTable {
-        let pass = NEXT_PASS.with(|n| {
-            n.set(n.get() + 1);
-            n.get()
-        });
+        let pass = next_pass();
         let mut table = NodeTable {
             pass,
             nodes: Vec::new(),

@@ -14,6 +14,19 @@ macro_rules! id_type {
             static $counter: u32 = 0;
         );
         impl $name {
+            /// The counter's value now (the last id handed out).
+            #[allow(dead_code)]
+            #[inline]
+            pub(crate) fn last() -> u32 {
+                $counter.with(|c| c.get())
+            }
+            /// Sets the counter (deferred.rs replays an op with the ids it
+            /// reserved).
+            #[allow(dead_code)]
+            #[inline]
+            pub(crate) fn set_last(v: u32) {
+                $counter.with(|c| c.set(v))
+            }
             /// The counter after adding one (wrapping).
             #[inline]
             pub fn next() -> Self {
@@ -45,4 +58,16 @@ pub fn next_sequence_nr() -> u64 {
         c.set(n + 1);
         n
     })
+}
+
+/// The next `sequence_nr` without taking it.
+#[inline]
+pub(crate) fn peek_sequence_nr() -> u64 {
+    NEXT_SEQUENCE_NR.with(|c| c.get())
+}
+
+/// Sets the next `sequence_nr` (see `TensorId::set_last`).
+#[inline]
+pub(crate) fn set_next_sequence_nr(n: u64) {
+    NEXT_SEQUENCE_NR.with(|c| c.set(n))
 }

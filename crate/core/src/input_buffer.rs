@@ -14,7 +14,6 @@
 //! as the tensor path answers it with reference counts.
 
 use crate::error::{Error, Result};
-use crate::node::NodeRef;
 use crate::small::Small;
 use crate::tensor::{Data, Tensor};
 use std::rc::Rc;
@@ -153,7 +152,7 @@ pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 #[inline]
 pub(crate) fn add_grad(
-    node: &NodeRef,
+    name: &str,
     slots: &mut Grads,
     pos: usize,
     grad: Grad,
@@ -161,9 +160,8 @@ pub(crate) fn add_grad(
 ) -> Result<Option<Grad>> {
     let Some(slot) = slots.get_mut(pos) else {
         return Err(Error::internal(format!(
-            "gradient for input {pos} of {} which has {} inputs",
-            node.name,
-            node.num_inputs()
+            "gradient for input {pos} of {name} which has {} inputs",
+            slots.len()
         )));
     };
     let Some(old) = slot.take() else {

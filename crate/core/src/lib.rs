@@ -13,6 +13,7 @@
 
 pub mod array;
 pub mod context;
+pub mod deferred;
 pub mod engine;
 pub mod error;
 pub mod graph;
@@ -38,6 +39,8 @@ pub mod tensor_api;
 pub mod trace;
 pub mod view;
 
+#[cfg(test)]
+mod deferred_tests;
 #[cfg(test)]
 mod double_backward_tests;
 #[cfg(test)]

@@ -681,6 +681,21 @@ impl Node {
             .collect()
     }
 
+    /// Gives the saved tensors on `storage` the version they were saved at
+    /// (deferred.rs replays an op after its inputs may have changed).
+    pub(crate) fn set_saved_version(&self, storage: &Rc<Storage>, version: u32) {
+        if let NodeKind::Op { saved, .. } = &self.kind {
+            match saved.try_borrow_mut() {
+                Ok(mut s) => {
+                    for st in s.iter_mut().filter(|st| Rc::ptr_eq(&st.storage, storage)) {
+                        st.saved_version = version;
+                    }
+                }
+                Err(_) => fault("saved tensors are busy while replaying an op"),
+            }
+        }
+    }
+
     /// Frees saved tensors after a backward without `retain_graph`.
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     #[inline]

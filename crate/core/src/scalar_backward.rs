@@ -147,7 +147,13 @@ pub(crate) fn nodes_run_on_numbers() -> usize {
 /// formula returns it: the same tensor, or the same number with its
 /// version, held by each of the `passed` outputs as well as the buffer
 /// (which lets go of it in `engine::evaluate`).
-fn hand_on(input: Option<&Grad>, pass: u8, passed: u32, out: &mut Grads, shares: &mut Shares) {
+pub(crate) fn hand_on(
+    input: Option<&Grad>,
+    pass: u8,
+    passed: u32,
+    out: &mut Grads,
+    shares: &mut Shares,
+) {
     let same = match input {
         Some(Grad::Tensor(t)) => Grad::Tensor(t.clone()),
         Some(Grad::Value(n)) => Grad::Value(Num {
@@ -168,7 +174,7 @@ fn hand_on(input: Option<&Grad>, pass: u8, passed: u32, out: &mut Grads, shares:
 /// `grad` to self, `-grad` to other). Only these make one gradient tensor
 /// reach two buffers.
 #[inline]
-fn passes_through(name: &str) -> u8 {
+pub(crate) fn passes_through(name: &str) -> u8 {
     match name {
         "AddBackward0" => 0b11,
         "SubBackward0" => 0b01,
@@ -182,7 +188,7 @@ fn passes_through(name: &str) -> u8 {
 /// it in place. `false`: not a case for numbers (use the tensor path).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 #[inline]
-fn accumulate_value(variable: &Tensor, n: &Num, shares: &Shares) -> Result<bool> {
+pub(crate) fn accumulate_value(variable: &Tensor, n: &Num, shares: &Shares) -> Result<bool> {
     let v = n.value;
     let Some(existing) = variable.grad_raw() else {
         // PyTorch steals an unshared gradient (its version with it), else

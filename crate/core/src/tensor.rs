@@ -494,6 +494,8 @@ impl Tensor {
             }
             return Err(Error::runtime(msg));
         }
+        // Deferred ops recorded this leaf as it was (deferred.rs).
+        crate::deferred::flush()?;
         self.meta_mut()?.requires_grad = value;
         Ok(())
     }

@@ -54,6 +54,22 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
     })
 }
 
+/// No op is recorded while it lives (deferred.rs replays ops that happened
+/// before the trace began).
+pub(crate) struct PauseRecording(usize);
+
+impl PauseRecording {
+    pub(crate) fn new() -> Self {
+        PauseRecording(RECORDING.with(|r| r.replace(0)))
+    }
+}
+
+impl Drop for PauseRecording {
+    fn drop(&mut self) {
+        RECORDING.with(|r| r.set(self.0));
+    }
+}
+
 #[inline]
 pub fn is_recording() -> bool {
     RECORDING.with(|r| r.get() > 0)

@@ -137,7 +137,7 @@ pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
             let g = ctx.grads.first().cloned().flatten();
             Ok(vec![g.clone(), g])
         }),
-        |g, _, _| [g, g],
+        add_rule,
         0.0,
     )?;
     elementwise_layout(t, &[Some(a), b.tensor()])
@@ -160,7 +160,7 @@ pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
             };
             Ok(vec![g, neg])
         }),
-        |g, _, _| [g, -g],
+        sub_rule,
         0.0,
     )?;
     elementwise_layout(t, &[Some(a), b.tensor()])
@@ -187,7 +187,7 @@ pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
                 let ga = need(ctx.needs, 0, || mul(&g, &Operand::Scalar(ctx.param)))?;
                 Ok(vec![ga, None])
             }),
-            |g, _, s| [g * s, 0.0],
+            mul_number_rule,
             s,
         )?,
         None => record_elementwise(
@@ -205,11 +205,28 @@ pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
                 })?;
                 Ok(vec![ga, gb])
             }),
-            |g, s, _| [g * s[1], g * s[0]],
+            mul_rule,
             0.0,
         )?,
     };
     elementwise_layout(t, &[Some(a), b.tensor()])
+}
+
+// The number formulas of add, sub and mul (`(grad, saved, param)`), named:
+// the deferred scalar ops (deferred.rs) run the same ones.
+pub(crate) fn add_rule(g: f32, _: &[f32], _: f32) -> [f32; 2] {
+    [g, g]
+}
+pub(crate) fn sub_rule(g: f32, _: &[f32], _: f32) -> [f32; 2] {
+    [g, -g]
+}
+/// `a * number`: saves nothing, the number is the param.
+pub(crate) fn mul_number_rule(g: f32, _: &[f32], s: f32) -> [f32; 2] {
+    [g * s, 0.0]
+}
+/// `a * b`: saved `[a, b]`.
+pub(crate) fn mul_rule(g: f32, s: &[f32], _: f32) -> [f32; 2] {
+    [g * s[1], g * s[0]]
 }
 
 pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {

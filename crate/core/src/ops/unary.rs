@@ -130,8 +130,13 @@ pub fn tanh(a: &Tensor) -> Result<Tensor> {
         f32::tanh,
         From::Result,
         backward_ops::tanh_backward,
-        |g, y, _| [g * (1.0 - y[0] * y[0]), 0.0],
+        tanh_rule,
     )
+}
+
+/// tanh's number formula, saved `[result]` (also run by deferred.rs).
+pub(crate) fn tanh_rule(g: f32, y: &[f32], _: f32) -> [f32; 2] {
+    [g * (1.0 - y[0] * y[0]), 0.0]
 }
 pub fn sigmoid(a: &Tensor) -> Result<Tensor> {
     // PyTorch: sigmoid_backward(grad, result).

@@ -1,0 +1,831 @@
+//! Deferred scalar ops (issue 10, W1). A micrograd-style program builds one
+//! graph node per 0-d op and never looks at most of them: building the
+//! node, its tensor and storage and tearing them down again is most of what
+//! such a step costs. Here a 0-d `add` / `sub` / `mul` / `tanh` whose
+//! result requires grad is first a small `Entry`: the op, its inputs, its
+//! value, and the ids, sequence number and versions the op would have
+//! taken or seen. Nothing else changes, so the two ways are indistinguishable:
+//!
+//! - **Materialized on demand.** Anything that needs the real tensor (every
+//!   API but `value()` and `backward()`) calls `Lazy::tensor()`, which
+//!   replays *every* live deferred entry in creation order (`flush`) with
+//!   the ids it reserved: the graph, the ids, the sequence numbers (hook and
+//!   backward order) and the live-object counts are those the eager ops
+//!   would have made. An input changed in place since is seen as the eager
+//!   op saw it: the result keeps its recorded value and the saved tensors
+//!   their recorded versions, so backward raises PyTorch's in-place error.
+//! - **Backward on numbers.** `backward(root)` on a deferred root runs the
+//!   engine's number path (`scalar_backward`, `input_buffer::Num`) over the
+//!   entries directly, with the engine's ready queue and dependency counts:
+//!   the same f32 sums in the same order, `.grad` and its version as the
+//!   engine leaves them. It runs only where nothing can observe a gradient
+//!   in flight (no hooks on the leaves reached, no trace, no pack hooks, no
+//!   multi-grad hooks, not inside another backward) and the graph is
+//!   intact; otherwise it answers `false` and the caller materializes and
+//!   runs the engine, which is always exact.
+//!
+//! Inputs are deferred entries, 0-d leaves that require grad (held, with
+//! their AccumulateGrad edge, as the eager node holds them), 0-d constants
+//! (their storage; the tensor weakly, as the eager node holds nothing of
+//! them) and numbers. A tensor with a `grad_fn` is never an input: an op on
+//! one is eager.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use crate::context::{self, GradModeGuard, SavedHooksGuard};
+use crate::engine::{accumulate, after_accumulate};
+use crate::error::{Error, Result};
+use crate::ids::{self, NodeId, TensorId};
+use crate::input_buffer::{add_grad, to_tensors, Grad, Grads, Num, Shares};
+use crate::node::{Edge, NodeKind, NodeRef};
+use crate::ops::{arith, unary, Operand};
+use crate::ready_queue::ReadyQueue;
+use crate::scalar_backward::{accumulate_value, hand_on, passes_through};
+use crate::small::Small;
+use crate::tensor::{Array, Data, Storage, Tensor, TensorImpl};
+
+/// The deferred ops.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Tanh,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Add => "AddBackward0",
+            Op::Sub => "SubBackward0",
+            Op::Mul => "MulBackward0",
+            Op::Tanh => "TanhBackward0",
+        }
+    }
+}
+
+/// An operand of `record`.
+pub enum Arg<'a> {
+    Lazy(&'a Lazy),
+    Tensor(&'a Tensor),
+    Number(f32),
+}
+
+enum In {
+    /// No input: a unary op's second, or the number operand (`Entry::param`).
+    None,
+    Entry(Rc<Entry>),
+    /// A 0-d leaf that requires grad, and its AccumulateGrad edge.
+    Leaf(Tensor, Edge),
+    /// A 0-d tensor that needs no grad: its storage and id, the tensor
+    /// itself weakly (the eager node would not keep it alive).
+    Const(Weak<TensorImpl>, Rc<Storage>, TensorId),
+}
+
+enum State {
+    Deferred { a: In, b: In, released: bool },
+    Done(Tensor),
+    Gone,
+}
+
+struct Entry {
+    op: Op,
+    /// `b` is a number (then `param`).
+    number: bool,
+    param: f32,
+    value: f32,
+    /// The inputs' versions when the op ran (0 for entries).
+    versions: [u32; 2],
+    node: NodeId,
+    seq: u64,
+    tensor: TensorId,
+    /// Live `Lazy` handles: the eager tensor is alive while there are some.
+    handles: Cell<u32>,
+    /// This entry's row in the backward pass `.0` (as `Node::engine_slot`).
+    slot: Cell<(u64, u32)>,
+    state: RefCell<State>,
+}
+
+/// A handle on a deferred op's result (one per JS handle, as a `Tensor` is).
+pub struct Lazy(Rc<Entry>);
+
+crate::thread_cell!(
+    /// Off: every op is eager (tests compare the two ways).
+    static ENABLED: bool = true;
+);
+crate::thread_cell!(
+    /// Deferred entries alive now.
+    static LIVE: usize = 0;
+);
+thread_local! {
+    /// Every entry recorded and maybe alive, for `flush` (compacted as it grows).
+    static REGISTRY: RefCell<Vec<Weak<Entry>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Turns deferral on or off (off: `record` answers `None`; entries already
+/// deferred stay valid).
+pub fn set_enabled(on: bool) {
+    ENABLED.with(|e| e.set(on));
+}
+
+/// Deferred entries alive now.
+pub fn live() -> usize {
+    LIVE.with(|l| l.get())
+}
+
+/// What `record` keeps of one operand: the input, its value, its version
+/// and whether it requires grad.
+enum Checked<'a> {
+    Entry(&'a Rc<Entry>),
+    Leaf(&'a Tensor, f32),
+    Const(&'a Tensor, f32),
+    Number(f32),
+    None,
+}
+
+impl Checked<'_> {
+    fn value(&self) -> f32 {
+        match self {
+            Checked::Entry(e) => e.value,
+            Checked::Leaf(_, v) | Checked::Const(_, v) | Checked::Number(v) => *v,
+            Checked::None => 0.0,
+        }
+    }
+    fn requires_grad(&self) -> bool {
+        matches!(self, Checked::Entry(_) | Checked::Leaf(..))
+    }
+    fn version(&self) -> u32 {
+        match self {
+            Checked::Leaf(t, _) | Checked::Const(t, _) => t.version(),
+            _ => 0,
+        }
+    }
+    /// The input, with the leaf's edge created now (in operand order, as
+    /// the eager op creates AccumulateGrad nodes).
+    fn input(&self) -> Option<In> {
+        Some(match self {
+            Checked::Entry(e) => In::Entry(Rc::clone(e)),
+            Checked::Leaf(t, _) => In::Leaf((*t).clone(), t.gradient_edge()?),
+            Checked::Const(t, _) => In::Const(Rc::downgrade(&t.0), t.storage().clone(), t.id()),
+            Checked::Number(_) | Checked::None => In::None,
+        })
+    }
+}
+
+fn check(arg: Arg<'_>) -> Option<Checked<'_>> {
+    match arg {
+        Arg::Number(v) => Some(Checked::Number(v)),
+        Arg::Lazy(l) => match &*l.0.state.try_borrow().ok()? {
+            State::Deferred { .. } => Some(Checked::Entry(&l.0)),
+            // Materialized: a tensor with a grad_fn (eager).
+            _ => None,
+        },
+        Arg::Tensor(t) => {
+            let v = t.scalar_value()?;
+            let m = t.meta().ok()?;
+            if m.grad_fn.is_some() {
+                return None;
+            }
+            Some(if m.requires_grad {
+                Checked::Leaf(t, v)
+            } else {
+                Checked::Const(t, v)
+            })
+        }
+    }
+}
+
+/// `a op b` (`b` unused for tanh) as a deferred entry, or `None`: run the
+/// op eagerly (grad mode off, a trace recording, pack hooks, inside a
+/// backward, an input not 0-d or with a grad_fn, nothing requiring grad).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+pub fn record(op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> {
+    if !ENABLED.with(|e| e.get())
+        || !context::is_grad_enabled()
+        || crate::trace::is_recording()
+        || crate::graph_task::running()
+        || crate::error::fault_pending()
+        || context::saved_tensors_hooks().is_some()
+    {
+        return None;
+    }
+    let a = check(a)?;
+    let b = if op == Op::Tanh {
+        Checked::None
+    } else {
+        check(b)?
+    };
+    if matches!(a, Checked::Number(_)) || !(a.requires_grad() || b.requires_grad()) {
+        return None;
+    }
+    let (x, y) = (a.value(), b.value());
+    // The eager kernels' arithmetic (`zip_operand`, `Data::map`).
+    let value = match op {
+        Op::Add => x + y,
+        Op::Sub => x - y,
+        Op::Mul => x * y,
+        Op::Tanh => x.tanh(),
+    };
+    let versions = [a.version(), b.version()];
+    // From here on, what the eager op takes, in its order: the inputs'
+    // edges, the node's id and sequence number, the tensor's id.
+    let (ia, ib) = (a.input()?, b.input()?);
+    let number = matches!(b, Checked::Number(_));
+    let entry = Rc::new(Entry {
+        op,
+        number,
+        param: if number { y } else { 0.0 },
+        value,
+        versions,
+        node: NodeId::next(),
+        seq: ids::next_sequence_nr(),
+        tensor: TensorId::next(),
+        handles: Cell::new(1),
+        slot: Cell::new((0, 0)),
+        state: RefCell::new(State::Deferred {
+            a: ia,
+            b: ib,
+            released: false,
+        }),
+    });
+    crate::live::node_created();
+    crate::live::tensor_created();
+    let live = LIVE.with(|l| {
+        l.set(l.get() + 1);
+        l.get()
+    });
+    REGISTRY.with(|r| {
+        if let Ok(mut r) = r.try_borrow_mut() {
+            if r.len() >= 2 * live + 256 {
+                r.retain(|w| w.strong_count() > 0);
+            }
+            r.push(Rc::downgrade(&entry));
+        } else {
+            crate::error::fault("the deferred-op registry is busy");
+        }
+    });
+    Some(Lazy(entry))
+}
+
+impl Lazy {
+    /// The result's value (`item()`).
+    #[inline]
+    pub fn value(&self) -> f32 {
+        self.0.value
+    }
+
+    /// Whether the op is still deferred (no tensor made yet).
+    pub fn is_deferred(&self) -> bool {
+        matches!(&*self.0.state.borrow(), State::Deferred { .. })
+    }
+
+    /// The result as the tensor the eager op made (`flush` first if needed).
+    pub fn tensor(&self) -> Result<Tensor> {
+        if let State::Done(t) = &*self.borrow()? {
+            return Ok(t.clone());
+        }
+        flush()?;
+        match &*self.borrow()? {
+            State::Done(t) => Ok(t.clone()),
+            _ => Err(Error::internal("a deferred op was not materialized")),
+        }
+    }
+
+    fn borrow(&self) -> Result<std::cell::Ref<'_, State>> {
+        self.0
+            .state
+            .try_borrow()
+            .map_err(|_| Error::internal("a deferred op is busy"))
+    }
+}
+
+impl Clone for Lazy {
+    fn clone(&self) -> Self {
+        self.0.handles.set(self.0.handles.get() + 1);
+        Lazy(Rc::clone(&self.0))
+    }
+}
+
+impl Drop for Lazy {
+    fn drop(&mut self) {
+        let n = self.0.handles.get().saturating_sub(1);
+        self.0.handles.set(n);
+        // The eager tensor dies with its last handle; the node lives on in
+        // its consumers (here: the entry, until it is dropped).
+        if n == 0
+            && matches!(
+                self.0.state.try_borrow().as_deref(),
+                Ok(State::Deferred { .. })
+            )
+        {
+            crate::live::tensor_dropped();
+        }
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        // Iteratively: a long chain must not recurse (wasm's stack is small).
+        let mut stack: Vec<Rc<Entry>> = Vec::new();
+        let mut state = std::mem::replace(self.state.get_mut(), State::Gone);
+        loop {
+            if let State::Deferred { a, b, .. } = state {
+                crate::live::node_dropped();
+                let _ = LIVE.try_with(|l| l.set(l.get().saturating_sub(1)));
+                for input in [a, b] {
+                    if let In::Entry(e) = input {
+                        stack.push(e);
+                    }
+                }
+            }
+            let Some(next) = stack.pop() else { break };
+            state = match Rc::try_unwrap(next) {
+                Ok(mut e) => std::mem::replace(e.state.get_mut(), State::Gone),
+                Err(_) => State::Gone,
+            };
+        }
+    }
+}
+
+/// Materializes every live deferred entry, in creation order, as the eager
+/// ops would have built them.
+pub fn flush() -> Result<()> {
+    if live() == 0 {
+        return Ok(());
+    }
+    let weak = REGISTRY.with(|r| match r.try_borrow_mut() {
+        Ok(mut r) => Ok(std::mem::take(&mut *r)),
+        Err(_) => Err(Error::internal("the deferred-op registry is busy")),
+    })?;
+    let mut entries: Vec<Rc<Entry>> = weak
+        .iter()
+        .filter_map(Weak::upgrade)
+        .filter(|e| matches!(&*e.state.borrow(), State::Deferred { .. }))
+        .collect();
+    drop(weak);
+    entries.sort_by_key(|e| e.seq);
+    // As when the ops ran: grad mode on, nothing packed, nothing traced.
+    let _grad = GradModeGuard::set(true);
+    let _packs = SavedHooksGuard::push(None);
+    let _trace = crate::trace::PauseRecording::new();
+    for e in &entries {
+        materialize(e)?;
+    }
+    crate::error::checked(Ok(()))
+}
+
+/// The tensor for input `i` of an entry being materialized.
+fn input_tensor(input: &In) -> Result<Option<Tensor>> {
+    Ok(match input {
+        In::None => None,
+        In::Entry(e) => match &*e.state.borrow() {
+            State::Done(t) => Some(t.clone()),
+            _ => {
+                return Err(Error::internal(
+                    "a deferred input was not materialized first",
+                ))
+            }
+        },
+        In::Leaf(t, _) => Some(t.clone()),
+        In::Const(weak, storage, id) => Some(match weak.upgrade().map(Tensor) {
+            Some(t) if t.grad_fn().is_none() && !t.requires_grad() => t,
+            // Gone since (or given a history by an in-place op): a stand-in
+            // on its storage, with its id (the op reads the value and saves
+            // the storage; nothing keeps the tensor).
+            _ => {
+                with_ids(
+                    NodeId::last(),
+                    id.0.wrapping_sub(1),
+                    ids::peek_sequence_nr(),
+                    || Tensor::with_storage(storage.clone(), None, 0, false),
+                )
+                .0
+            }
+        }),
+    })
+}
+
+/// Runs `f` with the id counters set, then puts them back; also answers
+/// the counters as `f` left them.
+fn with_ids<T>(node: u32, tensor: u32, seq: u64, f: impl FnOnce() -> T) -> (T, (u32, u32, u64)) {
+    let saved = (NodeId::last(), TensorId::last(), ids::peek_sequence_nr());
+    NodeId::set_last(node);
+    TensorId::set_last(tensor);
+    ids::set_next_sequence_nr(seq);
+    let r = f();
+    let after = (NodeId::last(), TensorId::last(), ids::peek_sequence_nr());
+    NodeId::set_last(saved.0);
+    TensorId::set_last(saved.1);
+    ids::set_next_sequence_nr(saved.2);
+    (r, after)
+}
+
+fn materialize(e: &Rc<Entry>) -> Result<()> {
+    let (a, b, released) = match &*e.state.borrow() {
+        State::Deferred { a, b, released } => (input_tensor(a)?, input_tensor(b)?, *released),
+        _ => return Ok(()),
+    };
+    let a = a.ok_or_else(|| Error::internal("a deferred op without its input"))?;
+    let b = match b {
+        Some(t) => Operand::Tensor(t),
+        None => Operand::Scalar(e.param),
+    };
+    let (t, after) = with_ids(
+        e.node.0.wrapping_sub(1),
+        e.tensor.0.wrapping_sub(1),
+        e.seq,
+        || match e.op {
+            Op::Add => arith::add(&a, &b),
+            Op::Sub => arith::sub(&a, &b),
+            Op::Mul => arith::mul(&a, &b),
+            Op::Tanh => unary::tanh(&a),
+        },
+    );
+    let t = t?;
+    if after != (e.node.0, e.tensor.0, e.seq + 1) {
+        return Err(Error::internal(
+            "a deferred op took other ids than it reserved",
+        ));
+    }
+    let node = t
+        .grad_fn()
+        .ok_or_else(|| Error::internal("a deferred op made no node"))?;
+    // What the op saw when it ran: its value, its inputs' versions.
+    match t.storage().data.try_borrow_mut() {
+        Ok(mut d) => *d = Data::Scalar(e.value),
+        Err(_) => return Err(Error::internal("a deferred result is busy")),
+    }
+    for (input, &version) in [Some(&a), b.tensor()].into_iter().zip(&e.versions) {
+        if let Some(input) = input {
+            node.set_saved_version(input.storage(), version);
+        }
+    }
+    if released {
+        node.release_variables();
+    }
+    // The real node and tensor count themselves from now on.
+    crate::live::node_dropped();
+    if e.handles.get() > 0 {
+        crate::live::tensor_dropped();
+    }
+    LIVE.with(|l| l.set(l.get().saturating_sub(1)));
+    let old = std::mem::replace(&mut *e.state.borrow_mut(), State::Done(t));
+    drop(old);
+    Ok(())
+}
+
+/// One row of a backward pass over entries.
+enum Row {
+    Entry(Rc<Entry>),
+    Leaf(NodeRef),
+}
+
+/// `root.backward()` (no gradient, no inputs, no create_graph) on numbers.
+/// `Ok(false)`: not a case for it; materialize and run the engine.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+pub fn backward(root: &Lazy, keep_graph: bool) -> Result<bool> {
+    if crate::trace::is_recording()
+        || crate::node::packs_alive()
+        || crate::graph_task::watched()
+        || crate::graph_task::running()
+        || crate::error::fault_pending()
+        || passes_through(root.0.op.name()) != 0
+    {
+        return Ok(false);
+    }
+    let Some((rows, deps)) = walk(&root.0)? else {
+        return Ok(false);
+    };
+    // As `engine::run_backward`: the implicit gradient, grad mode off, a
+    // graph task.
+    let ones = Tensor::from_array(Array::ones(&[]));
+    let _grad = GradModeGuard::set(false);
+    let _task = crate::graph_task::TaskGuard::enter(Default::default());
+    crate::error::checked(execute(rows, deps, ones, keep_graph)).map(|_| true)
+}
+
+/// Everything reachable from `root`, with dependency counts; `None` when a
+/// part of it cannot run on numbers (released, materialized, hooked, or an
+/// input changed in place: the engine raises what PyTorch raises).
+fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
+    let pass = crate::graph_task::next_pass();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut deps: Vec<u32> = Vec::new();
+    let mut stack: Vec<Rc<Entry>> = Vec::new();
+    root.slot.set((pass, 0));
+    rows.push(Row::Entry(Rc::clone(root)));
+    deps.push(1);
+    stack.push(Rc::clone(root));
+    while let Some(e) = stack.pop() {
+        let state = e.state.borrow();
+        let State::Deferred { a, b, released } = &*state else {
+            return Ok(None);
+        };
+        if *released {
+            return Ok(None);
+        }
+        for (input, &version) in [a, b].into_iter().zip(&e.versions) {
+            let i = match input {
+                In::None => continue,
+                In::Const(_, storage, _) => {
+                    if storage.version() != version {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+                In::Entry(child) => {
+                    let (p, i) = child.slot.get();
+                    if p == pass {
+                        i as usize
+                    } else {
+                        let i = rows.len();
+                        child.slot.set((pass, i as u32));
+                        rows.push(Row::Entry(Rc::clone(child)));
+                        deps.push(0);
+                        stack.push(Rc::clone(child));
+                        i
+                    }
+                }
+                In::Leaf(t, edge) => {
+                    if t.version() != version {
+                        return Ok(None);
+                    }
+                    let node = &edge.node;
+                    let (p, i) = node.engine_slot.get();
+                    if p == pass {
+                        i as usize
+                    } else {
+                        if node.has_hooks() || !node.is_accumulate_grad() {
+                            return Ok(None);
+                        }
+                        let i = rows.len();
+                        node.engine_slot.set((pass, i as u32));
+                        rows.push(Row::Leaf(Rc::clone(node)));
+                        deps.push(0);
+                        i
+                    }
+                }
+            };
+            deps[i] += 1;
+        }
+    }
+    Ok(Some((rows, deps)))
+}
+
+/// The rows an entry's outputs go to (`None`: no edge).
+fn targets(e: &Entry) -> Result<[Option<usize>; 2]> {
+    let state = e.state.borrow();
+    let State::Deferred { a, b, .. } = &*state else {
+        return Err(Error::internal("a deferred op changed during backward"));
+    };
+    let row = |input: &In| match input {
+        In::Entry(c) => Some(c.slot.get().1 as usize),
+        In::Leaf(_, edge) => Some(edge.node.engine_slot.get().1 as usize),
+        In::None | In::Const(..) => None,
+    };
+    Ok([row(a), row(b)])
+}
+
+/// The values a formula reads (`saved` of the eager node; a slot whose
+/// gradient is not routed may differ, its output is dropped).
+fn saved_values(e: &Entry) -> Result<([f32; 2], usize)> {
+    let state = e.state.borrow();
+    let State::Deferred { a, b, .. } = &*state else {
+        return Err(Error::internal("a deferred op changed during backward"));
+    };
+    let value = |input: &In| -> f32 {
+        match input {
+            In::Entry(c) => c.value,
+            In::Leaf(t, _) => t.scalar_value().unwrap_or(f32::NAN),
+            In::Const(_, s, _) => s
+                .data
+                .try_borrow()
+                .ok()
+                .and_then(|d| d.scalar())
+                .unwrap_or(f32::NAN),
+            In::None => 0.0,
+        }
+    };
+    Ok(match e.op {
+        Op::Mul if !e.number => ([value(a), value(b)], 2),
+        Op::Tanh => ([e.value, 0.0], 1),
+        _ => ([0.0; 2], 0),
+    })
+}
+
+/// The engine's loop (`engine::execute` in scalar mode) over rows.
+fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -> Result<()> {
+    let mut buffers: Vec<Option<Grads>> = vec![None; rows.len()];
+    let mut queue: ReadyQueue<usize> = ReadyQueue::default();
+    let mut shares = Shares::default();
+    let mut held: Grads = Small::Zero;
+    let seq = |i: usize| match &rows[i] {
+        Row::Entry(e) => e.seq,
+        Row::Leaf(_) => u64::MAX,
+    };
+    let name = |i: usize| match &rows[i] {
+        Row::Entry(e) => e.op.name(),
+        Row::Leaf(_) => "AccumulateGrad",
+    };
+    // As `engine::route_outputs` for one output.
+    let mut route = |j: usize,
+                     grad: Option<Grad>,
+                     buffers: &mut Vec<Option<Grads>>,
+                     queue: &mut ReadyQueue<usize>,
+                     shares: &mut Shares,
+                     held: &mut Grads|
+     -> Result<()> {
+        let d = deps
+            .get_mut(j)
+            .filter(|d| **d > 0)
+            .ok_or_else(|| Error::internal("dependency not found for a deferred op"))?;
+        *d -= 1;
+        let ready = *d == 0;
+        let slots = buffers[j].get_or_insert_with(|| Small::filled(1, None));
+        if let Some(grad) = grad {
+            if let Some(added) = add_grad(name(j), slots, 0, grad, shares)? {
+                held.push(Some(added));
+            }
+        }
+        if ready {
+            queue.push(seq(j), j);
+        }
+        Ok(())
+    };
+    route(
+        0,
+        Some(Grad::Tensor(ones)),
+        &mut buffers,
+        &mut queue,
+        &mut shares,
+        &mut held,
+    )?;
+    shares.drop_all(&std::mem::take(&mut held));
+
+    while let Some(i) = queue.pop() {
+        let inputs = buffers[i]
+            .take()
+            .ok_or_else(|| Error::internal("a ready deferred op has no input buffer"))?;
+        match &rows[i] {
+            Row::Leaf(node) => {
+                let NodeKind::AccumulateGrad { variable } = &node.kind else {
+                    return Err(Error::internal(
+                        "a deferred op's leaf edge is not AccumulateGrad",
+                    ));
+                };
+                // As `scalar_backward::try_run`, then `engine::evaluate`.
+                let done = match &inputs[..] {
+                    [Some(Grad::Value(n))] if !variable.requires_grad() => {
+                        let _ = n;
+                        true
+                    }
+                    [Some(Grad::Value(n))] => {
+                        let done = accumulate_value(variable, n, &shares)?;
+                        if done {
+                            after_accumulate(variable)?;
+                        }
+                        done
+                    }
+                    _ => false,
+                };
+                shares.drop_all(&inputs);
+                if !done {
+                    let grad = to_tensors(inputs).into_iter().next().flatten();
+                    accumulate(variable, grad)?;
+                }
+            }
+            Row::Entry(e) => {
+                let outputs = run(e, &inputs, &mut shares)?;
+                shares.drop_all(&inputs);
+                if !keep_graph {
+                    if let State::Deferred { released, .. } = &mut *e.state.borrow_mut() {
+                        *released = true;
+                    }
+                }
+                let to = targets(e)?;
+                let n = if e.op == Op::Tanh { 1 } else { 2 };
+                for (k, grad) in outputs.into_iter().enumerate().take(n) {
+                    match to[k] {
+                        Some(j) => {
+                            route(j, grad, &mut buffers, &mut queue, &mut shares, &mut held)?
+                        }
+                        None => held.push(grad),
+                    }
+                }
+                shares.drop_all(&std::mem::take(&mut held));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One entry's formula on numbers (`scalar_backward::try_run` for an op).
+fn run(e: &Entry, inputs: &Grads, shares: &mut Shares) -> Result<Grads> {
+    let to = targets(e)?;
+    let n = if e.op == Op::Tanh { 1 } else { 2 };
+    let mut out: Grads = Small::filled(n, None);
+    let input = inputs.first().and_then(Option::as_ref);
+    let Some(g) = input else {
+        return Ok(out);
+    };
+    let g = g
+        .value()?
+        .ok_or_else(|| Error::internal("a deferred op got a gradient that is not 0-d"))?;
+    let (values, count) = saved_values(e)?;
+    let rule = match e.op {
+        Op::Add => arith::add_rule,
+        Op::Sub => arith::sub_rule,
+        Op::Mul if e.number => arith::mul_number_rule,
+        Op::Mul => arith::mul_rule,
+        Op::Tanh => unary::tanh_rule,
+    };
+    let grads = rule(g, &values[..count], e.param);
+    let pass = passes_through(e.op.name());
+    let mut passed = 0u32;
+    for (i, slot) in out.iter_mut().enumerate() {
+        if to[i].is_some() {
+            *slot = Some(Grad::Value(Num::fresh(grads[i])));
+            if pass & (1 << i) != 0 {
+                passed += 1;
+            }
+        }
+    }
+    if passed != 0 {
+        hand_on(input, pass, passed, &mut out, shares);
+    }
+    Ok(out)
+}
+
+/// What the binding keeps per JS handle: a deferred result or a tensor.
+pub enum Handle {
+    Lazy(Lazy),
+    Tensor(Tensor),
+}
+
+/// The other operand of `Handle::op`.
+pub enum Other<'a> {
+    None,
+    Number(f32),
+    Handle(&'a Handle),
+}
+
+impl Handle {
+    /// The tensor (materializing a deferred result).
+    pub fn tensor(&self) -> Result<Tensor> {
+        match self {
+            Handle::Lazy(l) => l.tensor(),
+            Handle::Tensor(t) => Ok(t.clone()),
+        }
+    }
+
+    /// `self op other`: deferred when it can be, else the eager op.
+    pub fn op(&self, op: Op, other: Other<'_>) -> Result<Handle> {
+        fn arg(h: &Handle) -> Arg<'_> {
+            match h {
+                Handle::Lazy(l) => Arg::Lazy(l),
+                Handle::Tensor(t) => Arg::Tensor(t),
+            }
+        }
+        let b = match &other {
+            Other::None | Other::Number(_) => Arg::Number(match other {
+                Other::Number(v) => v,
+                _ => 0.0,
+            }),
+            Other::Handle(h) => arg(h),
+        };
+        if let Some(l) = record(op, arg(self), b) {
+            return Ok(Handle::Lazy(l));
+        }
+        let a = self.tensor()?;
+        let b = match other {
+            Other::Handle(h) => Operand::Tensor(h.tensor()?),
+            Other::Number(v) => Operand::Scalar(v),
+            Other::None => Operand::Scalar(0.0),
+        };
+        Ok(Handle::Tensor(match op {
+            Op::Add => arith::add(&a, &b),
+            Op::Sub => arith::sub(&a, &b),
+            Op::Mul => arith::mul(&a, &b),
+            Op::Tanh => unary::tanh(&a),
+        }?))
+    }
+
+    /// `item()`.
+    pub fn item(&self) -> Result<f32> {
+        match self {
+            Handle::Lazy(l) if l.is_deferred() => Ok(l.value()),
+            _ => self.tensor()?.item(),
+        }
+    }
+
+    /// `backward()` without arguments, or with `retain_graph` only.
+    pub fn backward(&self, retain_graph: bool) -> Result<()> {
+        if let Handle::Lazy(l) = self {
+            if l.is_deferred() && backward(l, retain_graph)? {
+                return Ok(());
+            }
+        }
+        crate::engine::backward(&self.tensor()?, None, retain_graph, None)
+    }
+}

@@ -1,0 +1,210 @@
+//! Deferred scalar ops (deferred.rs) must be indistinguishable from the
+//! eager ops: each program runs twice, each time on a fresh thread (fresh
+//! id counters), with deferral on and off, and everything it can observe is
+//! written down and compared: values, ids, versions, grad_fns with their
+//! ids, sequence numbers and edges, `.grad` (value bits, version, id),
+//! errors and their texts.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fmt::Write;
+
+use crate::deferred::{self, Handle, Op, Other};
+use crate::tensor::Tensor;
+use crate::testing::{constant, leaf};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn describe(out: &mut String, t: &Tensor) {
+    let v = t.scalar_value().map(f32::to_bits);
+    write!(
+        out,
+        "t{} v{:?} ver{} rg{} leaf{}",
+        t.id().0,
+        v,
+        t.version(),
+        t.requires_grad(),
+        t.is_leaf()
+    )
+    .unwrap();
+    if let Some(f) = t.grad_fn() {
+        write!(out, " fn{}:{}#{}", f.id.0, f.name, f.sequence_nr).unwrap();
+        for e in f.next.iter() {
+            match e {
+                Some(e) => write!(out, " ->{}.{}", e.node.id.0, e.input_nr).unwrap(),
+                None => out.push_str(" ->none"),
+            }
+        }
+    }
+    if let Some(g) = t.grad_raw() {
+        write!(
+            out,
+            " grad(t{} {:?} ver{})",
+            g.id().0,
+            g.scalar_value().map(f32::to_bits),
+            g.version()
+        )
+        .unwrap();
+    }
+    out.push('\n');
+}
+
+/// A random program of 0-d ops on leaves, constants, numbers and earlier
+/// results; with some handles dropped, some materialized early, inputs
+/// changed in place, one or two backward passes.
+fn program(seed: u64) -> String {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut out = String::new();
+    let leaves: Vec<Tensor> = (0..3)
+        .map(|i| leaf(&[0.3 + i as f32 * 0.41], &[]))
+        .collect();
+    let consts: Vec<Tensor> = (0..2).map(|i| constant(&[1.7 - i as f32], &[])).collect();
+    let mut pool: Vec<Option<Handle>> = leaves
+        .iter()
+        .chain(&consts)
+        .map(|t| Some(Handle::Tensor(t.clone())))
+        .collect();
+    let steps = 4 + rng.below(14);
+    for _ in 0..steps {
+        let live: Vec<usize> = (0..pool.len()).filter(|&i| pool[i].is_some()).collect();
+        let a = live[rng.below(live.len())];
+        let op = [Op::Add, Op::Sub, Op::Mul, Op::Tanh][rng.below(4)];
+        let b = live[rng.below(live.len())];
+        let number = 0.5 + rng.below(5) as f32 * 0.75;
+        let r = {
+            let ha = pool[a].as_ref().unwrap();
+            let other = match (op, rng.below(3)) {
+                (Op::Tanh, _) => Other::None,
+                (_, 0) => Other::Number(number),
+                _ => Other::Handle(pool[b].as_ref().unwrap()),
+            };
+            ha.op(op, other)
+        };
+        match r {
+            Ok(h) => {
+                writeln!(
+                    out,
+                    "{op:?} = {:?}",
+                    h.item().map(f32::to_bits).map_err(|e| e.to_string())
+                )
+                .unwrap();
+                pool.push(Some(h));
+            }
+            Err(e) => writeln!(out, "{op:?} error {e}").unwrap(),
+        }
+        match rng.below(10) {
+            // Drop a result's handle (its node lives on in its consumers).
+            0 => {
+                let i = 5 + rng.below(pool.len() - 5);
+                pool[i] = None;
+            }
+            // Look at one (materializes everything deferred).
+            1 => {
+                if let Some(h) = pool[rng.below(pool.len())].as_ref() {
+                    describe(&mut out, &h.tensor().unwrap());
+                }
+            }
+            // Change an input in place, as an optimizer step would.
+            2 => {
+                let t = if rng.below(2) == 0 {
+                    &leaves[rng.below(3)]
+                } else {
+                    &consts[rng.below(2)]
+                };
+                crate::context::no_grad(|| t.add_(0.25)).unwrap();
+            }
+            _ => {}
+        }
+    }
+    let root = pool.iter().rev().flatten().next().unwrap();
+    let passes = 1 + rng.below(2);
+    for p in 0..passes {
+        let retain = rng.below(2) == 0;
+        let r = root.backward(retain);
+        writeln!(
+            out,
+            "backward {p} retain {retain}: {:?}",
+            r.map_err(|e| e.to_string())
+        )
+        .unwrap();
+        if rng.below(3) == 0 {
+            for l in &leaves {
+                let _ = l.set_grad(None);
+            }
+        }
+    }
+    for h in pool.iter().flatten() {
+        describe(&mut out, &h.tensor().unwrap());
+    }
+    out
+}
+
+fn run_on_thread(seed: u64, defer: bool) -> String {
+    std::thread::spawn(move || {
+        deferred::set_enabled(defer);
+        program(seed)
+    })
+    .join()
+    .unwrap()
+}
+
+#[test]
+fn deferred_ops_are_indistinguishable_from_eager_ones() {
+    for seed in 1..=400 {
+        let eager = run_on_thread(seed, false);
+        let deferred = run_on_thread(seed, true);
+        assert_eq!(deferred, eager, "seed {seed}");
+    }
+}
+
+#[test]
+fn a_scalar_mlp_step_backwards_on_entries() {
+    // Deferral really happens (and the backward runs on entries): the
+    // result is still deferred after backward.
+    std::thread::spawn(|| {
+        let w = leaf(&[0.5], &[]);
+        let b = leaf(&[-0.25], &[]);
+        let x = Handle::Tensor(w.clone());
+        let y = x.op(Op::Mul, Other::Number(2.0)).unwrap();
+        let z = y
+            .op(Op::Add, Other::Handle(&Handle::Tensor(b.clone())))
+            .unwrap();
+        let out = z
+            .op(Op::Tanh, Other::None)
+            .unwrap()
+            .op(Op::Mul, Other::Number(3.0))
+            .unwrap();
+        assert!(matches!(&out, Handle::Lazy(l) if l.is_deferred()));
+        assert_eq!(deferred::live(), 4);
+        out.backward(false).unwrap();
+        assert!(matches!(&out, Handle::Lazy(l) if l.is_deferred()));
+        let t = (0.5f32 * 2.0 - 0.25).tanh();
+        assert_eq!(
+            w.grad_raw().unwrap().item().unwrap(),
+            3.0 * (1.0 - t * t) * 2.0
+        );
+        assert_eq!(b.grad_raw().unwrap().item().unwrap(), 3.0 * (1.0 - t * t));
+        // A second backward: the graph was freed (TanhBackward0 saved its result).
+        let e = out.backward(false).unwrap_err().to_string();
+        assert!(
+            e.contains("Trying to backward through the graph a second time"),
+            "{e}"
+        );
+        drop((out, z, y));
+        assert_eq!(deferred::live(), 0);
+    })
+    .join()
+    .unwrap();
+}
