@@ -24,6 +24,12 @@
 //!   intact; otherwise it answers `false` and the caller materializes and
 //!   runs the engine, which is always exact.
 //!
+//! The one rule for the caller (the binding, once it defers): call `flush`
+//! before changing a tensor's `requires_grad`, which decides the edges the
+//! replayed op makes (a leaf recorded as requiring grad that no longer does
+//! fails the replay loudly). Not in `Tensor::set_requires_grad` itself
+//! while nothing defers: it would link the replay into the wasm (+2.6 KB).
+//!
 //! Inputs are deferred entries, 0-d leaves that require grad (held, with
 //! their AccumulateGrad edge, as the eager node holds them), 0-d constants
 //! (their storage; the tensor weakly, as the eager node holds nothing of
@@ -387,7 +393,12 @@ fn input_tensor(input: &In) -> Result<Option<Tensor>> {
                 ))
             }
         },
-        In::Leaf(t, _) => Some(t.clone()),
+        In::Leaf(t, _) if t.requires_grad() => Some(t.clone()),
+        In::Leaf(..) => {
+            return Err(Error::internal(
+                "a deferred op's leaf stopped requiring grad before it was replayed (flush first)",
+            ))
+        }
         In::Const(weak, storage, id) => Some(match weak.upgrade().map(Tensor) {
             Some(t) if t.grad_fn().is_none() && !t.requires_grad() => t,
             // Gone since (or given a history by an in-place op): a stand-in

@@ -494,8 +494,6 @@ impl Tensor {
             }
             return Err(Error::runtime(msg));
         }
-        // Deferred ops recorded this leaf as it was (deferred.rs).
-        crate::deferred::flush()?;
         self.meta_mut()?.requires_grad = value;
         Ok(())
     }
