@@ -40,14 +40,14 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use crate::context::{self, GradModeGuard, SavedHooksGuard};
-use crate::engine::{accumulate, after_accumulate};
+use crate::engine::accumulate;
 use crate::error::{Error, Result};
 use crate::ids::{self, NodeId, TensorId};
 use crate::input_buffer::{add_grad, to_tensors, Grad, Grads, Num, Shares};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ops::{arith, unary, Operand};
 use crate::ready_queue::ReadyQueue;
-use crate::scalar_backward::{accumulate_value, hand_on, passes_through};
+use crate::scalar_backward::{accumulate_number, hand_on, passes_through};
 use crate::small::Small;
 use crate::tensor::{Array, Data, Storage, Tensor, TensorImpl};
 
@@ -61,6 +61,25 @@ pub enum Op {
 }
 
 impl Op {
+    /// The eager node's edges (a number operand has a `None` edge).
+    fn arity(self) -> usize {
+        if self == Op::Tanh {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The eager op (`b` is unused by tanh).
+    fn eager(self, a: &Tensor, b: &Operand) -> Result<Tensor> {
+        match self {
+            Op::Add => arith::add(a, b),
+            Op::Sub => arith::sub(a, b),
+            Op::Mul => arith::mul(a, b),
+            Op::Tanh => unary::tanh(a),
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Op::Add => "AddBackward0",
@@ -446,12 +465,7 @@ fn materialize(e: &Rc<Entry>) -> Result<()> {
         e.node.0.wrapping_sub(1),
         e.tensor.0.wrapping_sub(1),
         e.seq,
-        || match e.op {
-            Op::Add => arith::add(&a, &b),
-            Op::Sub => arith::sub(&a, &b),
-            Op::Mul => arith::mul(&a, &b),
-            Op::Tanh => unary::tanh(&a),
-        },
+        || e.op.eager(&a, &b),
     );
     let t = t?;
     if after != (e.node.0, e.tensor.0, e.seq + 1) {
@@ -584,8 +598,11 @@ fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
     Ok(Some((rows, deps)))
 }
 
-/// The rows an entry's outputs go to (`None`: no edge).
-fn targets(e: &Entry) -> Result<[Option<usize>; 2]> {
+/// What an entry's backward step reads, in one borrow: the rows its
+/// outputs go to (`None`: no edge) and the values its formula reads
+/// (`saved` of the eager node; a slot whose gradient is not routed may
+/// differ, its output is dropped).
+fn formula_inputs(e: &Entry) -> Result<([Option<usize>; 2], [f32; 2], usize)> {
     let state = e.state.borrow();
     let State::Deferred { a, b, .. } = &*state else {
         return Err(Error::internal("a deferred op changed during backward"));
@@ -595,34 +612,21 @@ fn targets(e: &Entry) -> Result<[Option<usize>; 2]> {
         In::Leaf(_, edge) => Some(edge.node.engine_slot.get().1 as usize),
         In::None | In::Const(..) => None,
     };
-    Ok([row(a), row(b)])
-}
-
-/// The values a formula reads (`saved` of the eager node; a slot whose
-/// gradient is not routed may differ, its output is dropped).
-fn saved_values(e: &Entry) -> Result<([f32; 2], usize)> {
-    let state = e.state.borrow();
-    let State::Deferred { a, b, .. } = &*state else {
-        return Err(Error::internal("a deferred op changed during backward"));
+    let value = |input: &In| -> Result<f32> {
+        let v = match input {
+            In::Entry(c) => Some(c.value),
+            In::Leaf(t, _) => t.scalar_value(),
+            In::Const(_, s, _) => s.data.try_borrow().ok().and_then(|d| d.scalar()),
+            In::None => Some(0.0),
+        };
+        v.ok_or_else(|| Error::internal("a deferred op's input is no longer a number"))
     };
-    let value = |input: &In| -> f32 {
-        match input {
-            In::Entry(c) => c.value,
-            In::Leaf(t, _) => t.scalar_value().unwrap_or(f32::NAN),
-            In::Const(_, s, _) => s
-                .data
-                .try_borrow()
-                .ok()
-                .and_then(|d| d.scalar())
-                .unwrap_or(f32::NAN),
-            In::None => 0.0,
-        }
-    };
-    Ok(match e.op {
-        Op::Mul if !e.number => ([value(a), value(b)], 2),
+    let (values, count) = match e.op {
+        Op::Mul if !e.number => ([value(a)?, value(b)?], 2),
         Op::Tanh => ([e.value, 0.0], 1),
         _ => ([0.0; 2], 0),
-    })
+    };
+    Ok(([row(a), row(b)], values, count))
 }
 
 /// The engine's loop (`engine::execute` in scalar mode) over rows.
@@ -686,20 +690,7 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                     ));
                 };
                 // As `scalar_backward::try_run`, then `engine::evaluate`.
-                let done = match &inputs[..] {
-                    [Some(Grad::Value(n))] if !variable.requires_grad() => {
-                        let _ = n;
-                        true
-                    }
-                    [Some(Grad::Value(n))] => {
-                        let done = accumulate_value(variable, n, &shares)?;
-                        if done {
-                            after_accumulate(variable)?;
-                        }
-                        done
-                    }
-                    _ => false,
-                };
+                let done = accumulate_number(variable, &inputs, &shares)?;
                 shares.drop_all(&inputs);
                 if !done {
                     let grad = to_tensors(inputs).into_iter().next().flatten();
@@ -707,16 +698,15 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                 }
             }
             Row::Entry(e) => {
-                let outputs = run(e, &inputs, &mut shares)?;
+                let (to, values, count) = formula_inputs(e)?;
+                let outputs = run(e, &to, &values[..count], &inputs, &mut shares)?;
                 shares.drop_all(&inputs);
                 if !keep_graph {
                     if let State::Deferred { released, .. } = &mut *e.state.borrow_mut() {
                         *released = true;
                     }
                 }
-                let to = targets(e)?;
-                let n = if e.op == Op::Tanh { 1 } else { 2 };
-                for (k, grad) in outputs.into_iter().enumerate().take(n) {
+                for (k, grad) in outputs.into_iter().enumerate() {
                     match to[k] {
                         Some(j) => {
                             route(j, grad, &mut buffers, &mut queue, &mut shares, &mut held)?
@@ -732,10 +722,14 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
 }
 
 /// One entry's formula on numbers (`scalar_backward::try_run` for an op).
-fn run(e: &Entry, inputs: &Grads, shares: &mut Shares) -> Result<Grads> {
-    let to = targets(e)?;
-    let n = if e.op == Op::Tanh { 1 } else { 2 };
-    let mut out: Grads = Small::filled(n, None);
+fn run(
+    e: &Entry,
+    to: &[Option<usize>; 2],
+    values: &[f32],
+    inputs: &Grads,
+    shares: &mut Shares,
+) -> Result<Grads> {
+    let mut out: Grads = Small::filled(e.op.arity(), None);
     let input = inputs.first().and_then(Option::as_ref);
     let Some(g) = input else {
         return Ok(out);
@@ -743,7 +737,6 @@ fn run(e: &Entry, inputs: &Grads, shares: &mut Shares) -> Result<Grads> {
     let g = g
         .value()?
         .ok_or_else(|| Error::internal("a deferred op got a gradient that is not 0-d"))?;
-    let (values, count) = saved_values(e)?;
     let rule = match e.op {
         Op::Add => arith::add_rule,
         Op::Sub => arith::sub_rule,
@@ -751,7 +744,7 @@ fn run(e: &Entry, inputs: &Grads, shares: &mut Shares) -> Result<Grads> {
         Op::Mul => arith::mul_rule,
         Op::Tanh => unary::tanh_rule,
     };
-    let grads = rule(g, &values[..count], e.param);
+    let grads = rule(g, values, e.param);
     let pass = passes_through(e.op.name());
     let mut passed = 0u32;
     for (i, slot) in out.iter_mut().enumerate() {
@@ -798,11 +791,9 @@ impl Handle {
                 Handle::Tensor(t) => Arg::Tensor(t),
             }
         }
-        let b = match &other {
-            Other::None | Other::Number(_) => Arg::Number(match other {
-                Other::Number(v) => v,
-                _ => 0.0,
-            }),
+        let b = match other {
+            Other::None => Arg::Number(0.0),
+            Other::Number(v) => Arg::Number(v),
             Other::Handle(h) => arg(h),
         };
         if let Some(l) = record(op, arg(self), b) {
@@ -814,12 +805,7 @@ impl Handle {
             Other::Number(v) => Operand::Scalar(v),
             Other::None => Operand::Scalar(0.0),
         };
-        Ok(Handle::Tensor(match op {
-            Op::Add => arith::add(&a, &b),
-            Op::Sub => arith::sub(&a, &b),
-            Op::Mul => arith::mul(&a, &b),
-            Op::Tanh => unary::tanh(&a),
-        }?))
+        op.eager(&a, &b).map(Handle::Tensor)
     }
 
     /// `item()`.

@@ -36,18 +36,7 @@ pub(crate) fn try_run(
 ) -> Result<Option<Grads>> {
     match &node.kind {
         NodeKind::AccumulateGrad { variable } => {
-            let [Some(Grad::Value(n))] = &slots[..] else {
-                return Ok(None);
-            };
-            // As `engine::accumulate`: nothing at all (no event, no hooks).
-            if !variable.requires_grad() {
-                return Ok(Some(Small::Zero));
-            }
-            if !accumulate_value(variable, n, shares)? {
-                return Ok(None);
-            }
-            after_accumulate(variable)?;
-            Ok(Some(Small::Zero))
+            Ok(accumulate_number(variable, slots, shares)?.then_some(Small::Zero))
         }
         NodeKind::Op {
             scalar: Some(rule),
@@ -182,13 +171,31 @@ pub(crate) fn passes_through(name: &str) -> u8 {
     }
 }
 
+/// AccumulateGrad's step when its gradient is a number; `false`: not a
+/// case for numbers (the caller runs `engine::accumulate` on a tensor).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+pub(crate) fn accumulate_number(variable: &Tensor, slots: &Grads, shares: &Shares) -> Result<bool> {
+    let [Some(Grad::Value(n))] = &slots[..] else {
+        return Ok(false);
+    };
+    // As `engine::accumulate`: nothing at all (no event, no hooks).
+    if !variable.requires_grad() {
+        return Ok(true);
+    }
+    if !accumulate_value(variable, n, shares)? {
+        return Ok(false);
+    }
+    after_accumulate(variable)?;
+    Ok(true)
+}
+
 /// AccumulateGrad of a number into a 0-d leaf, as `engine::accumulate` does
 /// it (grad mode is off): a gradient no one else holds is stolen, with its
 /// version; a shared one is copied (version 1); an existing `.grad` takes
 /// it in place. `false`: not a case for numbers (use the tensor path).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 #[inline]
-pub(crate) fn accumulate_value(variable: &Tensor, n: &Num, shares: &Shares) -> Result<bool> {
+fn accumulate_value(variable: &Tensor, n: &Num, shares: &Shares) -> Result<bool> {
     let v = n.value;
     let Some(existing) = variable.grad_raw() else {
         // PyTorch steals an unshared gradient (its version with it), else
