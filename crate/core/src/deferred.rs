@@ -768,6 +768,7 @@ pub enum Handle {
 }
 
 /// The other operand of `Handle::op`.
+#[derive(Clone, Copy)]
 pub enum Other<'a> {
     None,
     Number(f32),
@@ -799,6 +800,12 @@ impl Handle {
         if let Some(l) = record(op, arg(self), b) {
             return Ok(Handle::Lazy(l));
         }
+        self.eager(op, other)
+    }
+
+    /// `self op other`, always as the eager op (the binding's choice while
+    /// a JS hook runs: a handle made there must be a tensor).
+    pub fn eager(&self, op: Op, other: Other<'_>) -> Result<Handle> {
         let a = self.tensor()?;
         let b = match other {
             Other::Handle(h) => Operand::Tensor(h.tensor()?),

@@ -148,7 +148,7 @@ pub fn tensor_arg(v: &JsValue) -> JsResult<Option<Tensor>> {
         return Ok(None);
     }
     if let Some(t) = live_tensor_fast(v) {
-        return Ok(Some(t));
+        return t.js().map(Some);
     }
     let Ok(f) = STASH_KEY.with(|k| Reflect::get(v, k)) else {
         return Ok(None);
@@ -174,7 +174,7 @@ extern "C" {
 /// defines on `Tensor.prototype`. Anything else — not a Tensor, a released
 /// handle (pointer 0), no facade loaded — takes the general path and its
 /// errors.
-fn live_tensor_fast(v: &JsValue) -> Option<Tensor> {
+fn live_tensor_fast(v: &JsValue) -> Option<hookgrad_core::Result<Tensor>> {
     use wasm_bindgen::convert::RefFromWasmAbi;
     let p = v.unchecked_ref::<MaybeTensor>().hg_ptr().ok()?.as_f64()?;
     if !(p >= 1.0 && p <= f64::from(u32::MAX) && p.fract() == 0.0) {
@@ -186,7 +186,7 @@ fn live_tensor_fast(v: &JsValue) -> Option<Tensor> {
     // facade zeroes it when the handle is freed.
     let ptr = wasm_bindgen::__rt::WasmPtr::from_usize(p as usize);
     let handle = unsafe { crate::tensor::Tensor::ref_from_abi(ptr) };
-    Some(handle.inner.clone())
+    Some(handle.core())
 }
 
 pub fn expect_tensor(v: &JsValue, what: &str) -> JsResult<Tensor> {

@@ -131,7 +131,7 @@ impl JsHook {
                             wasm_bindgen::__rt::WasmPtr::from_usize(ptr as usize),
                         )
                     };
-                    Ok(Some(handle.inner.clone()))
+                    handle.core().map(Some)
                 }
                 Returned::Value => {
                     crate::convert::note_js_call(None);

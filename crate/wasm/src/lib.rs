@@ -147,6 +147,13 @@ pub fn no_grad(f: JsValue) -> JsResult<JsValue> {
     f.call0(&JsValue::UNDEFINED)
 }
 
+/// Turns the deferral of 0-d ops off or on (`hookgrad_core::deferred`):
+/// tests run the same program both ways and compare what JS observes.
+#[wasm_bindgen(js_name = __deferScalarOps)]
+pub fn defer_scalar_ops(on: bool) {
+    hookgrad_core::deferred::set_enabled(on);
+}
+
 #[wasm_bindgen(js_name = isGradEnabled)]
 pub fn is_grad_enabled() -> bool {
     context::is_grad_enabled()

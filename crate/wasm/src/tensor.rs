@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use crate::convert::*;
 use crate::hooks::{Handle, JsHook};
 use crate::node::Node;
+use hookgrad_core::deferred::{Handle as Held, Op, Other};
 use hookgrad_core::engine;
 use hookgrad_core::ops::{self, reduce, Operand};
 use hookgrad_core::tensor::Tensor as CoreTensor;
@@ -17,29 +18,58 @@ use hookgrad_core::tensor::Tensor as CoreTensor;
 /// One JS handle of a core tensor. Handles are independent: each holds its
 /// own reference, so releasing one (`dispose()`, the end of an `hg.tidy`, or
 /// the garbage collector) never affects another handle of the same tensor.
+///
+/// The tensor may still be a deferred 0-d op (`hookgrad_core::deferred`):
+/// `add/sub/mul/tanh`, `item()` and `backward()` use it as it is; every
+/// other use asks `core()`, which materializes it exactly as the eager op
+/// would have made it.
 #[wasm_bindgen]
 pub struct Tensor {
-    pub(crate) inner: CoreTensor,
+    held: Held,
     /// Made while a JS hook ran: not an owner for AccumulateGrad's steal.
     hook_ref: bool,
 }
 
 impl Tensor {
     pub fn wrap(inner: CoreTensor) -> Tensor {
+        Tensor::hold(Held::Tensor(inner))
+    }
+
+    fn hold(held: Held) -> Tensor {
         crate::live::handle_created();
-        let hook_ref = crate::live::in_js_hook();
-        if hook_ref {
-            inner.add_hook_ref();
-        }
-        Tensor { inner, hook_ref }
+        // Never deferred while a JS hook runs (`arith`), so only a tensor.
+        let hook_ref = match &held {
+            Held::Tensor(t) if crate::live::in_js_hook() => {
+                t.add_hook_ref();
+                true
+            }
+            _ => false,
+        };
+        Tensor { held, hook_ref }
+    }
+
+    /// The core tensor (materializing a deferred op).
+    pub(crate) fn core(&self) -> hookgrad_core::Result<CoreTensor> {
+        self.held.tensor()
+    }
+
+    /// `self op other`, deferred where it can be: not while a JS hook runs,
+    /// whose handles must be tensors (see `hold`).
+    fn arith(&self, op: Op, other: Other<'_>) -> JsResult<Tensor> {
+        let r = if crate::live::in_js_hook() {
+            self.held.eager(op, other)
+        } else {
+            self.held.op(op, other)
+        };
+        r.map(Tensor::hold).js()
     }
 }
 
 impl Drop for Tensor {
     fn drop(&mut self) {
         crate::live::handle_dropped();
-        if self.hook_ref {
-            self.inner.remove_hook_ref();
+        if let (true, Held::Tensor(t)) = (self.hook_ref, &self.held) {
+            t.remove_hook_ref();
         }
     }
 }
@@ -76,43 +106,47 @@ fn int_arg(v: f64, what: &str) -> JsResult<i64> {
 impl Tensor {
     /// Borrow-only identification used by the binding (see `convert::as_tensor`).
     #[wasm_bindgen(js_name = __hgStash)]
-    pub fn hg_stash(&self) {
-        STASH.with(|s| s.replace(Some(self.inner.clone())));
+    pub fn hg_stash(&self) -> JsResult<()> {
+        let t = self.core().js()?;
+        STASH.with(|s| s.replace(Some(t)));
+        Ok(())
     }
 
     #[wasm_bindgen(getter)]
-    pub fn id(&self) -> u32 {
-        self.inner.id().0
+    pub fn id(&self) -> JsResult<u32> {
+        Ok(self.core().js()?.id().0)
     }
 
     /// A plain array of numbers, like `list(t.shape)`.
     #[wasm_bindgen(getter)]
-    pub fn shape(&self) -> JsValue {
-        self.inner
+    pub fn shape(&self) -> JsResult<JsValue> {
+        Ok(self
+            .core()
+            .js()?
             .shape()
             .iter()
             .map(|&d| JsValue::from_f64(d as f64))
             .collect::<JsArray>()
-            .into()
+            .into())
     }
 
     pub fn item(&self) -> JsResult<f64> {
-        self.inner.item().map(|v| v as f64).js()
+        self.held.item().map(|v| v as f64).js()
     }
 
     #[wasm_bindgen(js_name = toArray)]
     pub fn to_array(&self) -> JsResult<JsValue> {
-        Ok(array_to_js(&*self.inner.data().js()?))
+        Ok(array_to_js(&*self.core().js()?.data().js()?))
     }
 
     #[wasm_bindgen(js_name = toString)]
-    pub fn to_string_js(&self) -> String {
-        self.inner.repr()
+    pub fn to_string_js(&self) -> JsResult<String> {
+        Ok(self.core().js()?.repr())
     }
 
     #[wasm_bindgen(getter, js_name = requiresGrad)]
-    pub fn requires_grad(&self) -> bool {
-        self.inner.requires_grad()
+    pub fn requires_grad(&self) -> JsResult<bool> {
+        Ok(self.core().js()?.requires_grad())
     }
 
     #[wasm_bindgen(setter, js_name = requiresGrad)]
@@ -123,101 +157,124 @@ impl Tensor {
                 type_name(&v)
             ))
         })?;
-        self.inner.set_requires_grad(b).js()
+        // A deferred op replays with the edges its inputs' requires_grad
+        // gave it then (hookgrad_core::deferred's one rule).
+        hookgrad_core::deferred::flush().js()?;
+        self.core().js()?.set_requires_grad(b).js()
     }
 
     #[wasm_bindgen(getter, js_name = isLeaf)]
-    pub fn is_leaf(&self) -> bool {
-        self.inner.is_leaf()
+    pub fn is_leaf(&self) -> JsResult<bool> {
+        Ok(self.core().js()?.is_leaf())
     }
 
     /// A `Node`, or `null` on leaves (the contract says null, not undefined).
     #[wasm_bindgen(getter, js_name = gradFn)]
-    pub fn grad_fn(&self) -> JsValue {
-        self.inner
+    pub fn grad_fn(&self) -> JsResult<JsValue> {
+        Ok(self
+            .core()
+            .js()?
             .grad_fn()
             .map(|n| Node::wrap(n).into())
-            .unwrap_or(JsValue::NULL)
+            .unwrap_or(JsValue::NULL))
     }
 
     #[wasm_bindgen(getter)]
-    pub fn grad(&self) -> JsValue {
-        self.inner
+    pub fn grad(&self) -> JsResult<JsValue> {
+        Ok(self
+            .core()
+            .js()?
             .grad()
             .map(|g| Tensor::wrap(g).into())
-            .unwrap_or(JsValue::NULL)
+            .unwrap_or(JsValue::NULL))
     }
 
     #[wasm_bindgen(setter)]
     pub fn set_grad(&self, v: JsValue) -> JsResult<()> {
         if v.is_null() || v.is_undefined() {
-            return self.inner.set_grad(None).js();
+            return self.core().js()?.set_grad(None).js();
         }
         let g = expect_tensor(&v, "grad")?;
-        self.inner.set_grad(Some(g)).js()
+        self.core().js()?.set_grad(Some(g)).js()
     }
 
     #[wasm_bindgen(getter)]
-    pub fn name(&self) -> JsValue {
-        self.inner
+    pub fn name(&self) -> JsResult<JsValue> {
+        Ok(self
+            .core()
+            .js()?
             .name()
             .map(JsValue::from)
-            .unwrap_or(JsValue::NULL)
+            .unwrap_or(JsValue::NULL))
     }
 
     #[wasm_bindgen(setter)]
     pub fn set_name(&self, v: JsValue) -> JsResult<()> {
         if v.is_null() || v.is_undefined() {
-            return self.inner.set_name(None).js();
+            return self.core().js()?.set_name(None).js();
         }
         let s = v
             .as_string()
             .ok_or_else(|| type_error(format!("name must be a string, not {}", type_name(&v))))?;
-        self.inner.set_name(Some(s)).js()
+        self.core().js()?.set_name(Some(s)).js()
     }
 
     #[wasm_bindgen(getter, js_name = retainsGrad)]
-    pub fn retains_grad(&self) -> bool {
-        self.inner.retains_grad()
+    pub fn retains_grad(&self) -> JsResult<bool> {
+        Ok(self.core().js()?.retains_grad())
     }
 
     /// `t.stride()`: PyTorch's strides, in elements.
-    pub fn stride(&self) -> JsValue {
-        self.inner
+    pub fn stride(&self) -> JsResult<JsValue> {
+        Ok(self
+            .core()
+            .js()?
             .strides()
             .iter()
             .map(|&d| JsValue::from_f64(d as f64))
             .collect::<JsArray>()
-            .into()
+            .into())
     }
 
     /// `t.isContiguous()`, as PyTorch's `is_contiguous()`.
     #[wasm_bindgen(js_name = isContiguous)]
-    pub fn is_contiguous(&self) -> bool {
-        self.inner.is_contiguous()
+    pub fn is_contiguous(&self) -> JsResult<bool> {
+        Ok(self.core().js()?.is_contiguous())
     }
 
     #[wasm_bindgen(getter)]
-    pub fn version(&self) -> u32 {
-        self.inner.version()
+    pub fn version(&self) -> JsResult<u32> {
+        Ok(self.core().js()?.version())
     }
 
     // ----- ops -------------------------------------------------------------
 
     pub fn add(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::arith::add(&self.inner, &operand(&other, "add")?))
+        wrap(ops::arith::add(
+            &self.core().js()?,
+            &operand(&other, "add")?,
+        ))
     }
     pub fn sub(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::arith::sub(&self.inner, &operand(&other, "sub")?))
+        wrap(ops::arith::sub(
+            &self.core().js()?,
+            &operand(&other, "sub")?,
+        ))
     }
     pub fn mul(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::arith::mul(&self.inner, &operand(&other, "mul")?))
+        wrap(ops::arith::mul(
+            &self.core().js()?,
+            &operand(&other, "mul")?,
+        ))
     }
     pub fn div(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::arith::div(&self.inner, &operand(&other, "div")?))
+        wrap(ops::arith::div(
+            &self.core().js()?,
+            &operand(&other, "div")?,
+        ))
     }
     pub fn neg(&self) -> JsResult<Tensor> {
-        wrap(self.inner.neg())
+        wrap(self.core().js()?.neg())
     }
     pub fn pow(&self, exponent: JsValue) -> JsResult<Tensor> {
         let e = exponent.as_f64().ok_or_else(|| {
@@ -226,158 +283,165 @@ impl Tensor {
                 type_name(&exponent)
             ))
         })?;
-        wrap(self.inner.pow(e as f32))
+        wrap(self.core().js()?.pow(e as f32))
     }
     pub fn exp(&self) -> JsResult<Tensor> {
-        wrap(self.inner.exp())
+        wrap(self.core().js()?.exp())
     }
     pub fn log(&self) -> JsResult<Tensor> {
-        wrap(self.inner.log())
+        wrap(self.core().js()?.log())
     }
     pub fn sin(&self) -> JsResult<Tensor> {
-        wrap(self.inner.sin())
+        wrap(self.core().js()?.sin())
     }
     pub fn cos(&self) -> JsResult<Tensor> {
-        wrap(self.inner.cos())
+        wrap(self.core().js()?.cos())
     }
     pub fn tanh(&self) -> JsResult<Tensor> {
-        wrap(self.inner.tanh())
+        self.arith(Op::Tanh, Other::None)
     }
     pub fn sigmoid(&self) -> JsResult<Tensor> {
-        wrap(self.inner.sigmoid())
+        wrap(self.core().js()?.sigmoid())
     }
     pub fn relu(&self) -> JsResult<Tensor> {
-        wrap(self.inner.relu())
+        wrap(self.core().js()?.relu())
     }
     pub fn abs(&self) -> JsResult<Tensor> {
-        wrap(self.inner.abs())
+        wrap(self.core().js()?.abs())
     }
     pub fn sqrt(&self) -> JsResult<Tensor> {
-        wrap(self.inner.sqrt())
+        wrap(self.core().js()?.sqrt())
     }
     pub fn softmax(&self, dim: JsValue) -> JsResult<Tensor> {
         let d = opt_dim(&dim, "softmax")?.ok_or_else(|| {
             type_error("softmax(): argument 'dim' (position 1) must be an integer")
         })?;
-        wrap(self.inner.softmax(d))
+        wrap(self.core().js()?.softmax(d))
     }
     #[wasm_bindgen(js_name = logSoftmax)]
     pub fn log_softmax(&self, dim: JsValue) -> JsResult<Tensor> {
         let d = opt_dim(&dim, "logSoftmax")?.ok_or_else(|| {
             type_error("logSoftmax(): argument 'dim' (position 1) must be an integer")
         })?;
-        wrap(self.inner.log_softmax(d))
+        wrap(self.core().js()?.log_softmax(d))
     }
     pub fn unsqueeze(&self, dim: JsValue) -> JsResult<Tensor> {
         let d = opt_dim(&dim, "unsqueeze")?.ok_or_else(|| {
             type_error("unsqueeze(): argument 'dim' (position 1) must be an integer")
         })?;
-        wrap(self.inner.unsqueeze(d))
+        wrap(self.core().js()?.unsqueeze(d))
     }
     pub fn squeeze(&self, dim: JsValue) -> JsResult<Tensor> {
-        wrap(self.inner.squeeze(opt_dim(&dim, "squeeze")?))
+        wrap(self.core().js()?.squeeze(opt_dim(&dim, "squeeze")?))
     }
     /// `expand(shape)` (an array; `-1` keeps a size).
     pub fn expand(&self, shape: JsValue) -> JsResult<Tensor> {
-        wrap(self.inner.expand(&parse_signed_shape(&shape)?))
+        wrap(self.core().js()?.expand(&parse_signed_shape(&shape)?))
     }
     pub fn matmul(&self, other: JsValue) -> JsResult<Tensor> {
         let o = expect_tensor(&other, "matmul(): argument 'other' (position 1)")?;
-        wrap(self.inner.matmul(&o))
+        wrap(self.core().js()?.matmul(&o))
     }
     pub fn sum(&self, dim: JsValue, keepdim: JsValue) -> JsResult<Tensor> {
         let keep = keepdim.as_bool().unwrap_or(false);
         match opt_dim(&dim, "sum")? {
-            None => wrap(reduce::sum(&self.inner)),
-            Some(d) => wrap(reduce::sum_dim(&self.inner, d, keep)),
+            None => wrap(reduce::sum(&self.core().js()?)),
+            Some(d) => wrap(reduce::sum_dim(&self.core().js()?, d, keep)),
         }
     }
     pub fn mean(&self, dim: JsValue, keepdim: JsValue) -> JsResult<Tensor> {
         let keep = keepdim.as_bool().unwrap_or(false);
         match opt_dim(&dim, "mean")? {
-            None => wrap(reduce::mean(&self.inner)),
-            Some(d) => wrap(reduce::mean_dim(&self.inner, d, keep)),
+            None => wrap(reduce::mean(&self.core().js()?)),
+            Some(d) => wrap(reduce::mean_dim(&self.core().js()?, d, keep)),
         }
     }
     pub fn reshape(&self, shape: JsValue) -> JsResult<Tensor> {
-        wrap(self.inner.reshape(&parse_signed_shape(&shape)?))
+        wrap(self.core().js()?.reshape(&parse_signed_shape(&shape)?))
     }
     pub fn transpose(&self, d0: f64, d1: f64) -> JsResult<Tensor> {
         wrap(
-            self.inner
+            self.core()
+                .js()?
                 .transpose(int_arg(d0, "transpose")?, int_arg(d1, "transpose")?),
         )
     }
     pub fn t(&self) -> JsResult<Tensor> {
-        wrap(self.inner.t())
+        wrap(self.core().js()?.t())
     }
     #[wasm_bindgen(js_name = clone)]
     pub fn clone_js(&self) -> JsResult<Tensor> {
-        wrap(self.inner.clone_op())
+        wrap(self.core().js()?.clone_op())
     }
-    pub fn detach(&self) -> Tensor {
-        Tensor::wrap(self.inner.detach())
+    pub fn detach(&self) -> JsResult<Tensor> {
+        Ok(Tensor::wrap(self.core().js()?.detach()))
     }
     pub fn add_(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::inplace::add_(&self.inner, &operand(&other, "add_")?))
+        wrap(ops::inplace::add_(
+            &self.core().js()?,
+            &operand(&other, "add_")?,
+        ))
     }
     pub fn sub_(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::inplace::sub_(&self.inner, &operand(&other, "sub_")?))
+        wrap(ops::inplace::sub_(
+            &self.core().js()?,
+            &operand(&other, "sub_")?,
+        ))
     }
     pub fn mul_(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::inplace::mul_(&self.inner, &operand(&other, "mul_")?))
+        wrap(ops::inplace::mul_(
+            &self.core().js()?,
+            &operand(&other, "mul_")?,
+        ))
     }
     pub fn div_(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::inplace::div_(&self.inner, &operand(&other, "div_")?))
+        wrap(ops::inplace::div_(
+            &self.core().js()?,
+            &operand(&other, "div_")?,
+        ))
     }
     pub fn zero_(&self) -> JsResult<Tensor> {
-        wrap(ops::inplace::zero_(&self.inner))
+        wrap(ops::inplace::zero_(&self.core().js()?))
     }
 
     // ----- typed fast paths (the JS facade dispatches `add(x)` etc. here) -----
 
     #[wasm_bindgen(js_name = __addScalar)]
     pub fn add_scalar(&self, v: f64) -> JsResult<Tensor> {
-        wrap(ops::arith::add(&self.inner, &Operand::Scalar(v as f32)))
+        self.arith(Op::Add, Other::Number(v as f32))
     }
     #[wasm_bindgen(js_name = __addTensor)]
     pub fn add_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
-        wrap(ops::arith::add(
-            &self.inner,
-            &Operand::Tensor(o.inner.clone()),
-        ))
+        self.arith(Op::Add, Other::Handle(&o.held))
     }
     #[wasm_bindgen(js_name = __subScalar)]
     pub fn sub_scalar(&self, v: f64) -> JsResult<Tensor> {
-        wrap(ops::arith::sub(&self.inner, &Operand::Scalar(v as f32)))
+        self.arith(Op::Sub, Other::Number(v as f32))
     }
     #[wasm_bindgen(js_name = __subTensor)]
     pub fn sub_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
-        wrap(ops::arith::sub(
-            &self.inner,
-            &Operand::Tensor(o.inner.clone()),
-        ))
+        self.arith(Op::Sub, Other::Handle(&o.held))
     }
     #[wasm_bindgen(js_name = __mulScalar)]
     pub fn mul_scalar(&self, v: f64) -> JsResult<Tensor> {
-        wrap(ops::arith::mul(&self.inner, &Operand::Scalar(v as f32)))
+        self.arith(Op::Mul, Other::Number(v as f32))
     }
     #[wasm_bindgen(js_name = __mulTensor)]
     pub fn mul_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
-        wrap(ops::arith::mul(
-            &self.inner,
-            &Operand::Tensor(o.inner.clone()),
-        ))
+        self.arith(Op::Mul, Other::Handle(&o.held))
     }
     #[wasm_bindgen(js_name = __divScalar)]
     pub fn div_scalar(&self, v: f64) -> JsResult<Tensor> {
-        wrap(ops::arith::div(&self.inner, &Operand::Scalar(v as f32)))
+        wrap(ops::arith::div(
+            &self.core().js()?,
+            &Operand::Scalar(v as f32),
+        ))
     }
     #[wasm_bindgen(js_name = __divTensor)]
     pub fn div_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
         wrap(ops::arith::div(
-            &self.inner,
-            &Operand::Tensor(o.inner.clone()),
+            &self.core().js()?,
+            &Operand::Tensor(o.core().js()?),
         ))
     }
 
@@ -414,13 +478,21 @@ impl Tensor {
             Some(v) => Some(tensors_from_js(v, "backward(): inputs")?),
             None => None,
         };
-        engine::backward_ext(&self.inner, grad, retain, create, inputs.as_deref()).js()
+        if grad.is_none() && !create && inputs.is_none() {
+            // On a deferred root: on numbers where nothing can observe it.
+            return self.held.backward(retain).js();
+        }
+        engine::backward_ext(&self.core().js()?, grad, retain, create, inputs.as_deref()).js()
     }
 
     #[wasm_bindgen(js_name = registerHook)]
     pub fn register_hook(&self, f: JsValue) -> JsResult<Handle> {
         let f = crate::hooks::hook_fn(f, "registerHook(): hook")?;
-        let h = self.inner.register_hook(Rc::new(JsHook::new(f))).js()?;
+        let h = self
+            .core()
+            .js()?
+            .register_hook(Rc::new(JsHook::new(f)))
+            .js()?;
         Ok(Handle::wrap(h))
     }
 
@@ -435,8 +507,9 @@ impl Tensor {
         if !crate::hooks::can_keep_by_id() {
             return 0.0;
         }
+        let Ok(t) = self.core() else { return 0.0 };
         let hook = Rc::new(JsHook::new(f));
-        match self.inner.register_hook(hook.clone()) {
+        match t.register_hook(hook.clone()) {
             Ok(h) => crate::hooks::keep_by_id(&hook, h),
             Err(_) => 0.0,
         }
@@ -444,14 +517,15 @@ impl Tensor {
 
     #[wasm_bindgen(js_name = retainGrad)]
     pub fn retain_grad(&self) -> JsResult<()> {
-        self.inner.retain_grad().js()
+        self.core().js()?.retain_grad().js()
     }
 
     #[wasm_bindgen(js_name = registerPostAccumulateGradHook)]
     pub fn register_post_accumulate_grad_hook(&self, f: JsValue) -> JsResult<Handle> {
         let f = crate::hooks::hook_fn(f, "registerPostAccumulateGradHook(): hook")?;
         let h = self
-            .inner
+            .core()
+            .js()?
             .register_post_accumulate_grad_hook(Rc::new(JsHook::new(f)))
             .js()?;
         Ok(Handle::wrap(h))
