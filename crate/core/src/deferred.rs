@@ -188,6 +188,7 @@ impl Checked<'_> {
     }
     /// The input, with the leaf's edge created now (in operand order, as
     /// the eager op creates AccumulateGrad nodes).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn input(&self) -> Option<In> {
         Some(match self {
             Checked::Entry(e) => In::Entry(Rc::clone(e)),
@@ -198,6 +199,7 @@ impl Checked<'_> {
     }
 }
 
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn check(arg: Arg<'_>) -> Option<Checked<'_>> {
     match arg {
         Arg::Number(v) => Some(Checked::Number(v)),
@@ -333,6 +335,7 @@ impl Clone for Lazy {
 }
 
 impl Drop for Lazy {
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn drop(&mut self) {
         let n = self.0.handles.get().saturating_sub(1);
         self.0.handles.set(n);
@@ -350,6 +353,7 @@ impl Drop for Lazy {
 }
 
 impl Drop for Entry {
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn drop(&mut self) {
         // Iteratively: a long chain must not recurse (wasm's stack is small).
         let mut stack: Vec<Rc<Entry>> = Vec::new();
@@ -533,6 +537,7 @@ pub fn backward(root: &Lazy, keep_graph: bool) -> Result<bool> {
 /// Everything reachable from `root`, with dependency counts; `None` when a
 /// part of it cannot run on numbers (released, materialized, hooked, or an
 /// input changed in place: the engine raises what PyTorch raises).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
     let pass = crate::graph_task::next_pass();
     let mut rows: Vec<Row> = Vec::new();
@@ -602,6 +607,7 @@ fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
 /// outputs go to (`None`: no edge) and the values its formula reads
 /// (`saved` of the eager node; a slot whose gradient is not routed may
 /// differ, its output is dropped).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn formula_inputs(e: &Entry) -> Result<([Option<usize>; 2], [f32; 2], usize)> {
     let state = e.state.borrow();
     let State::Deferred { a, b, .. } = &*state else {
@@ -630,6 +636,7 @@ fn formula_inputs(e: &Entry) -> Result<([Option<usize>; 2], [f32; 2], usize)> {
 }
 
 /// The engine's loop (`engine::execute` in scalar mode) over rows.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -> Result<()> {
     let mut buffers: Vec<Option<Grads>> = vec![None; rows.len()];
     let mut queue: ReadyQueue<usize> = ReadyQueue::default();
@@ -722,6 +729,7 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
 }
 
 /// One entry's formula on numbers (`scalar_backward::try_run` for an op).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn run(
     e: &Entry,
     to: &[Option<usize>; 2],
