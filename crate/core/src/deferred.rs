@@ -43,11 +43,11 @@ use crate::context::{self, GradModeGuard, SavedHooksGuard};
 use crate::engine::accumulate;
 use crate::error::{Error, Result};
 use crate::ids::{self, NodeId, TensorId};
-use crate::input_buffer::{add_grad, to_tensors, Grad, Grads, Num, Shares};
+use crate::input_buffer::{to_tensors, Grad, Grads, Num, Shares};
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::ops::{arith, unary, Operand};
 use crate::ready_queue::ReadyQueue;
-use crate::scalar_backward::{accumulate_number, hand_on, passes_through};
+use crate::scalar_backward::{accumulate_number, passes_through};
 use crate::small::Small;
 use crate::tensor::{Array, Data, Storage, Tensor, TensorImpl};
 
@@ -78,6 +78,11 @@ impl Op {
             Op::Mul => arith::mul(a, b),
             Op::Tanh => unary::tanh(a),
         }
+    }
+
+    /// `scalar_backward::passes_through` of the op's node.
+    fn passes(self) -> u8 {
+        passes_through(self.name())
     }
 
     fn name(self) -> &'static str {
@@ -635,60 +640,37 @@ fn formula_inputs(e: &Entry) -> Result<([Option<usize>; 2], [f32; 2], usize)> {
     Ok(([row(a), row(b)], values, count))
 }
 
-/// The engine's loop (`engine::execute` in scalar mode) over rows.
+/// The engine's loop (`engine::execute` in scalar mode) over rows, with
+/// each row's input buffer as the one number it is in the engine: the
+/// root's gradient is the implicit `ones`, and every gradient a formula
+/// makes is a `Num`. The same steps in the same order as the engine's
+/// `add_grad` / `hand_on` / `Shares` (the number path of `input_buffer`):
+/// ready rows by sequence number in PyTorch's heap order, an incoming
+/// gradient summed into the buffer in place when the buffer alone holds
+/// it, a formula's pass-through output the very number it received.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -> Result<()> {
-    let mut buffers: Vec<Option<Grads>> = vec![None; rows.len()];
+    let mut buffers: Vec<Option<Num>> = vec![None; rows.len()];
     let mut queue: ReadyQueue<usize> = ReadyQueue::default();
     let mut shares = Shares::default();
-    let mut held: Grads = Small::Zero;
+    let mut held: Small<Num> = Small::Zero;
     let seq = |i: usize| match &rows[i] {
         Row::Entry(e) => e.seq,
         Row::Leaf(_) => u64::MAX,
     };
-    let name = |i: usize| match &rows[i] {
-        Row::Entry(e) => e.op.name(),
-        Row::Leaf(_) => "AccumulateGrad",
-    };
-    // As `engine::route_outputs` for one output.
-    let mut route = |j: usize,
-                     grad: Option<Grad>,
-                     buffers: &mut Vec<Option<Grads>>,
-                     queue: &mut ReadyQueue<usize>,
-                     shares: &mut Shares,
-                     held: &mut Grads|
-     -> Result<()> {
-        let d = deps
-            .get_mut(j)
-            .filter(|d| **d > 0)
-            .ok_or_else(|| Error::internal("dependency not found for a deferred op"))?;
-        *d -= 1;
-        let ready = *d == 0;
-        let slots = buffers[j].get_or_insert_with(|| Small::filled(1, None));
-        if let Some(grad) = grad {
-            if let Some(added) = add_grad(name(j), slots, 0, grad, shares)? {
-                held.push(Some(added));
-            }
-        }
-        if ready {
-            queue.push(seq(j), j);
-        }
-        Ok(())
-    };
-    route(
-        0,
-        Some(Grad::Tensor(ones)),
-        &mut buffers,
-        &mut queue,
-        &mut shares,
-        &mut held,
-    )?;
-    shares.drop_all(&std::mem::take(&mut held));
+    let busy = || Error::internal("dependency not found for a deferred op");
+    // The root's implicit gradient (its one dependency).
+    match deps.first_mut() {
+        Some(d) if *d == 1 => *d = 0,
+        _ => return Err(busy()),
+    }
+    queue.push(seq(0), 0);
+    let root_grad = ones
+        .scalar_value()
+        .ok_or_else(|| Error::internal("the implicit gradient is not a number"))?;
 
     while let Some(i) = queue.pop() {
-        let inputs = buffers[i]
-            .take()
-            .ok_or_else(|| Error::internal("a ready deferred op has no input buffer"))?;
+        let input = buffers[i].take();
         match &rows[i] {
             Row::Leaf(node) => {
                 let NodeKind::AccumulateGrad { variable } = &node.kind else {
@@ -697,6 +679,7 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                     ));
                 };
                 // As `scalar_backward::try_run`, then `engine::evaluate`.
+                let inputs: Grads = Small::One(input.map(Grad::Value));
                 let done = accumulate_number(variable, &inputs, &shares)?;
                 shares.drop_all(&inputs);
                 if !done {
@@ -706,67 +689,93 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
             }
             Row::Entry(e) => {
                 let (to, values, count) = formula_inputs(e)?;
-                let outputs = run(e, &to, &values[..count], &inputs, &mut shares)?;
-                shares.drop_all(&inputs);
+                // The gradient in (the root's: the implicit ones, no share).
+                let g = if i == 0 {
+                    Some(root_grad)
+                } else {
+                    input.map(|n| n.value)
+                };
+                let mut out: [Option<Num>; 2] = [None, None];
+                if let Some(g) = g {
+                    let grads = rule(e)(g, &values[..count], e.param);
+                    let pass = e.op.passes();
+                    let passed = (0..2)
+                        .filter(|&k| to[k].is_some() && pass & (1 << k) != 0)
+                        .count() as u32;
+                    // `hand_on`: the number received, one more holder per
+                    // output that passes it on (the root never passes).
+                    let same = match input {
+                        Some(n) if passed != 0 => Some(Num {
+                            share: shares.hand_on(&n, passed),
+                            ..n
+                        }),
+                        _ => None,
+                    };
+                    for k in 0..2 {
+                        if to[k].is_some() {
+                            out[k] = Some(match same {
+                                Some(n) if pass & (1 << k) != 0 => n,
+                                _ => Num::fresh(grads[k]),
+                            });
+                        }
+                    }
+                }
+                // The buffer lets go of its gradient (`engine::evaluate`).
+                if let Some(n) = &input {
+                    shares.leave(n);
+                }
                 if !keep_graph {
                     if let State::Deferred { released, .. } = &mut *e.state.borrow_mut() {
                         *released = true;
                     }
                 }
-                for (k, grad) in outputs.into_iter().enumerate() {
-                    match to[k] {
-                        Some(j) => {
-                            route(j, grad, &mut buffers, &mut queue, &mut shares, &mut held)?
-                        }
-                        None => held.push(grad),
+                // `route_outputs`, output by output.
+                for k in 0..e.op.arity() {
+                    let Some(j) = to[k] else { continue };
+                    let d = deps.get_mut(j).filter(|d| **d > 0).ok_or_else(busy)?;
+                    *d -= 1;
+                    let ready = *d == 0;
+                    if let Some(new) = out[k] {
+                        // `add_grad` on numbers.
+                        buffers[j] = Some(match buffers[j].take() {
+                            None => new,
+                            Some(old) => {
+                                held.push(new);
+                                if shares.alone(&old) {
+                                    Num {
+                                        value: old.value + new.value,
+                                        version: old.version.wrapping_add(1),
+                                        share: old.share,
+                                    }
+                                } else {
+                                    shares.leave(&old);
+                                    Num::fresh(old.value + new.value)
+                                }
+                            }
+                        });
+                    }
+                    if ready {
+                        queue.push(seq(j), j);
                     }
                 }
-                shares.drop_all(&std::mem::take(&mut held));
+                for n in std::mem::take(&mut held).iter() {
+                    shares.leave(n);
+                }
             }
         }
     }
     Ok(())
 }
 
-/// One entry's formula on numbers (`scalar_backward::try_run` for an op).
-#[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn run(
-    e: &Entry,
-    to: &[Option<usize>; 2],
-    values: &[f32],
-    inputs: &Grads,
-    shares: &mut Shares,
-) -> Result<Grads> {
-    let mut out: Grads = Small::filled(e.op.arity(), None);
-    let input = inputs.first().and_then(Option::as_ref);
-    let Some(g) = input else {
-        return Ok(out);
-    };
-    let g = g
-        .value()?
-        .ok_or_else(|| Error::internal("a deferred op got a gradient that is not 0-d"))?;
-    let rule = match e.op {
+/// An entry's formula on numbers (the eager node's, shared with it).
+fn rule(e: &Entry) -> fn(f32, &[f32], f32) -> [f32; 2] {
+    match e.op {
         Op::Add => arith::add_rule,
         Op::Sub => arith::sub_rule,
         Op::Mul if e.number => arith::mul_number_rule,
         Op::Mul => arith::mul_rule,
         Op::Tanh => unary::tanh_rule,
-    };
-    let grads = rule(g, values, e.param);
-    let pass = passes_through(e.op.name());
-    let mut passed = 0u32;
-    for (i, slot) in out.iter_mut().enumerate() {
-        if to[i].is_some() {
-            *slot = Some(Grad::Value(Num::fresh(grads[i])));
-            if pass & (1 << i) != 0 {
-                passed += 1;
-            }
-        }
     }
-    if passed != 0 {
-        hand_on(input, pass, passed, &mut out, shares);
-    }
-    Ok(out)
 }
 
 /// What the binding keeps per JS handle: a deferred result or a tensor.
