@@ -24,11 +24,11 @@
 //!   intact; otherwise it answers `false` and the caller materializes and
 //!   runs the engine, which is always exact.
 //!
-//! The one rule for the caller (the binding, once it defers): call `flush`
-//! before changing a tensor's `requires_grad`, which decides the edges the
-//! replayed op makes (a leaf recorded as requiring grad that no longer does
-//! fails the replay loudly). Not in `Tensor::set_requires_grad` itself
-//! while nothing defers: it would link the replay into the wasm (+2.6 KB).
+//! The one rule for the caller (the binding's `requiresGrad` setter): call
+//! `flush` before changing a tensor's `requires_grad`, which decides the
+//! edges the replayed op makes (a leaf recorded as requiring grad that no
+//! longer does fails the replay loudly). Not in `Tensor::set_requires_grad`
+//! itself: core code that never defers would link the replay.
 //!
 //! Inputs are deferred entries, 0-d leaves that require grad (held, with
 //! their AccumulateGrad edge, as the eager node holds them), 0-d constants
