@@ -42,7 +42,7 @@ fn message(e: &JsValue) -> String {
 }
 
 fn grad_item(t: &Tensor) -> f64 {
-    let g = t.grad();
+    let g = t.grad().unwrap();
     let item = Reflect::get(&g, &"item".into())
         .unwrap()
         .dyn_into::<Function>()
