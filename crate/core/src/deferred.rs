@@ -524,7 +524,7 @@ pub fn backward(root: &Lazy, keep_graph: bool) -> Result<bool> {
         || crate::graph_task::watched()
         || crate::graph_task::running()
         || crate::error::fault_pending()
-        || passes_through(root.0.op.name()) != 0
+        || root.0.op.passes() != 0
     {
         return Ok(false);
     }
@@ -741,16 +741,7 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                             None => new,
                             Some(old) => {
                                 held.push(new);
-                                if shares.alone(&old) {
-                                    Num {
-                                        value: old.value + new.value,
-                                        version: old.version.wrapping_add(1),
-                                        share: old.share,
-                                    }
-                                } else {
-                                    shares.leave(&old);
-                                    Num::fresh(old.value + new.value)
-                                }
+                                shares.sum(old, new.value)
                             }
                         });
                     }

@@ -68,6 +68,24 @@ impl Shares {
         }
     }
 
+    /// A buffer holding `old` takes `b`: the same f32 sum the 0-d `add`
+    /// computes, in place (the next version, the same holders) when the
+    /// buffer alone holds `old` (as `accumulate`), else a new number (the
+    /// buffer lets go of `old`).
+    #[inline]
+    pub fn sum(&mut self, old: Num, b: f32) -> Num {
+        if self.alone(&old) {
+            Num {
+                value: old.value + b,
+                version: old.version.wrapping_add(1),
+                share: old.share,
+            }
+        } else {
+            self.leave(&old);
+            Num::fresh(old.value + b)
+        }
+    }
+
     /// Whether `n`'s holder is the only one (PyTorch: `use_count() == 1`).
     #[inline]
     pub fn alone(&self, n: &Num) -> bool {
@@ -178,15 +196,7 @@ pub(crate) fn add_grad(
         // off): the same f32 sum the 0-d `add` computes, in place when this
         // buffer alone holds the earlier gradient (as `accumulate`).
         (Grad::Value(old), new) => match new.value()? {
-            Some(b) if shares.alone(&old) => Grad::Value(Num {
-                value: old.value + b,
-                version: old.version.wrapping_add(1),
-                share: old.share,
-            }),
-            Some(b) => {
-                shares.leave(&old);
-                Grad::Value(Num::fresh(old.value + b))
-            }
+            Some(b) => Grad::Value(shares.sum(old, b)),
             None => {
                 shares.leave(&old);
                 Grad::Tensor(

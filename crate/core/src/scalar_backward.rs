@@ -136,13 +136,7 @@ pub(crate) fn nodes_run_on_numbers() -> usize {
 /// formula returns it: the same tensor, or the same number with its
 /// version, held by each of the `passed` outputs as well as the buffer
 /// (which lets go of it in `engine::evaluate`).
-pub(crate) fn hand_on(
-    input: Option<&Grad>,
-    pass: u8,
-    passed: u32,
-    out: &mut Grads,
-    shares: &mut Shares,
-) {
+fn hand_on(input: Option<&Grad>, pass: u8, passed: u32, out: &mut Grads, shares: &mut Shares) {
     let same = match input {
         Some(Grad::Tensor(t)) => Grad::Tensor(t.clone()),
         Some(Grad::Value(n)) => Grad::Value(Num {

@@ -53,6 +53,11 @@ impl Tensor {
         self.held.tensor()
     }
 
+    /// `core()` for a method's result (a JS Error).
+    fn tensor(&self) -> JsResult<CoreTensor> {
+        self.core().js()
+    }
+
     /// `self op other`, deferred where it can be: not while a JS hook runs,
     /// whose handles must be tensors (see `hold`).
     fn arith(&self, op: Op, other: Other<'_>) -> JsResult<Tensor> {
@@ -107,22 +112,21 @@ impl Tensor {
     /// Borrow-only identification used by the binding (see `convert::as_tensor`).
     #[wasm_bindgen(js_name = __hgStash)]
     pub fn hg_stash(&self) -> JsResult<()> {
-        let t = self.core().js()?;
+        let t = self.tensor()?;
         STASH.with(|s| s.replace(Some(t)));
         Ok(())
     }
 
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> JsResult<u32> {
-        Ok(self.core().js()?.id().0)
+        Ok(self.tensor()?.id().0)
     }
 
     /// A plain array of numbers, like `list(t.shape)`.
     #[wasm_bindgen(getter)]
     pub fn shape(&self) -> JsResult<JsValue> {
         Ok(self
-            .core()
-            .js()?
+            .tensor()?
             .shape()
             .iter()
             .map(|&d| JsValue::from_f64(d as f64))
@@ -136,17 +140,17 @@ impl Tensor {
 
     #[wasm_bindgen(js_name = toArray)]
     pub fn to_array(&self) -> JsResult<JsValue> {
-        Ok(array_to_js(&*self.core().js()?.data().js()?))
+        Ok(array_to_js(&*self.tensor()?.data().js()?))
     }
 
     #[wasm_bindgen(js_name = toString)]
     pub fn to_string_js(&self) -> JsResult<String> {
-        Ok(self.core().js()?.repr())
+        Ok(self.tensor()?.repr())
     }
 
     #[wasm_bindgen(getter, js_name = requiresGrad)]
     pub fn requires_grad(&self) -> JsResult<bool> {
-        Ok(self.core().js()?.requires_grad())
+        Ok(self.tensor()?.requires_grad())
     }
 
     #[wasm_bindgen(setter, js_name = requiresGrad)]
@@ -160,20 +164,19 @@ impl Tensor {
         // A deferred op replays with the edges its inputs' requires_grad
         // gave it then (hookgrad_core::deferred's one rule).
         hookgrad_core::deferred::flush().js()?;
-        self.core().js()?.set_requires_grad(b).js()
+        self.tensor()?.set_requires_grad(b).js()
     }
 
     #[wasm_bindgen(getter, js_name = isLeaf)]
     pub fn is_leaf(&self) -> JsResult<bool> {
-        Ok(self.core().js()?.is_leaf())
+        Ok(self.tensor()?.is_leaf())
     }
 
     /// A `Node`, or `null` on leaves (the contract says null, not undefined).
     #[wasm_bindgen(getter, js_name = gradFn)]
     pub fn grad_fn(&self) -> JsResult<JsValue> {
         Ok(self
-            .core()
-            .js()?
+            .tensor()?
             .grad_fn()
             .map(|n| Node::wrap(n).into())
             .unwrap_or(JsValue::NULL))
@@ -182,8 +185,7 @@ impl Tensor {
     #[wasm_bindgen(getter)]
     pub fn grad(&self) -> JsResult<JsValue> {
         Ok(self
-            .core()
-            .js()?
+            .tensor()?
             .grad()
             .map(|g| Tensor::wrap(g).into())
             .unwrap_or(JsValue::NULL))
@@ -192,17 +194,16 @@ impl Tensor {
     #[wasm_bindgen(setter)]
     pub fn set_grad(&self, v: JsValue) -> JsResult<()> {
         if v.is_null() || v.is_undefined() {
-            return self.core().js()?.set_grad(None).js();
+            return self.tensor()?.set_grad(None).js();
         }
         let g = expect_tensor(&v, "grad")?;
-        self.core().js()?.set_grad(Some(g)).js()
+        self.tensor()?.set_grad(Some(g)).js()
     }
 
     #[wasm_bindgen(getter)]
     pub fn name(&self) -> JsResult<JsValue> {
         Ok(self
-            .core()
-            .js()?
+            .tensor()?
             .name()
             .map(JsValue::from)
             .unwrap_or(JsValue::NULL))
@@ -211,24 +212,23 @@ impl Tensor {
     #[wasm_bindgen(setter)]
     pub fn set_name(&self, v: JsValue) -> JsResult<()> {
         if v.is_null() || v.is_undefined() {
-            return self.core().js()?.set_name(None).js();
+            return self.tensor()?.set_name(None).js();
         }
         let s = v
             .as_string()
             .ok_or_else(|| type_error(format!("name must be a string, not {}", type_name(&v))))?;
-        self.core().js()?.set_name(Some(s)).js()
+        self.tensor()?.set_name(Some(s)).js()
     }
 
     #[wasm_bindgen(getter, js_name = retainsGrad)]
     pub fn retains_grad(&self) -> JsResult<bool> {
-        Ok(self.core().js()?.retains_grad())
+        Ok(self.tensor()?.retains_grad())
     }
 
     /// `t.stride()`: PyTorch's strides, in elements.
     pub fn stride(&self) -> JsResult<JsValue> {
         Ok(self
-            .core()
-            .js()?
+            .tensor()?
             .strides()
             .iter()
             .map(|&d| JsValue::from_f64(d as f64))
@@ -239,42 +239,30 @@ impl Tensor {
     /// `t.isContiguous()`, as PyTorch's `is_contiguous()`.
     #[wasm_bindgen(js_name = isContiguous)]
     pub fn is_contiguous(&self) -> JsResult<bool> {
-        Ok(self.core().js()?.is_contiguous())
+        Ok(self.tensor()?.is_contiguous())
     }
 
     #[wasm_bindgen(getter)]
     pub fn version(&self) -> JsResult<u32> {
-        Ok(self.core().js()?.version())
+        Ok(self.tensor()?.version())
     }
 
     // ----- ops -------------------------------------------------------------
 
     pub fn add(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::arith::add(
-            &self.core().js()?,
-            &operand(&other, "add")?,
-        ))
+        wrap(ops::arith::add(&self.tensor()?, &operand(&other, "add")?))
     }
     pub fn sub(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::arith::sub(
-            &self.core().js()?,
-            &operand(&other, "sub")?,
-        ))
+        wrap(ops::arith::sub(&self.tensor()?, &operand(&other, "sub")?))
     }
     pub fn mul(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::arith::mul(
-            &self.core().js()?,
-            &operand(&other, "mul")?,
-        ))
+        wrap(ops::arith::mul(&self.tensor()?, &operand(&other, "mul")?))
     }
     pub fn div(&self, other: JsValue) -> JsResult<Tensor> {
-        wrap(ops::arith::div(
-            &self.core().js()?,
-            &operand(&other, "div")?,
-        ))
+        wrap(ops::arith::div(&self.tensor()?, &operand(&other, "div")?))
     }
     pub fn neg(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.neg())
+        wrap(self.tensor()?.neg())
     }
     pub fn pow(&self, exponent: JsValue) -> JsResult<Tensor> {
         let e = exponent.as_f64().ok_or_else(|| {
@@ -283,81 +271,81 @@ impl Tensor {
                 type_name(&exponent)
             ))
         })?;
-        wrap(self.core().js()?.pow(e as f32))
+        wrap(self.tensor()?.pow(e as f32))
     }
     pub fn exp(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.exp())
+        wrap(self.tensor()?.exp())
     }
     pub fn log(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.log())
+        wrap(self.tensor()?.log())
     }
     pub fn sin(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.sin())
+        wrap(self.tensor()?.sin())
     }
     pub fn cos(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.cos())
+        wrap(self.tensor()?.cos())
     }
     pub fn tanh(&self) -> JsResult<Tensor> {
         self.arith(Op::Tanh, Other::None)
     }
     pub fn sigmoid(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.sigmoid())
+        wrap(self.tensor()?.sigmoid())
     }
     pub fn relu(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.relu())
+        wrap(self.tensor()?.relu())
     }
     pub fn abs(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.abs())
+        wrap(self.tensor()?.abs())
     }
     pub fn sqrt(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.sqrt())
+        wrap(self.tensor()?.sqrt())
     }
     pub fn softmax(&self, dim: JsValue) -> JsResult<Tensor> {
         let d = opt_dim(&dim, "softmax")?.ok_or_else(|| {
             type_error("softmax(): argument 'dim' (position 1) must be an integer")
         })?;
-        wrap(self.core().js()?.softmax(d))
+        wrap(self.tensor()?.softmax(d))
     }
     #[wasm_bindgen(js_name = logSoftmax)]
     pub fn log_softmax(&self, dim: JsValue) -> JsResult<Tensor> {
         let d = opt_dim(&dim, "logSoftmax")?.ok_or_else(|| {
             type_error("logSoftmax(): argument 'dim' (position 1) must be an integer")
         })?;
-        wrap(self.core().js()?.log_softmax(d))
+        wrap(self.tensor()?.log_softmax(d))
     }
     pub fn unsqueeze(&self, dim: JsValue) -> JsResult<Tensor> {
         let d = opt_dim(&dim, "unsqueeze")?.ok_or_else(|| {
             type_error("unsqueeze(): argument 'dim' (position 1) must be an integer")
         })?;
-        wrap(self.core().js()?.unsqueeze(d))
+        wrap(self.tensor()?.unsqueeze(d))
     }
     pub fn squeeze(&self, dim: JsValue) -> JsResult<Tensor> {
-        wrap(self.core().js()?.squeeze(opt_dim(&dim, "squeeze")?))
+        wrap(self.tensor()?.squeeze(opt_dim(&dim, "squeeze")?))
     }
     /// `expand(shape)` (an array; `-1` keeps a size).
     pub fn expand(&self, shape: JsValue) -> JsResult<Tensor> {
-        wrap(self.core().js()?.expand(&parse_signed_shape(&shape)?))
+        wrap(self.tensor()?.expand(&parse_signed_shape(&shape)?))
     }
     pub fn matmul(&self, other: JsValue) -> JsResult<Tensor> {
         let o = expect_tensor(&other, "matmul(): argument 'other' (position 1)")?;
-        wrap(self.core().js()?.matmul(&o))
+        wrap(self.tensor()?.matmul(&o))
     }
     pub fn sum(&self, dim: JsValue, keepdim: JsValue) -> JsResult<Tensor> {
         let keep = keepdim.as_bool().unwrap_or(false);
         match opt_dim(&dim, "sum")? {
-            None => wrap(reduce::sum(&self.core().js()?)),
-            Some(d) => wrap(reduce::sum_dim(&self.core().js()?, d, keep)),
+            None => wrap(reduce::sum(&self.tensor()?)),
+            Some(d) => wrap(reduce::sum_dim(&self.tensor()?, d, keep)),
         }
     }
     pub fn mean(&self, dim: JsValue, keepdim: JsValue) -> JsResult<Tensor> {
         let keep = keepdim.as_bool().unwrap_or(false);
         match opt_dim(&dim, "mean")? {
-            None => wrap(reduce::mean(&self.core().js()?)),
-            Some(d) => wrap(reduce::mean_dim(&self.core().js()?, d, keep)),
+            None => wrap(reduce::mean(&self.tensor()?)),
+            Some(d) => wrap(reduce::mean_dim(&self.tensor()?, d, keep)),
         }
     }
     pub fn reshape(&self, shape: JsValue) -> JsResult<Tensor> {
-        wrap(self.core().js()?.reshape(&parse_signed_shape(&shape)?))
+        wrap(self.tensor()?.reshape(&parse_signed_shape(&shape)?))
     }
     pub fn transpose(&self, d0: f64, d1: f64) -> JsResult<Tensor> {
         wrap(
@@ -367,41 +355,41 @@ impl Tensor {
         )
     }
     pub fn t(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.t())
+        wrap(self.tensor()?.t())
     }
     #[wasm_bindgen(js_name = clone)]
     pub fn clone_js(&self) -> JsResult<Tensor> {
-        wrap(self.core().js()?.clone_op())
+        wrap(self.tensor()?.clone_op())
     }
     pub fn detach(&self) -> JsResult<Tensor> {
-        Ok(Tensor::wrap(self.core().js()?.detach()))
+        Ok(Tensor::wrap(self.tensor()?.detach()))
     }
     pub fn add_(&self, other: JsValue) -> JsResult<Tensor> {
         wrap(ops::inplace::add_(
-            &self.core().js()?,
+            &self.tensor()?,
             &operand(&other, "add_")?,
         ))
     }
     pub fn sub_(&self, other: JsValue) -> JsResult<Tensor> {
         wrap(ops::inplace::sub_(
-            &self.core().js()?,
+            &self.tensor()?,
             &operand(&other, "sub_")?,
         ))
     }
     pub fn mul_(&self, other: JsValue) -> JsResult<Tensor> {
         wrap(ops::inplace::mul_(
-            &self.core().js()?,
+            &self.tensor()?,
             &operand(&other, "mul_")?,
         ))
     }
     pub fn div_(&self, other: JsValue) -> JsResult<Tensor> {
         wrap(ops::inplace::div_(
-            &self.core().js()?,
+            &self.tensor()?,
             &operand(&other, "div_")?,
         ))
     }
     pub fn zero_(&self) -> JsResult<Tensor> {
-        wrap(ops::inplace::zero_(&self.core().js()?))
+        wrap(ops::inplace::zero_(&self.tensor()?))
     }
 
     // ----- typed fast paths (the JS facade dispatches `add(x)` etc. here) -----
@@ -432,16 +420,13 @@ impl Tensor {
     }
     #[wasm_bindgen(js_name = __divScalar)]
     pub fn div_scalar(&self, v: f64) -> JsResult<Tensor> {
-        wrap(ops::arith::div(
-            &self.core().js()?,
-            &Operand::Scalar(v as f32),
-        ))
+        wrap(ops::arith::div(&self.tensor()?, &Operand::Scalar(v as f32)))
     }
     #[wasm_bindgen(js_name = __divTensor)]
     pub fn div_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
         wrap(ops::arith::div(
-            &self.core().js()?,
-            &Operand::Tensor(o.core().js()?),
+            &self.tensor()?,
+            &Operand::Tensor(o.tensor()?),
         ))
     }
 
@@ -482,17 +467,13 @@ impl Tensor {
             // On a deferred root: on numbers where nothing can observe it.
             return self.held.backward(retain).js();
         }
-        engine::backward_ext(&self.core().js()?, grad, retain, create, inputs.as_deref()).js()
+        engine::backward_ext(&self.tensor()?, grad, retain, create, inputs.as_deref()).js()
     }
 
     #[wasm_bindgen(js_name = registerHook)]
     pub fn register_hook(&self, f: JsValue) -> JsResult<Handle> {
         let f = crate::hooks::hook_fn(f, "registerHook(): hook")?;
-        let h = self
-            .core()
-            .js()?
-            .register_hook(Rc::new(JsHook::new(f)))
-            .js()?;
+        let h = self.tensor()?.register_hook(Rc::new(JsHook::new(f))).js()?;
         Ok(Handle::wrap(h))
     }
 
@@ -517,15 +498,14 @@ impl Tensor {
 
     #[wasm_bindgen(js_name = retainGrad)]
     pub fn retain_grad(&self) -> JsResult<()> {
-        self.core().js()?.retain_grad().js()
+        self.tensor()?.retain_grad().js()
     }
 
     #[wasm_bindgen(js_name = registerPostAccumulateGradHook)]
     pub fn register_post_accumulate_grad_hook(&self, f: JsValue) -> JsResult<Handle> {
         let f = crate::hooks::hook_fn(f, "registerPostAccumulateGradHook(): hook")?;
         let h = self
-            .core()
-            .js()?
+            .tensor()?
             .register_post_accumulate_grad_hook(Rc::new(JsHook::new(f)))
             .js()?;
         Ok(Handle::wrap(h))
