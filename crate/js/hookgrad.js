@@ -31,6 +31,7 @@ export function initSync(...args) {
 function connect() {
   core.__setTapeDecoder(__decodeTape);
   core.__setHookTrampoline(hookCalls);
+  bindRaw();
 }
 
 // ----- hook calls ---------------------------------------------------------------
@@ -167,12 +168,24 @@ function settleHandles(hs) {
   }
 }
 
-// The typed arithmetic exports, unguarded: the dispatchers below check the
-// handle themselves (one call layer less on the hottest path).
+// The typed arithmetic exports, called raw (the wasm functions themselves,
+// bound in connect()): each answers the new handle's pointer, or 0 with its
+// error kept for core.__takeError() (crate/wasm/src/tensor.rs, `raw`). The
+// dispatchers below check the handles themselves.
 const OPS = ['add', 'sub', 'mul', 'div'];
-const rawTyped = {};
-for (const op of OPS) {
-  rawTyped[op] = [Tensor.prototype[`__${op}Scalar`], Tensor.prototype[`__${op}Tensor`]];
+const rawTyped = Object.fromEntries(OPS.map((op) => [op, { scalar: null, tensor: null }]));
+const rawTanh = { f: null };
+function bindRaw() {
+  for (const op of OPS) {
+    rawTyped[op].scalar = wasm[`tensor___${op}Scalar`];
+    rawTyped[op].tensor = wasm[`tensor___${op}Tensor`];
+  }
+  rawTanh.f = wasm.tensor___tanh;
+}
+/** A raw typed export's answer as a handle (or its error, thrown). */
+function made(ptr) {
+  if (ptr === 0) throw core.__takeError();
+  return Tensor.__wrap(ptr);
 }
 const rawRegisterHookId = Tensor.prototype.__registerHookId;
 
@@ -385,16 +398,24 @@ Module.prototype.call = function call(...args) {
 // generic path and its error.
 for (const op of OPS) {
   const generic = Tensor.prototype[op];
-  const [scalar, tensor] = rawTyped[op];
+  const raw = rawTyped[op];
   const f = function (other) {
-    if (this.__wbg_ptr !== 0) {
-      if (typeof other === 'number') return scalar.call(this, other);
-      if (other instanceof Tensor && other.__wbg_ptr) return tensor.call(this, other);
+    const p = this.__wbg_ptr;
+    if (p !== 0) {
+      if (typeof other === 'number') return made(raw.scalar(p, other));
+      if (other instanceof Tensor && other.__wbg_ptr) return made(raw.tensor(p, other.__wbg_ptr));
     }
     return generic.call(this, other);
   };
   Object.defineProperty(f, 'name', { value: op });
   Tensor.prototype[op] = f;
+}
+{
+  const generic = Tensor.prototype.tanh;
+  Tensor.prototype.tanh = function tanh() {
+    const p = this.__wbg_ptr;
+    return p !== 0 ? made(rawTanh.f(p)) : generic.call(this);
+  };
 }
 
 // `t.registerHook(fn)`: a function on a live handle takes the by-id path

@@ -83,6 +83,33 @@ fn wrap(r: hookgrad_core::error::Result<CoreTensor>) -> JsResult<Tensor> {
     r.map(Tensor::wrap).js()
 }
 
+thread_local! {
+    /// The error of the last typed fast path that answered 0.
+    static PENDING_ERROR: std::cell::Cell<Option<JsValue>> = const { std::cell::Cell::new(None) };
+}
+
+/// A typed fast path's answer: the handle's pointer, or 0 with its error kept.
+fn raw(r: JsResult<Tensor>) -> u32 {
+    use wasm_bindgen::convert::IntoWasmAbi;
+    match r {
+        Ok(t) => t.into_abi().into_usize() as u32,
+        Err(e) => {
+            PENDING_ERROR.with(|p| p.set(Some(e)));
+            0
+        }
+    }
+}
+
+/// The error a typed fast path kept when it answered 0 (taken once).
+#[wasm_bindgen(js_name = __takeError)]
+pub fn take_error() -> JsValue {
+    PENDING_ERROR.with(|p| p.take()).unwrap_or_else(|| {
+        JsValue::from(js_sys::Error::new(
+            "hookgrad internal error: no pending error",
+        ))
+    })
+}
+
 fn opt_dim(v: &JsValue, what: &str) -> JsResult<Option<i64>> {
     if v.is_undefined() || v.is_null() {
         return Ok(None);
@@ -393,41 +420,51 @@ impl Tensor {
     }
 
     // ----- typed fast paths (the JS facade dispatches `add(x)` etc. here) -----
+    //
+    // Each answers the new handle's pointer, or 0 after keeping its error
+    // for `__takeError`: a plain number crosses back, where a `Result`
+    // would cost a JS array per call (multivalue) and a class check. The
+    // facade wraps the pointer itself (crate/js/hookgrad.js, `made`).
 
     #[wasm_bindgen(js_name = __addScalar)]
-    pub fn add_scalar(&self, v: f64) -> JsResult<Tensor> {
-        self.arith(Op::Add, Other::Number(v as f32))
+    pub fn add_scalar(&self, v: f64) -> u32 {
+        raw(self.arith(Op::Add, Other::Number(v as f32)))
     }
     #[wasm_bindgen(js_name = __addTensor)]
-    pub fn add_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
-        self.arith(Op::Add, Other::Handle(&o.held))
+    pub fn add_tensor(&self, o: &Tensor) -> u32 {
+        raw(self.arith(Op::Add, Other::Handle(&o.held)))
     }
     #[wasm_bindgen(js_name = __subScalar)]
-    pub fn sub_scalar(&self, v: f64) -> JsResult<Tensor> {
-        self.arith(Op::Sub, Other::Number(v as f32))
+    pub fn sub_scalar(&self, v: f64) -> u32 {
+        raw(self.arith(Op::Sub, Other::Number(v as f32)))
     }
     #[wasm_bindgen(js_name = __subTensor)]
-    pub fn sub_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
-        self.arith(Op::Sub, Other::Handle(&o.held))
+    pub fn sub_tensor(&self, o: &Tensor) -> u32 {
+        raw(self.arith(Op::Sub, Other::Handle(&o.held)))
     }
     #[wasm_bindgen(js_name = __mulScalar)]
-    pub fn mul_scalar(&self, v: f64) -> JsResult<Tensor> {
-        self.arith(Op::Mul, Other::Number(v as f32))
+    pub fn mul_scalar(&self, v: f64) -> u32 {
+        raw(self.arith(Op::Mul, Other::Number(v as f32)))
     }
     #[wasm_bindgen(js_name = __mulTensor)]
-    pub fn mul_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
-        self.arith(Op::Mul, Other::Handle(&o.held))
+    pub fn mul_tensor(&self, o: &Tensor) -> u32 {
+        raw(self.arith(Op::Mul, Other::Handle(&o.held)))
     }
     #[wasm_bindgen(js_name = __divScalar)]
-    pub fn div_scalar(&self, v: f64) -> JsResult<Tensor> {
-        wrap(ops::arith::div(&self.tensor()?, &Operand::Scalar(v as f32)))
+    pub fn div_scalar(&self, v: f64) -> u32 {
+        raw(self
+            .tensor()
+            .and_then(|t| wrap(ops::arith::div(&t, &Operand::Scalar(v as f32)))))
     }
     #[wasm_bindgen(js_name = __divTensor)]
-    pub fn div_tensor(&self, o: &Tensor) -> JsResult<Tensor> {
-        wrap(ops::arith::div(
-            &self.tensor()?,
-            &Operand::Tensor(o.tensor()?),
-        ))
+    pub fn div_tensor(&self, o: &Tensor) -> u32 {
+        raw(self
+            .tensor()
+            .and_then(|t| wrap(ops::arith::div(&t, &Operand::Tensor(o.tensor()?)))))
+    }
+    #[wasm_bindgen(js_name = __tanh)]
+    pub fn tanh_raw(&self) -> u32 {
+        raw(self.tanh())
     }
 
     // ----- autograd ----------------------------------------------------------
