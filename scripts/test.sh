@@ -20,7 +20,7 @@ core_is_pure() {
 run rust-core cargo cargo test --workspace
 run rust-fmt check cargo fmt --all -- --check
 run rust-clippy check cargo clippy --workspace --all-targets -- -D warnings
-run rust-clippy-wasm check cargo clippy -p hookgrad --target wasm32-unknown-unknown -- -D warnings
+run rust-clippy-wasm check cargo clippy -p hookgrad --target wasm32-unknown-unknown --all-targets --features serde-reference -- -D warnings
 run core-purity check core_is_pure
 # serde-reference: the browser tests read graph()/trace() without the facade (crate/wasm/src/inspect.rs).
 run wasm-browser cargo wasm-pack test --headless --chrome crate/wasm --features serde-reference --test browser
