@@ -14,7 +14,7 @@ pub mod live;
 pub mod module;
 pub mod node;
 pub mod options;
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[cfg(target_arch = "wasm32")]
 mod pool;
 mod tape;
 pub mod tensor;
@@ -33,7 +33,7 @@ use hookgrad_core::context::{self, Semantics};
 use hookgrad_core::protocol::{Event, LogLevel};
 use hookgrad_core::tensor::{Tensor as CoreTensor, TensorOptions};
 
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[cfg(target_arch = "wasm32")]
 #[global_allocator]
 static ALLOCATOR: pool::Pool = pool::Pool::new();
 

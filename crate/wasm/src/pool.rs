@@ -1,14 +1,8 @@
 //! The wasm build's allocator: small blocks from per-size free lists, the
-//! rest from talc. A scalar training step allocates and frees ~10^4 blocks
-//! of a few sizes (a deferred op's entry, a handle's box, a node); a free
-//! list pops and pushes one pointer where a general allocator searches
-//! bins and coalesces (issue 10, W1: −7% per step in-process). talc
-//! instead of std's dlmalloc for the rest: −1.7 KB gzip of wasm (W5);
-//! alone it was slower than dlmalloc, under the pool as fast.
-//!
-//! Measured and kept as a known cost: W3's `g.mul(1)` hook (a [16] tensor
-//! op per call) is ~3% slower per step with the pool than with dlmalloc
-//! alone, with talc or dlmalloc under it; the cause was not found.
+//! rest from the standard one (dlmalloc). A scalar training step allocates
+//! and frees ~10^4 blocks of a few sizes (a deferred op's entry, a handle's
+//! box, a node); a free list pops and pushes one pointer where dlmalloc
+//! searches and coalesces bins (issue 10, W1).
 //!
 //! Freed small blocks stay in their size's list for the next allocation of
 //! that size (memory is not returned to other sizes): the peak of each size
@@ -16,18 +10,15 @@
 //!
 //! wasm32 without threads: one instance, no concurrent calls.
 
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
 use std::ptr::null_mut;
 
-/// Large blocks and the pool's chunks (talc: smaller than std's dlmalloc).
-static LARGE: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
 /// Block sizes: multiples of `STEP` up to `MAX`.
 const STEP: usize = 16;
-const MAX: usize = 512;
+const MAX: usize = 256;
 const CLASSES: usize = MAX / STEP;
-/// Carved from talc this many bytes at a time.
+/// Carved from the standard allocator this many bytes at a time.
 const CHUNK: usize = 64 * 1024;
 
 struct State {
@@ -73,7 +64,7 @@ unsafe impl GlobalAlloc for Pool {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let Some(c) = class(&layout) else {
-            return LARGE.alloc(layout);
+            return System.alloc(layout);
         };
         let s = &mut *self.0.get();
         let head = s.free[c];
@@ -83,7 +74,7 @@ unsafe impl GlobalAlloc for Pool {
         }
         let size = (c + 1) * STEP;
         if (s.end as usize) - (s.bump as usize) < size {
-            let chunk = LARGE.alloc(Layout::from_size_align_unchecked(CHUNK, STEP));
+            let chunk = System.alloc(Layout::from_size_align_unchecked(CHUNK, STEP));
             if chunk.is_null() {
                 return null_mut();
             }
@@ -95,24 +86,10 @@ unsafe impl GlobalAlloc for Pool {
         p
     }
 
-    /// Large blocks from the standard allocator's own zeroed allocation,
-    /// which skips the fill where its memory is fresh.
-    #[inline]
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if class(&layout).is_none() {
-            return LARGE.alloc_zeroed(layout);
-        }
-        let p = self.alloc(layout);
-        if !p.is_null() {
-            std::ptr::write_bytes(p, 0, layout.size());
-        }
-        p
-    }
-
     #[inline]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         let Some(c) = class(&layout) else {
-            return LARGE.dealloc(ptr, layout);
+            return System.dealloc(ptr, layout);
         };
         let s = &mut *self.0.get();
         *(ptr as *mut *mut u8) = s.free[c];
@@ -123,7 +100,7 @@ unsafe impl GlobalAlloc for Pool {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let new = Layout::from_size_align_unchecked(new_size, layout.align());
         match (class(&layout), class(&new)) {
-            (None, None) => LARGE.realloc(ptr, layout, new_size),
+            (None, None) => System.realloc(ptr, layout, new_size),
             (Some(a), Some(b)) if a == b => ptr,
             _ => {
                 let p = self.alloc(new);
