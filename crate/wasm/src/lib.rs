@@ -14,8 +14,6 @@ pub mod live;
 pub mod module;
 pub mod node;
 pub mod options;
-#[cfg(target_arch = "wasm32")]
-mod pool;
 mod tape;
 pub mod tensor;
 mod warnings;
@@ -32,10 +30,6 @@ use tensor::Tensor;
 use hookgrad_core::context::{self, Semantics};
 use hookgrad_core::protocol::{Event, LogLevel};
 use hookgrad_core::tensor::{Tensor as CoreTensor, TensorOptions};
-
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static ALLOCATOR: pool::Pool = pool::Pool::new();
 
 #[wasm_bindgen(start)]
 pub fn start() {
