@@ -137,6 +137,22 @@ struct Entry {
     state: RefCell<State>,
 }
 
+impl Entry {
+    /// The state, or an internal error if it is being changed (never a
+    /// panic: the wasm instance must not trap).
+    fn state_ref(&self) -> Result<std::cell::Ref<'_, State>> {
+        self.state
+            .try_borrow()
+            .map_err(|_| Error::internal("a deferred op is busy"))
+    }
+
+    fn state_mut(&self) -> Result<std::cell::RefMut<'_, State>> {
+        self.state
+            .try_borrow_mut()
+            .map_err(|_| Error::internal("a deferred op is busy"))
+    }
+}
+
 /// A handle on a deferred op's result (one per JS handle, as a `Tensor` is).
 pub struct Lazy(Rc<Entry>);
 
@@ -309,26 +325,22 @@ impl Lazy {
 
     /// Whether the op is still deferred (no tensor made yet).
     pub fn is_deferred(&self) -> bool {
-        matches!(&*self.0.state.borrow(), State::Deferred { .. })
+        // Busy: not as a deferred op (`tensor()` then answers the error).
+        self.0
+            .state_ref()
+            .is_ok_and(|s| matches!(*s, State::Deferred { .. }))
     }
 
     /// The result as the tensor the eager op made (`flush` first if needed).
     pub fn tensor(&self) -> Result<Tensor> {
-        if let State::Done(t) = &*self.borrow()? {
+        if let State::Done(t) = &*self.0.state_ref()? {
             return Ok(t.clone());
         }
         flush()?;
-        match &*self.borrow()? {
+        match &*self.0.state_ref()? {
             State::Done(t) => Ok(t.clone()),
             _ => Err(Error::internal("a deferred op was not materialized")),
         }
-    }
-
-    fn borrow(&self) -> Result<std::cell::Ref<'_, State>> {
-        self.0
-            .state
-            .try_borrow()
-            .map_err(|_| Error::internal("a deferred op is busy"))
     }
 }
 
@@ -392,11 +404,12 @@ pub fn flush() -> Result<()> {
         Ok(mut r) => Ok(std::mem::take(&mut *r)),
         Err(_) => Err(Error::internal("the deferred-op registry is busy")),
     })?;
-    let mut entries: Vec<Rc<Entry>> = weak
-        .iter()
-        .filter_map(Weak::upgrade)
-        .filter(|e| matches!(&*e.state.borrow(), State::Deferred { .. }))
-        .collect();
+    let mut entries: Vec<Rc<Entry>> = Vec::new();
+    for e in weak.iter().filter_map(Weak::upgrade) {
+        if matches!(&*e.state_ref()?, State::Deferred { .. }) {
+            entries.push(e);
+        }
+    }
     drop(weak);
     entries.sort_by_key(|e| e.seq);
     // As when the ops ran: grad mode on, nothing packed, nothing traced.
@@ -413,7 +426,7 @@ pub fn flush() -> Result<()> {
 fn input_tensor(input: &In) -> Result<Option<Tensor>> {
     Ok(match input {
         In::None => None,
-        In::Entry(e) => match &*e.state.borrow() {
+        In::Entry(e) => match &*e.state_ref()? {
             State::Done(t) => Some(t.clone()),
             _ => {
                 return Err(Error::internal(
@@ -461,7 +474,7 @@ fn with_ids<T>(node: u32, tensor: u32, seq: u64, f: impl FnOnce() -> T) -> (T, (
 }
 
 fn materialize(e: &Rc<Entry>) -> Result<()> {
-    let (a, b, released) = match &*e.state.borrow() {
+    let (a, b, released) = match &*e.state_ref()? {
         State::Deferred { a, b, released } => (input_tensor(a)?, input_tensor(b)?, *released),
         _ => return Ok(()),
     };
@@ -504,7 +517,7 @@ fn materialize(e: &Rc<Entry>) -> Result<()> {
         crate::live::tensor_dropped();
     }
     LIVE.with(|l| l.set(l.get().saturating_sub(1)));
-    let old = std::mem::replace(&mut *e.state.borrow_mut(), State::Done(t));
+    let old = std::mem::replace(&mut *e.state_mut()?, State::Done(t));
     drop(old);
     Ok(())
 }
@@ -553,7 +566,7 @@ fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
     deps.push(1);
     stack.push(Rc::clone(root));
     while let Some(e) = stack.pop() {
-        let state = e.state.borrow();
+        let state = e.state_ref()?;
         let State::Deferred { a, b, released } = &*state else {
             return Ok(None);
         };
@@ -614,7 +627,7 @@ fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
 /// differ, its output is dropped).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn formula_inputs(e: &Entry) -> Result<([Option<usize>; 2], [f32; 2], usize)> {
-    let state = e.state.borrow();
+    let state = e.state_ref()?;
     let State::Deferred { a, b, .. } = &*state else {
         return Err(Error::internal("a deferred op changed during backward"));
     };
@@ -725,7 +738,7 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                     shares.leave(n);
                 }
                 if !keep_graph {
-                    if let State::Deferred { released, .. } = &mut *e.state.borrow_mut() {
+                    if let State::Deferred { released, .. } = &mut *e.state_mut()? {
                         *released = true;
                     }
                 }

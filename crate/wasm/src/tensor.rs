@@ -376,8 +376,7 @@ impl Tensor {
     }
     pub fn transpose(&self, d0: f64, d1: f64) -> JsResult<Tensor> {
         wrap(
-            self.core()
-                .js()?
+            self.tensor()?
                 .transpose(int_arg(d0, "transpose")?, int_arg(d1, "transpose")?),
         )
     }
