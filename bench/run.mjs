@@ -124,6 +124,8 @@ const ok = (task, p) => results[task][p] && check[task][p]?.ok;
 const w4js = { build: [], graph: [], trace: [], nodes: 0 };
 const W4_REPS = 5;
 const w4native = { build: [], graph: [], trace: [] };
+// W1's step on the core's deferred path natively, by phase (bench/native: w1_deferred).
+const w1deferred = { forward: [], backward: [], teardown: [] };
 const nativeTimes = {};
 const torchTimes = {};
 const inner = {}; // task -> peer -> steps per timed sample
@@ -170,6 +172,7 @@ for (let round = -1; round < ROUNDS; round++) {
       const n = runNative(['--reps', '2', '--warmup', '1', '--only', [...TASKS.filter((t) => ok(t, 'native')), ...(want('w4') ? ['w4'] : [])].join(',') || 'none']);
       for (const task of TASKS) if (n[task]) (nativeTimes[task] ||= []).push(...n[task].times);
       if (n.w4) for (const k of ['build', 'graph', 'trace']) w4native[k].push(...n.w4[k]);
+      if (n.w1_deferred) for (const k of Object.keys(w1deferred)) w1deferred[k].push(...n.w1_deferred[k]);
     } catch (e) { skipped.native = e.message; native = null; }
   }
   if (torch && round >= 0) {
@@ -349,6 +352,16 @@ const machine = [
   `- ${ROUNDS} timed rounds per peer and workload (interleaved round-robin, peer order rotated each round, after one check run and one warm-up; steps shorter than ~40 ms are repeated within a sample, up to 20×); native: ${native || Object.keys(nativeTimes).length ? `2 reps per round in a fresh process (1 warm-up each), ${2 * ROUNDS} in all` : `n/a (${skipped.native})`}. Cells: median ±half the interquartile range as % of the median.`,
 ];
 
+// What W1's step costs in the core alone: the path the wasm's typed ops take
+// (deferred entries, backward on numbers), built natively at opt-level 3, so
+// the gap to the wasm figure is wasm + the JS boundary (bench/PROFILE.md).
+function w1DeferredLine() {
+  const m = Object.fromEntries(Object.entries(w1deferred).map(([k, v]) => [k, median(v)]));
+  const all = m.forward + m.backward + m.teardown;
+  const ns = (all * 1e6) / nodesW1;
+  return `The W1 step on the core's deferred path (what the wasm's typed ops run), built natively at opt-level 3 with no wasm and no JS (bench/native, ${w1deferred.forward.length} samples, loss and gradients checked bit for bit against the eager step): build ${fmtMs(m.forward)}, backward ${fmtMs(m.backward)}, dropping the step's handles ${fmtMs(m.teardown)}: ${fmtMs(all)}, ${ns.toFixed(0)} ns/node${nsNode('floor') ? ` (plain-JS micrograd ${nsNode('floor').toFixed(0)}, hookgrad wasm ${nsNode('hookgrad')?.toFixed(0) ?? 'n/a'})` : ''}.`;
+}
+
 const busy = Math.max(loadStart[0], os.loadavg()[0]) > cpus.length;
 if (busy) machine.push(`- **The machine was busy** (1-minute load average above its ${cpus.length} cores): absolute times are inflated and spreads wide; ratios within this run (interleaved) are the more reliable figures.`);
 const md = [
@@ -357,6 +370,7 @@ const md = [
   '## Machine', '', ...machine, '',
   '## Times (forward + backward, every gradient read back)', '', table, '',
   '## Ratios: peer time ÷ hookgrad wasm time (> 1× means hookgrad wasm is faster)', '', ...ratioLines, '',
+  ...(w1deferred.forward.length ? ['## W1 without wasm and JS', '', w1DeferredLine(), ''] : []),
   '## Targets (issues 5 and 10)', '', 'Status from the medians; the fastest samples (the least-disturbed runs on a shared machine) are given beside them. What stands in the way of each missed target, from callgrind and the V8/Chromium profilers: [PROFILE.md](PROFILE.md).', '', '| target | measured | status |', '|---|---|---|', ...T, '',
   '## Correctness check before timing', '',
   'Max relative error against the reference (loss, and each gradient tensor as max|Δ| / max|ref|); a peer over 1e-3 is not timed.', '', ...checkLines, '',

@@ -201,6 +201,91 @@ fn w3_step(x: &Tensor, hook: Hook) -> Result<Out> {
     })
 }
 
+// ----- W1 on the deferred path: what the wasm's typed ops run ------------------
+
+/// W1's step through `deferred::Handle`, the path the wasm's typed
+/// `add`/`sub`/`mul`/`tanh` take (bench/PROFILE.md, tenth pass): the core's
+/// own cost of that path with no wasm and no JS boundary, timed by phase
+/// (build the graph, backward, drop the step's handles). Its loss and
+/// gradients must equal the eager `w1_step`'s bit for bit.
+fn w1_deferred_step(layers: &[Vec<Neuron>], xs: &[f32], ys: &[f32]) -> Result<(Out, [f64; 3])> {
+    use hookgrad_core::deferred::{Handle, Op, Other};
+    let h = |t: &Tensor| Handle::Tensor(t.clone());
+    let t0 = Instant::now();
+    // Every handle the step makes lives until its end, as in `hg.tidy`.
+    let mut made: Vec<Handle> = vec![];
+    let mut total: Option<Handle> = None;
+    for s in 0..data::W1_SAMPLES {
+        let mut x: Vec<Handle> = vec![];
+        for (li, neurons) in layers.iter().enumerate() {
+            let last = li == layers.len() - 1;
+            let mut next = vec![];
+            for n in neurons {
+                let mut act = h(&n.b);
+                for (i, w) in n.w.iter().enumerate() {
+                    let w = h(w);
+                    let p = match x.get(i) {
+                        Some(xi) => w.op(Op::Mul, Other::Handle(xi))?,
+                        None => w.op(Op::Mul, Other::Number(xs[s * 2 + i]))?,
+                    };
+                    let sum = act.op(Op::Add, Other::Handle(&p))?;
+                    made.extend([p, std::mem::replace(&mut act, sum)]);
+                }
+                next.push(if last {
+                    act
+                } else {
+                    let y = act.op(Op::Tanh, Other::None)?;
+                    made.push(act);
+                    y
+                });
+            }
+            made.append(&mut x);
+            x = next;
+        }
+        let diff = x[0].op(Op::Sub, Other::Number(ys[s]))?;
+        let sq = diff.op(Op::Mul, Other::Handle(&diff))?;
+        made.append(&mut x);
+        made.push(diff);
+        total = Some(match total {
+            Some(t) => {
+                let sum = t.op(Op::Add, Other::Handle(&sq))?;
+                made.extend([t, sq]);
+                sum
+            }
+            None => sq,
+        });
+    }
+    let total = total.expect("samples");
+    let loss = total.op(Op::Mul, Other::Number(1.0 / data::W1_SAMPLES as f32))?;
+    made.push(total);
+    for n in layers.iter().flatten() {
+        for w in &n.w {
+            w.set_grad(None)?;
+        }
+        n.b.set_grad(None)?;
+    }
+    let t1 = Instant::now();
+    loss.backward(false)?;
+    let t2 = Instant::now();
+    let loss_value = loss.item()?;
+    drop((made, loss));
+    let t3 = Instant::now();
+    let mut grads = vec![];
+    for n in layers.iter().flatten() {
+        for w in &n.w {
+            grads.push(w.grad_raw().expect("grad").item()?);
+        }
+        grads.push(n.b.grad_raw().expect("grad").item()?);
+    }
+    let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+    let out = Out {
+        loss: loss_value,
+        grads: vec![grads],
+        calls: 0,
+    };
+    Ok((out, [ms(t0, t1), ms(t1, t2), ms(t2, t3)]))
+}
+
 // ----- W4: the playground's 1,000-node graph --------------------------------------
 
 fn w4_build(x: &Tensor, w: &Tensor) -> Result<Tensor> {
@@ -267,6 +352,8 @@ fn main() -> Result<()> {
     let mut outs: Vec<Option<Out>> = (0..runs.len()).map(|_| None).collect();
     // W4 phases are timed separately on one graph per repetition.
     let do_w4 = want("w4");
+    let do_w1d = want("w1_deferred");
+    let mut w1d_times: [Vec<f64>; 3] = [vec![], vec![], vec![]];
     let mut w4_times: [Vec<f64>; 3] = [vec![], vec![], vec![]];
     let mut w4_nodes = 0usize;
     let mut w4_events = 0usize;
@@ -280,6 +367,27 @@ fn main() -> Result<()> {
                 times[i].push(ms);
             }
             outs[i] = Some(out);
+        }
+        if do_w1d {
+            let (out, phases) = w1_deferred_step(&w1s.0, &w1s.1, &w1s.2)?;
+            // The same f32 operations in the same order as the eager step.
+            let eager = w1_step(&w1s.0, &w1s.1, &w1s.2)?;
+            let bits = |o: &Out| {
+                (
+                    o.loss.to_bits(),
+                    o.grads[0].iter().map(|g| g.to_bits()).collect::<Vec<_>>(),
+                )
+            };
+            if bits(&out) != bits(&eager) {
+                return Err(hookgrad_core::Error::internal(
+                    "W1 on the deferred path differs from the eager step",
+                ));
+            }
+            if rep >= warmup {
+                for (k, t) in phases.iter().enumerate() {
+                    w1d_times[k].push(*t);
+                }
+            }
         }
         if do_w4 {
             let t0 = Instant::now();
@@ -319,6 +427,17 @@ fn main() -> Result<()> {
             let _ = write!(s, ",\"grads\":[{}]", gs.join(","));
         }
         s.push('}');
+    }
+    if do_w1d {
+        if !first {
+            s.push(',');
+        }
+        first = false;
+        let _ = write!(
+            s,
+            "\"w1_deferred\":{{\"forward\":{:?},\"backward\":{:?},\"teardown\":{:?}}}",
+            w1d_times[0], w1d_times[1], w1d_times[2]
+        );
     }
     if do_w4 {
         if !first {
