@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 use std::rc::Rc;
 use std::time::Instant;
 
+use hookgrad_core::deferred::{Handle, Op, Other};
 use hookgrad_core::{Result, Tensor, TensorOptions};
 
 fn leaf(shape: &[usize], v: &[f32], requires_grad: bool) -> Result<Tensor> {
@@ -99,23 +100,11 @@ fn w1_step(layers: &[Vec<Neuron>], xs: &[f32], ys: &[f32]) -> Result<Out> {
         });
     }
     let loss = total.expect("samples").mul(1.0 / data::W1_SAMPLES as f32)?;
-    for n in layers.iter().flatten() {
-        for w in &n.w {
-            w.set_grad(None)?;
-        }
-        n.b.set_grad(None)?;
-    }
+    w1_clear_grads(layers)?;
     loss.backward()?;
-    let mut grads = vec![];
-    for n in layers.iter().flatten() {
-        for w in &n.w {
-            grads.push(w.grad_raw().expect("grad").item()?);
-        }
-        grads.push(n.b.grad_raw().expect("grad").item()?);
-    }
     Ok(Out {
         loss: loss.item()?,
-        grads: vec![grads],
+        grads: vec![w1_grads(layers)?],
         calls: 0,
     })
 }
@@ -201,6 +190,27 @@ fn w3_step(x: &Tensor, hook: Hook) -> Result<Out> {
     })
 }
 
+fn w1_clear_grads(layers: &[Vec<Neuron>]) -> Result<()> {
+    for n in layers.iter().flatten() {
+        for w in &n.w {
+            w.set_grad(None)?;
+        }
+        n.b.set_grad(None)?;
+    }
+    Ok(())
+}
+
+/// Every parameter's gradient, in micrograd's order (weights, then bias).
+fn w1_grads(layers: &[Vec<Neuron>]) -> Result<Vec<f32>> {
+    let mut grads = vec![];
+    for n in layers.iter().flatten() {
+        for w in n.w.iter().chain([&n.b]) {
+            grads.push(w.grad_raw().expect("grad").item()?);
+        }
+    }
+    Ok(grads)
+}
+
 // ----- W1 on the deferred path: what the wasm's typed ops run ------------------
 
 /// W1's step through `deferred::Handle`, the path the wasm's typed
@@ -208,29 +218,58 @@ fn w3_step(x: &Tensor, hook: Hook) -> Result<Out> {
 /// own cost of that path with no wasm and no JS boundary, timed by phase
 /// (build the graph, backward, drop the step's handles). Its loss and
 /// gradients must equal the eager `w1_step`'s bit for bit.
-fn w1_deferred_step(layers: &[Vec<Neuron>], xs: &[f32], ys: &[f32]) -> Result<(Out, [f64; 3])> {
-    use hookgrad_core::deferred::{Handle, Op, Other};
+/// A neuron's parameters as handles (made once, as the JS peer's are).
+struct NeuronHandles {
+    w: Vec<Handle>,
+    b: Handle,
+}
+
+fn w1_handles(layers: &[Vec<Neuron>]) -> Vec<Vec<NeuronHandles>> {
     let h = |t: &Tensor| Handle::Tensor(t.clone());
+    layers
+        .iter()
+        .map(|l| {
+            l.iter()
+                .map(|n| NeuronHandles {
+                    w: n.w.iter().map(h).collect(),
+                    b: h(&n.b),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn w1_deferred_step(
+    layers: &[Vec<Neuron>],
+    params: &[Vec<NeuronHandles>],
+    xs: &[f32],
+    ys: &[f32],
+) -> Result<(Out, [f64; 3])> {
     let t0 = Instant::now();
     // Every handle the step makes lives until its end, as in `hg.tidy`.
     let mut made: Vec<Handle> = vec![];
     let mut total: Option<Handle> = None;
     for s in 0..data::W1_SAMPLES {
         let mut x: Vec<Handle> = vec![];
-        for (li, neurons) in layers.iter().enumerate() {
-            let last = li == layers.len() - 1;
+        for (li, neurons) in params.iter().enumerate() {
+            let last = li == params.len() - 1;
             let mut next = vec![];
             for n in neurons {
-                let mut act = h(&n.b);
+                // `act = b`, then `act = act + w[i] * x[i]`.
+                let mut act: Option<Handle> = None;
                 for (i, w) in n.w.iter().enumerate() {
-                    let w = h(w);
                     let p = match x.get(i) {
                         Some(xi) => w.op(Op::Mul, Other::Handle(xi))?,
                         None => w.op(Op::Mul, Other::Number(xs[s * 2 + i]))?,
                     };
-                    let sum = act.op(Op::Add, Other::Handle(&p))?;
-                    made.extend([p, std::mem::replace(&mut act, sum)]);
+                    let sum = act
+                        .as_ref()
+                        .unwrap_or(&n.b)
+                        .op(Op::Add, Other::Handle(&p))?;
+                    made.push(p);
+                    made.extend(act.replace(sum));
                 }
+                let act = act.expect("a neuron has inputs");
                 next.push(if last {
                     act
                 } else {
@@ -258,29 +297,17 @@ fn w1_deferred_step(layers: &[Vec<Neuron>], xs: &[f32], ys: &[f32]) -> Result<(O
     let total = total.expect("samples");
     let loss = total.op(Op::Mul, Other::Number(1.0 / data::W1_SAMPLES as f32))?;
     made.push(total);
-    for n in layers.iter().flatten() {
-        for w in &n.w {
-            w.set_grad(None)?;
-        }
-        n.b.set_grad(None)?;
-    }
+    w1_clear_grads(layers)?;
     let t1 = Instant::now();
     loss.backward(false)?;
     let t2 = Instant::now();
     let loss_value = loss.item()?;
     drop((made, loss));
     let t3 = Instant::now();
-    let mut grads = vec![];
-    for n in layers.iter().flatten() {
-        for w in &n.w {
-            grads.push(w.grad_raw().expect("grad").item()?);
-        }
-        grads.push(n.b.grad_raw().expect("grad").item()?);
-    }
     let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
     let out = Out {
         loss: loss_value,
-        grads: vec![grads],
+        grads: vec![w1_grads(layers)?],
         calls: 0,
     };
     Ok((out, [ms(t0, t1), ms(t1, t2), ms(t2, t3)]))
@@ -352,7 +379,19 @@ fn main() -> Result<()> {
     let mut outs: Vec<Option<Out>> = (0..runs.len()).map(|_| None).collect();
     // W4 phases are timed separately on one graph per repetition.
     let do_w4 = want("w4");
+    // W1 on the deferred path is checked against the eager step's bits.
+    let bits = |o: &Out| {
+        (
+            o.loss.to_bits(),
+            o.grads[0].iter().map(|g| g.to_bits()).collect::<Vec<_>>(),
+        )
+    };
     let do_w1d = want("w1_deferred");
+    let w1d_eager = match do_w1d {
+        true => Some(bits(&w1_step(&w1s.0, &w1s.1, &w1s.2)?)),
+        false => None,
+    };
+    let w1d_params = w1_handles(&w1s.0);
     let mut w1d_times: [Vec<f64>; 3] = [vec![], vec![], vec![]];
     let mut w4_times: [Vec<f64>; 3] = [vec![], vec![], vec![]];
     let mut w4_nodes = 0usize;
@@ -368,17 +407,10 @@ fn main() -> Result<()> {
             }
             outs[i] = Some(out);
         }
-        if do_w1d {
-            let (out, phases) = w1_deferred_step(&w1s.0, &w1s.1, &w1s.2)?;
+        if let Some(eager) = &w1d_eager {
+            let (out, phases) = w1_deferred_step(&w1s.0, &w1d_params, &w1s.1, &w1s.2)?;
             // The same f32 operations in the same order as the eager step.
-            let eager = w1_step(&w1s.0, &w1s.1, &w1s.2)?;
-            let bits = |o: &Out| {
-                (
-                    o.loss.to_bits(),
-                    o.grads[0].iter().map(|g| g.to_bits()).collect::<Vec<_>>(),
-                )
-            };
-            if bits(&out) != bits(&eager) {
+            if bits(&out) != *eager {
                 return Err(hookgrad_core::Error::internal(
                     "W1 on the deferred path differs from the eager step",
                 ));
