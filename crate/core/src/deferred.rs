@@ -35,8 +35,15 @@
 //! (their storage; the tensor weakly, as the eager node holds nothing of
 //! them) and numbers. A tensor with a `grad_fn` is never an input: an op on
 //! one is eager.
+//!
+//! **Storage.** Entries are rows of one table per thread, not separate
+//! allocations: an entry names its deferred inputs by row, and a row is
+//! freed when its count of holders (its handles and the entries that take
+//! it as an input) drops to zero. A W1 step makes ~10^4 entries, and
+//! allocating, reading and freeing them one by one was most of the core's
+//! work in it (bench/PROFILE.md, tenth pass); the backward reads the rows
+//! and a parallel array of its own marks.
 
-use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use crate::context::{self, GradModeGuard, SavedHooksGuard};
@@ -93,6 +100,17 @@ impl Op {
             Op::Tanh => "TanhBackward0",
         }
     }
+
+    /// The op's formula on numbers (the eager node's, shared with it).
+    fn rule(self, number: bool) -> fn(f32, &[f32], f32) -> [f32; 2] {
+        match self {
+            Op::Add => arith::add_rule,
+            Op::Sub => arith::sub_rule,
+            Op::Mul if number => arith::mul_number_rule,
+            Op::Mul => arith::mul_rule,
+            Op::Tanh => unary::tanh_rule,
+        }
+    }
 }
 
 /// An operand of `record`.
@@ -105,7 +123,8 @@ pub enum Arg<'a> {
 enum In {
     /// No input: a unary op's second, or the number operand (`Entry::param`).
     None,
-    Entry(Rc<Entry>),
+    /// Another entry's row (this entry is one of its holders).
+    Entry(u32),
     /// A 0-d leaf that requires grad, and its AccumulateGrad edge.
     Leaf(Tensor, Edge),
     /// A 0-d tensor that needs no grad: its storage and id, the tensor
@@ -131,31 +150,38 @@ struct Entry {
     seq: u64,
     tensor: TensorId,
     /// Live `Lazy` handles: the eager tensor is alive while there are some.
-    handles: Cell<u32>,
-    /// This entry's row in the backward pass `.0` (as `Node::engine_slot`).
-    slot: Cell<(u64, u32)>,
-    state: RefCell<State>,
+    handles: u32,
+    /// Holders: the handles and the deferred entries that take this one as
+    /// an input. The row is free at zero.
+    refs: u32,
+    state: State,
 }
 
-impl Entry {
-    /// The state, or an internal error if it is being changed (never a
-    /// panic: the wasm instance must not trap).
-    fn state_ref(&self) -> Result<std::cell::Ref<'_, State>> {
-        self.state
-            .try_borrow()
-            .map_err(|_| Error::internal("a deferred op is busy"))
-    }
-
-    fn state_mut(&self) -> Result<std::cell::RefMut<'_, State>> {
-        self.state
-            .try_borrow_mut()
-            .map_err(|_| Error::internal("a deferred op is busy"))
-    }
+/// What a freed row or a replayed op lets go of, dropped once the table
+/// is no longer borrowed (a tensor's drop may reach anything). Never read:
+/// held only to be dropped.
+#[allow(dead_code)]
+enum Garbage {
+    In(In),
+    Tensor(Tensor),
 }
 
-/// A handle on a deferred op's result (one per JS handle, as a `Tensor` is).
-pub struct Lazy(Rc<Entry>);
+/// The thread's deferred entries.
+struct Table {
+    entries: Vec<Entry>,
+    /// Per row: its index in backward pass `.0` (as `Node::engine_slot`).
+    slots: Vec<(u64, u32)>,
+    /// Free rows, reused before the table grows.
+    free: Vec<u32>,
+}
 
+crate::thread_refcell!(
+    static TABLE: Table = Table {
+        entries: Vec::new(),
+        slots: Vec::new(),
+        free: Vec::new(),
+    };
+);
 crate::thread_cell!(
     /// Off: every op is eager (tests compare the two ways).
     static ENABLED: bool = true;
@@ -164,9 +190,92 @@ crate::thread_cell!(
     /// Deferred entries alive now.
     static LIVE: usize = 0;
 );
-thread_local! {
-    /// Every entry recorded and maybe alive, for `flush` (compacted as it grows).
-    static REGISTRY: RefCell<Vec<Weak<Entry>>> = const { RefCell::new(Vec::new()) };
+
+fn free_row() -> Error {
+    Error::internal("a deferred op's row was freed while in use")
+}
+
+impl Table {
+    fn get(&self, i: u32) -> Result<&Entry> {
+        self.entries
+            .get(i as usize)
+            .filter(|e| e.refs > 0)
+            .ok_or_else(free_row)
+    }
+
+    fn get_mut(&mut self, i: u32) -> Result<&mut Entry> {
+        self.entries
+            .get_mut(i as usize)
+            .filter(|e| e.refs > 0)
+            .ok_or_else(free_row)
+    }
+
+    /// A row for `e` (a free one, or a new one at the end).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    fn insert(&mut self, e: Entry) -> Option<u32> {
+        if let Some(i) = self.free.pop() {
+            if let Some(row) = self.entries.get_mut(i as usize) {
+                *row = e;
+                return Some(i);
+            }
+            return None;
+        }
+        let i = u32::try_from(self.entries.len()).ok()?;
+        self.entries.push(e);
+        self.slots.push((0, 0));
+        Some(i)
+    }
+
+    /// One holder of row `i` lets go; a row left without holders is freed,
+    /// and with it its hold on its inputs (iteratively: a long chain must
+    /// not recurse, wasm's stack is small).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    fn unref(&mut self, i: u32, garbage: &mut Vec<Garbage>) {
+        let mut stack: Vec<u32> = Vec::new();
+        let mut next = Some(i);
+        while let Some(i) = next.take().or_else(|| stack.pop()) {
+            let Ok(e) = self.get_mut(i) else {
+                crate::error::fault("a deferred op's row was freed twice");
+                continue;
+            };
+            e.refs -= 1;
+            if e.refs > 0 {
+                continue;
+            }
+            let state = std::mem::replace(&mut e.state, State::Gone);
+            self.free.push(i);
+            match state {
+                State::Deferred { a, b, .. } => {
+                    crate::live::node_dropped();
+                    LIVE.with(|l| l.set(l.get().saturating_sub(1)));
+                    for input in [a, b] {
+                        match input {
+                            In::None => {}
+                            In::Entry(j) => stack.push(j),
+                            other => garbage.push(Garbage::In(other)),
+                        }
+                    }
+                }
+                State::Done(t) => garbage.push(Garbage::Tensor(t)),
+                State::Gone => {}
+            }
+        }
+        if self.free.len() == self.entries.len() {
+            // Nothing alive: start again from row 0.
+            self.entries.clear();
+            self.slots.clear();
+            self.free.clear();
+        }
+    }
+}
+
+/// `f` on the thread's table, or an internal error if it is borrowed (never
+/// a panic: the wasm instance must not trap).
+fn with_table<R>(f: impl FnOnce(&mut Table) -> Result<R>) -> Result<R> {
+    TABLE.with(|t| match t.try_borrow_mut() {
+        Ok(mut t) => f(&mut t),
+        Err(_) => Err(Error::internal("the deferred-op table is busy")),
+    })
 }
 
 /// Turns deferral on or off (off: `record` answers `None`; entries already
@@ -180,10 +289,14 @@ pub fn live() -> usize {
     LIVE.with(|l| l.get())
 }
 
+/// A handle on a deferred op's result (one per JS handle, as a `Tensor` is):
+/// its row in the thread's table.
+pub struct Lazy(u32);
+
 /// What `record` keeps of one operand: the input, its value, its version
 /// and whether it requires grad.
 enum Checked<'a> {
-    Entry(&'a Rc<Entry>),
+    Entry(u32, f32),
     Leaf(&'a Tensor, f32),
     Const(&'a Tensor, f32),
     Number(f32),
@@ -193,13 +306,15 @@ enum Checked<'a> {
 impl Checked<'_> {
     fn value(&self) -> f32 {
         match self {
-            Checked::Entry(e) => e.value,
-            Checked::Leaf(_, v) | Checked::Const(_, v) | Checked::Number(v) => *v,
+            Checked::Entry(_, v)
+            | Checked::Leaf(_, v)
+            | Checked::Const(_, v)
+            | Checked::Number(v) => *v,
             Checked::None => 0.0,
         }
     }
     fn requires_grad(&self) -> bool {
-        matches!(self, Checked::Entry(_) | Checked::Leaf(..))
+        matches!(self, Checked::Entry(..) | Checked::Leaf(..))
     }
     fn version(&self) -> u32 {
         match self {
@@ -212,7 +327,7 @@ impl Checked<'_> {
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn input(&self) -> Option<In> {
         Some(match self {
-            Checked::Entry(e) => In::Entry(Rc::clone(e)),
+            Checked::Entry(i, _) => In::Entry(*i),
             Checked::Leaf(t, _) => In::Leaf((*t).clone(), t.gradient_edge()?),
             Checked::Const(t, _) => In::Const(Rc::downgrade(&t.0), t.storage().clone(), t.id()),
             Checked::Number(_) | Checked::None => In::None,
@@ -221,14 +336,17 @@ impl Checked<'_> {
 }
 
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn check(arg: Arg<'_>) -> Option<Checked<'_>> {
+fn check<'a>(table: &Table, arg: Arg<'a>) -> Option<Checked<'a>> {
     match arg {
         Arg::Number(v) => Some(Checked::Number(v)),
-        Arg::Lazy(l) => match &*l.0.state.try_borrow().ok()? {
-            State::Deferred { .. } => Some(Checked::Entry(&l.0)),
-            // Materialized: a tensor with a grad_fn (eager).
-            _ => None,
-        },
+        Arg::Lazy(l) => {
+            let e = table.get(l.0).ok()?;
+            match e.state {
+                State::Deferred { .. } => Some(Checked::Entry(l.0, e.value)),
+                // Materialized: a tensor with a grad_fn (eager).
+                _ => None,
+            }
+        }
         Arg::Tensor(t) => {
             let v = t.scalar_value()?;
             let m = t.meta().ok()?;
@@ -258,11 +376,16 @@ pub fn record(op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> {
     {
         return None;
     }
-    let a = check(a)?;
+    TABLE.with(|t| record_in(&mut *t.try_borrow_mut().ok()?, op, a, b))
+}
+
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+fn record_in(table: &mut Table, op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> {
+    let a = check(table, a)?;
     let b = if op == Op::Tanh {
         Checked::None
     } else {
-        check(b)?
+        check(table, b)?
     };
     if matches!(a, Checked::Number(_)) || !(a.requires_grad() || b.requires_grad()) {
         return None;
@@ -279,8 +402,13 @@ pub fn record(op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> {
     // From here on, what the eager op takes, in its order: the inputs'
     // edges, the node's id and sequence number, the tensor's id.
     let (ia, ib) = (a.input()?, b.input()?);
+    for input in [&ia, &ib] {
+        if let In::Entry(j) = input {
+            table.get_mut(*j).ok()?.refs += 1;
+        }
+    }
     let number = matches!(b, Checked::Number(_));
-    let entry = Rc::new(Entry {
+    let row = table.insert(Entry {
         op,
         number,
         param: if number { y } else { 0.0 },
@@ -289,108 +417,84 @@ pub fn record(op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> {
         node: NodeId::next(),
         seq: ids::next_sequence_nr(),
         tensor: TensorId::next(),
-        handles: Cell::new(1),
-        slot: Cell::new((0, 0)),
-        state: RefCell::new(State::Deferred {
+        handles: 1,
+        refs: 1,
+        state: State::Deferred {
             a: ia,
             b: ib,
             released: false,
-        }),
+        },
     });
+    let Some(row) = row else {
+        crate::error::fault("the deferred-op table is corrupt");
+        return None;
+    };
     crate::live::node_created();
     crate::live::tensor_created();
-    let live = LIVE.with(|l| {
-        l.set(l.get() + 1);
-        l.get()
-    });
-    REGISTRY.with(|r| {
-        if let Ok(mut r) = r.try_borrow_mut() {
-            if r.len() >= 2 * live + 256 {
-                r.retain(|w| w.strong_count() > 0);
-            }
-            r.push(Rc::downgrade(&entry));
-        } else {
-            crate::error::fault("the deferred-op registry is busy");
-        }
-    });
-    Some(Lazy(entry))
+    LIVE.with(|l| l.set(l.get() + 1));
+    Some(Lazy(row))
 }
 
 impl Lazy {
-    /// The result's value (`item()`).
+    /// The result's value while the op is deferred (`item()`); `None` once
+    /// it is a tensor.
     #[inline]
-    pub fn value(&self) -> f32 {
-        self.0.value
+    pub fn deferred_value(&self) -> Result<Option<f32>> {
+        with_table(|t| {
+            let e = t.get(self.0)?;
+            Ok(matches!(e.state, State::Deferred { .. }).then_some(e.value))
+        })
     }
 
     /// Whether the op is still deferred (no tensor made yet).
     pub fn is_deferred(&self) -> bool {
         // Busy: not as a deferred op (`tensor()` then answers the error).
-        self.0
-            .state_ref()
-            .is_ok_and(|s| matches!(*s, State::Deferred { .. }))
+        self.deferred_value().is_ok_and(|v| v.is_some())
+    }
+
+    fn done(&self) -> Result<Option<Tensor>> {
+        with_table(|t| {
+            Ok(match &t.get(self.0)?.state {
+                State::Done(t) => Some(t.clone()),
+                _ => None,
+            })
+        })
     }
 
     /// The result as the tensor the eager op made (`flush` first if needed).
     pub fn tensor(&self) -> Result<Tensor> {
-        if let State::Done(t) = &*self.0.state_ref()? {
-            return Ok(t.clone());
+        if let Some(t) = self.done()? {
+            return Ok(t);
         }
         flush()?;
-        match &*self.0.state_ref()? {
-            State::Done(t) => Ok(t.clone()),
-            _ => Err(Error::internal("a deferred op was not materialized")),
-        }
-    }
-}
-
-impl Clone for Lazy {
-    fn clone(&self) -> Self {
-        self.0.handles.set(self.0.handles.get() + 1);
-        Lazy(Rc::clone(&self.0))
+        self.done()?
+            .ok_or_else(|| Error::internal("a deferred op was not materialized"))
     }
 }
 
 impl Drop for Lazy {
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn drop(&mut self) {
-        let n = self.0.handles.get().saturating_sub(1);
-        self.0.handles.set(n);
-        // The eager tensor dies with its last handle; the node lives on in
-        // its consumers (here: the entry, until it is dropped).
-        if n == 0
-            && matches!(
-                self.0.state.try_borrow().as_deref(),
-                Ok(State::Deferred { .. })
-            )
-        {
-            crate::live::tensor_dropped();
-        }
-    }
-}
-
-impl Drop for Entry {
-    #[cfg_attr(hookgrad_nightly, optimize(speed))]
-    fn drop(&mut self) {
-        // Iteratively: a long chain must not recurse (wasm's stack is small).
-        let mut stack: Vec<Rc<Entry>> = Vec::new();
-        let mut state = std::mem::replace(self.state.get_mut(), State::Gone);
-        loop {
-            if let State::Deferred { a, b, .. } = state {
-                crate::live::node_dropped();
-                let _ = LIVE.try_with(|l| l.set(l.get().saturating_sub(1)));
-                for input in [a, b] {
-                    if let In::Entry(e) = input {
-                        stack.push(e);
-                    }
-                }
-            }
-            let Some(next) = stack.pop() else { break };
-            state = match Rc::try_unwrap(next) {
-                Ok(mut e) => std::mem::replace(e.state.get_mut(), State::Gone),
-                Err(_) => State::Gone,
+        let mut garbage = Vec::new();
+        // At thread exit the table may be gone already (natively).
+        let _ = TABLE.try_with(|t| {
+            let Ok(mut t) = t.try_borrow_mut() else {
+                crate::error::fault("the deferred-op table is busy");
+                return;
             };
-        }
+            let Ok(e) = t.get_mut(self.0) else {
+                crate::error::fault("a deferred op's row was freed while in use");
+                return;
+            };
+            e.handles = e.handles.saturating_sub(1);
+            // The eager tensor dies with its last handle; the node lives on
+            // in its consumers (here: the entries holding this row).
+            if e.handles == 0 && matches!(e.state, State::Deferred { .. }) {
+                crate::live::tensor_dropped();
+            }
+            t.unref(self.0, &mut garbage);
+        });
+        drop(garbage);
     }
 }
 
@@ -400,33 +504,30 @@ pub fn flush() -> Result<()> {
     if live() == 0 {
         return Ok(());
     }
-    let weak = REGISTRY.with(|r| match r.try_borrow_mut() {
-        Ok(mut r) => Ok(std::mem::take(&mut *r)),
-        Err(_) => Err(Error::internal("the deferred-op registry is busy")),
+    let mut order: Vec<(u64, u32)> = with_table(|t| {
+        Ok(t.entries
+            .iter()
+            .zip(0u32..)
+            .filter(|(e, _)| e.refs > 0 && matches!(e.state, State::Deferred { .. }))
+            .map(|(e, i)| (e.seq, i))
+            .collect())
     })?;
-    let mut entries: Vec<Rc<Entry>> = Vec::new();
-    for e in weak.iter().filter_map(Weak::upgrade) {
-        if matches!(&*e.state_ref()?, State::Deferred { .. }) {
-            entries.push(e);
-        }
-    }
-    drop(weak);
-    entries.sort_by_key(|e| e.seq);
+    order.sort_unstable();
     // As when the ops ran: grad mode on, nothing packed, nothing traced.
     let _grad = GradModeGuard::set(true);
     let _packs = SavedHooksGuard::push(None);
     let _trace = crate::trace::PauseRecording::new();
-    for e in &entries {
-        materialize(e)?;
+    for (_, i) in order {
+        materialize(i)?;
     }
     crate::error::checked(Ok(()))
 }
 
-/// The tensor for input `i` of an entry being materialized.
-fn input_tensor(input: &In) -> Result<Option<Tensor>> {
+/// The tensor for an input of an entry being materialized.
+fn input_tensor(table: &Table, input: &In) -> Result<Option<Tensor>> {
     Ok(match input {
         In::None => None,
-        In::Entry(e) => match &*e.state_ref()? {
+        In::Entry(i) => match &table.get(*i)?.state {
             State::Done(t) => Some(t.clone()),
             _ => {
                 return Err(Error::internal(
@@ -473,24 +574,53 @@ fn with_ids<T>(node: u32, tensor: u32, seq: u64, f: impl FnOnce() -> T) -> (T, (
     (r, after)
 }
 
-fn materialize(e: &Rc<Entry>) -> Result<()> {
-    let (a, b, released) = match &*e.state_ref()? {
-        State::Deferred { a, b, released } => (input_tensor(a)?, input_tensor(b)?, *released),
-        _ => return Ok(()),
-    };
-    let a = a.ok_or_else(|| Error::internal("a deferred op without its input"))?;
-    let b = match b {
-        Some(t) => Operand::Tensor(t),
-        None => Operand::Scalar(e.param),
-    };
+/// What replaying one entry needs, read out of the table so that the eager
+/// op runs with the table not borrowed.
+struct Replay {
+    op: Op,
+    a: Tensor,
+    b: Operand,
+    released: bool,
+    value: f32,
+    versions: [u32; 2],
+    node: NodeId,
+    seq: u64,
+    tensor: TensorId,
+}
+
+fn materialize(i: u32) -> Result<()> {
+    let replay = with_table(|t| {
+        let e = t.get(i)?;
+        let State::Deferred { a, b, released } = &e.state else {
+            return Ok(None);
+        };
+        let a = input_tensor(t, a)?
+            .ok_or_else(|| Error::internal("a deferred op without its input"))?;
+        let b = match input_tensor(t, b)? {
+            Some(t) => Operand::Tensor(t),
+            None => Operand::Scalar(e.param),
+        };
+        Ok(Some(Replay {
+            op: e.op,
+            a,
+            b,
+            released: *released,
+            value: e.value,
+            versions: e.versions,
+            node: e.node,
+            seq: e.seq,
+            tensor: e.tensor,
+        }))
+    })?;
+    let Some(r) = replay else { return Ok(()) };
     let (t, after) = with_ids(
-        e.node.0.wrapping_sub(1),
-        e.tensor.0.wrapping_sub(1),
-        e.seq,
-        || e.op.eager(&a, &b),
+        r.node.0.wrapping_sub(1),
+        r.tensor.0.wrapping_sub(1),
+        r.seq,
+        || r.op.eager(&r.a, &r.b),
     );
     let t = t?;
-    if after != (e.node.0, e.tensor.0, e.seq + 1) {
+    if after != (r.node.0, r.tensor.0, r.seq + 1) {
         return Err(Error::internal(
             "a deferred op took other ids than it reserved",
         ));
@@ -500,32 +630,54 @@ fn materialize(e: &Rc<Entry>) -> Result<()> {
         .ok_or_else(|| Error::internal("a deferred op made no node"))?;
     // What the op saw when it ran: its value, its inputs' versions.
     match t.storage().data.try_borrow_mut() {
-        Ok(mut d) => *d = Data::Scalar(e.value),
+        Ok(mut d) => *d = Data::Scalar(r.value),
         Err(_) => return Err(Error::internal("a deferred result is busy")),
     }
-    for (input, &version) in [Some(&a), b.tensor()].into_iter().zip(&e.versions) {
+    for (input, &version) in [Some(&r.a), r.b.tensor()].into_iter().zip(&r.versions) {
         if let Some(input) = input {
             node.set_saved_version(input.storage(), version);
         }
     }
-    if released {
+    if r.released {
         node.release_variables();
     }
-    // The real node and tensor count themselves from now on.
+    // The real node and tensor count themselves from now on, and the row
+    // holds the tensor instead of its inputs.
+    let mut garbage = Vec::new();
+    with_table(|table| {
+        let e = table.get_mut(i)?;
+        if e.handles > 0 {
+            crate::live::tensor_dropped();
+        }
+        let old = std::mem::replace(&mut e.state, State::Done(t));
+        if let State::Deferred { a, b, .. } = old {
+            for input in [a, b] {
+                match input {
+                    In::Entry(j) => table.unref(j, &mut garbage),
+                    other => garbage.push(Garbage::In(other)),
+                }
+            }
+        }
+        Ok(())
+    })?;
     crate::live::node_dropped();
-    if e.handles.get() > 0 {
-        crate::live::tensor_dropped();
-    }
     LIVE.with(|l| l.set(l.get().saturating_sub(1)));
-    let old = std::mem::replace(&mut *e.state_mut()?, State::Done(t));
-    drop(old);
+    drop(garbage);
     Ok(())
 }
 
 /// One row of a backward pass over entries.
 enum Row {
-    Entry(Rc<Entry>),
+    Entry(u32),
     Leaf(NodeRef),
+}
+
+/// What a backward pass over entries runs: its rows (the root first), each
+/// row's sequence number (the ready queue's key) and dependency count.
+struct Plan {
+    rows: Vec<Row>,
+    seqs: Vec<u64>,
+    deps: Vec<u32>,
 }
 
 /// `root.backward()` (no gradient, no inputs, no create_graph) on numbers.
@@ -537,11 +689,10 @@ pub fn backward(root: &Lazy, keep_graph: bool) -> Result<bool> {
         || crate::graph_task::watched()
         || crate::graph_task::running()
         || crate::error::fault_pending()
-        || root.0.op.passes() != 0
     {
         return Ok(false);
     }
-    let Some((rows, deps)) = walk(&root.0)? else {
+    let Some(plan) = with_table(|t| walk(t, root.0))? else {
         return Ok(false);
     };
     // As `engine::run_backward`: the implicit gradient, grad mode off, a
@@ -549,32 +700,40 @@ pub fn backward(root: &Lazy, keep_graph: bool) -> Result<bool> {
     let ones = Tensor::from_array(Array::ones(&[]));
     let _grad = GradModeGuard::set(false);
     let _task = crate::graph_task::TaskGuard::enter(Default::default());
-    crate::error::checked(execute(rows, deps, ones, keep_graph)).map(|_| true)
+    crate::error::checked(execute(plan, ones, keep_graph)).map(|_| true)
 }
 
 /// Everything reachable from `root`, with dependency counts; `None` when a
 /// part of it cannot run on numbers (released, materialized, hooked, or an
 /// input changed in place: the engine raises what PyTorch raises).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
+fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
+    let Table { entries, slots, .. } = table;
+    let first = entries
+        .get(root as usize)
+        .filter(|e| e.refs > 0)
+        .ok_or_else(free_row)?;
+    if first.op.passes() != 0 {
+        return Ok(None);
+    }
     let pass = crate::graph_task::next_pass();
-    let mut rows: Vec<Row> = Vec::new();
-    let mut deps: Vec<u32> = Vec::new();
-    let mut stack: Vec<Rc<Entry>> = Vec::new();
-    root.slot.set((pass, 0));
-    rows.push(Row::Entry(Rc::clone(root)));
-    deps.push(1);
-    stack.push(Rc::clone(root));
-    while let Some(e) = stack.pop() {
-        let state = e.state_ref()?;
-        let State::Deferred { a, b, released } = &*state else {
+    let mut plan = Plan {
+        rows: vec![Row::Entry(root)],
+        seqs: vec![first.seq],
+        deps: vec![1],
+    };
+    let mut stack: Vec<u32> = vec![root];
+    *slots.get_mut(root as usize).ok_or_else(free_row)? = (pass, 0);
+    while let Some(i) = stack.pop() {
+        let e = entries.get(i as usize).ok_or_else(free_row)?;
+        let State::Deferred { a, b, released } = &e.state else {
             return Ok(None);
         };
         if *released {
             return Ok(None);
         }
         for (input, &version) in [a, b].into_iter().zip(&e.versions) {
-            let i = match input {
+            let r = match input {
                 In::None => continue,
                 In::Const(_, storage, _) => {
                     if storage.version() != version {
@@ -582,17 +741,19 @@ fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
                     }
                     continue;
                 }
-                In::Entry(child) => {
-                    let (p, i) = child.slot.get();
-                    if p == pass {
-                        i as usize
+                In::Entry(c) => {
+                    let slot = slots.get_mut(*c as usize).ok_or_else(free_row)?;
+                    if slot.0 == pass {
+                        slot.1 as usize
                     } else {
-                        let i = rows.len();
-                        child.slot.set((pass, i as u32));
-                        rows.push(Row::Entry(Rc::clone(child)));
-                        deps.push(0);
-                        stack.push(Rc::clone(child));
-                        i
+                        let r = plan.rows.len();
+                        *slot = (pass, r as u32);
+                        let child = entries.get(*c as usize).ok_or_else(free_row)?;
+                        plan.rows.push(Row::Entry(*c));
+                        plan.seqs.push(child.seq);
+                        plan.deps.push(0);
+                        stack.push(*c);
+                        r
                     }
                 }
                 In::Leaf(t, edge) => {
@@ -600,45 +761,59 @@ fn walk(root: &Rc<Entry>) -> Result<Option<(Vec<Row>, Vec<u32>)>> {
                         return Ok(None);
                     }
                     let node = &edge.node;
-                    let (p, i) = node.engine_slot.get();
+                    let (p, r) = node.engine_slot.get();
                     if p == pass {
-                        i as usize
+                        r as usize
                     } else {
                         if node.has_hooks() || !node.is_accumulate_grad() {
                             return Ok(None);
                         }
-                        let i = rows.len();
-                        node.engine_slot.set((pass, i as u32));
-                        rows.push(Row::Leaf(Rc::clone(node)));
-                        deps.push(0);
-                        i
+                        let r = plan.rows.len();
+                        node.engine_slot.set((pass, r as u32));
+                        plan.rows.push(Row::Leaf(Rc::clone(node)));
+                        plan.seqs.push(u64::MAX);
+                        plan.deps.push(0);
+                        r
                     }
                 }
             };
-            deps[i] += 1;
+            plan.deps[r] += 1;
         }
     }
-    Ok(Some((rows, deps)))
+    Ok(Some(plan))
 }
 
-/// What an entry's backward step reads, in one borrow: the rows its
-/// outputs go to (`None`: no edge) and the values its formula reads
-/// (`saved` of the eager node; a slot whose gradient is not routed may
-/// differ, its output is dropped).
+/// What an entry's backward step reads: its formula, the rows its outputs
+/// go to (`None`: no edge) and the values its formula reads (`saved` of the
+/// eager node; a slot whose gradient is not routed may differ, its output
+/// is dropped).
+struct Step {
+    op: Op,
+    number: bool,
+    param: f32,
+    to: [Option<usize>; 2],
+    values: [f32; 2],
+    count: usize,
+}
+
+/// Row `i`'s `Step`; also marks its saved values released unless the graph
+/// is kept (`engine::evaluate` releases them as the node runs).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn formula_inputs(e: &Entry) -> Result<([Option<usize>; 2], [f32; 2], usize)> {
-    let state = e.state_ref()?;
-    let State::Deferred { a, b, .. } = &*state else {
-        return Err(Error::internal("a deferred op changed during backward"));
+fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> {
+    let Table { entries, slots, .. } = table;
+    let changed = || Error::internal("a deferred op changed during backward");
+    let e = entries.get(i as usize).ok_or_else(changed)?;
+    let State::Deferred { a, b, .. } = &e.state else {
+        return Err(changed());
     };
     let row = |input: &In| match input {
-        In::Entry(c) => Some(c.slot.get().1 as usize),
+        In::Entry(c) => slots.get(*c as usize).map(|s| s.1 as usize),
         In::Leaf(_, edge) => Some(edge.node.engine_slot.get().1 as usize),
         In::None | In::Const(..) => None,
     };
     let value = |input: &In| -> Result<f32> {
         let v = match input {
-            In::Entry(c) => Some(c.value),
+            In::Entry(c) => entries.get(*c as usize).map(|c| c.value),
             In::Leaf(t, _) => t.scalar_value(),
             In::Const(_, s, _) => s.data.try_borrow().ok().and_then(|d| d.scalar()),
             In::None => Some(0.0),
@@ -650,7 +825,24 @@ fn formula_inputs(e: &Entry) -> Result<([Option<usize>; 2], [f32; 2], usize)> {
         Op::Tanh => ([e.value, 0.0], 1),
         _ => ([0.0; 2], 0),
     };
-    Ok(([row(a), row(b)], values, count))
+    let s = Step {
+        op: e.op,
+        number: e.number,
+        param: e.param,
+        to: [row(a), row(b)],
+        values,
+        count,
+    };
+    if !keep_graph {
+        if let Some(Entry {
+            state: State::Deferred { released, .. },
+            ..
+        }) = entries.get_mut(i as usize)
+        {
+            *released = true;
+        }
+    }
+    Ok(s)
 }
 
 /// The engine's loop (`engine::execute` in scalar mode) over rows, with
@@ -662,22 +854,23 @@ fn formula_inputs(e: &Entry) -> Result<([Option<usize>; 2], [f32; 2], usize)> {
 /// gradient summed into the buffer in place when the buffer alone holds
 /// it, a formula's pass-through output the very number it received.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -> Result<()> {
+fn execute(plan: Plan, ones: Tensor, keep_graph: bool) -> Result<()> {
+    let Plan {
+        rows,
+        seqs,
+        mut deps,
+    } = plan;
     let mut buffers: Vec<Option<Num>> = vec![None; rows.len()];
     let mut queue: ReadyQueue<usize> = ReadyQueue::default();
     let mut shares = Shares::default();
     let mut held: Small<Num> = Small::Zero;
-    let seq = |i: usize| match &rows[i] {
-        Row::Entry(e) => e.seq,
-        Row::Leaf(_) => u64::MAX,
-    };
     let busy = || Error::internal("dependency not found for a deferred op");
     // The root's implicit gradient (its one dependency).
     match deps.first_mut() {
         Some(d) if *d == 1 => *d = 0,
         _ => return Err(busy()),
     }
-    queue.push(seq(0), 0);
+    queue.push(seqs[0], 0);
     let root_grad = ones
         .scalar_value()
         .ok_or_else(|| Error::internal("the implicit gradient is not a number"))?;
@@ -701,7 +894,8 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                 }
             }
             Row::Entry(e) => {
-                let (to, values, count) = formula_inputs(e)?;
+                let s = with_table(|t| step(t, *e, keep_graph))?;
+                let to = s.to;
                 // The gradient in (the root's: the implicit ones, no share).
                 let g = if i == 0 {
                     Some(root_grad)
@@ -710,8 +904,8 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                 };
                 let mut out: [Option<Num>; 2] = [None, None];
                 if let Some(g) = g {
-                    let grads = rule(e)(g, &values[..count], e.param);
-                    let pass = e.op.passes();
+                    let grads = s.op.rule(s.number)(g, &s.values[..s.count], s.param);
+                    let pass = s.op.passes();
                     let passed = (0..2)
                         .filter(|&k| to[k].is_some() && pass & (1 << k) != 0)
                         .count() as u32;
@@ -737,13 +931,8 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                 if let Some(n) = &input {
                     shares.leave(n);
                 }
-                if !keep_graph {
-                    if let State::Deferred { released, .. } = &mut *e.state_mut()? {
-                        *released = true;
-                    }
-                }
                 // `route_outputs`, output by output.
-                for k in 0..e.op.arity() {
+                for k in 0..s.op.arity() {
                     let Some(j) = to[k] else { continue };
                     let d = deps.get_mut(j).filter(|d| **d > 0).ok_or_else(busy)?;
                     *d -= 1;
@@ -759,7 +948,7 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
                         });
                     }
                     if ready {
-                        queue.push(seq(j), j);
+                        queue.push(seqs[j], j);
                     }
                 }
                 for n in std::mem::take(&mut held).iter() {
@@ -769,17 +958,6 @@ fn execute(rows: Vec<Row>, mut deps: Vec<u32>, ones: Tensor, keep_graph: bool) -
         }
     }
     Ok(())
-}
-
-/// An entry's formula on numbers (the eager node's, shared with it).
-fn rule(e: &Entry) -> fn(f32, &[f32], f32) -> [f32; 2] {
-    match e.op {
-        Op::Add => arith::add_rule,
-        Op::Sub => arith::sub_rule,
-        Op::Mul if e.number => arith::mul_number_rule,
-        Op::Mul => arith::mul_rule,
-        Op::Tanh => unary::tanh_rule,
-    }
 }
 
 /// What the binding keeps per JS handle: a deferred result or a tensor.
@@ -838,10 +1016,12 @@ impl Handle {
 
     /// `item()`.
     pub fn item(&self) -> Result<f32> {
-        match self {
-            Handle::Lazy(l) if l.is_deferred() => Ok(l.value()),
-            _ => self.tensor()?.item(),
+        if let Handle::Lazy(l) = self {
+            if let Some(v) = l.deferred_value()? {
+                return Ok(v);
+            }
         }
+        self.tensor()?.item()
     }
 
     /// `backward()` without arguments, or with `retain_graph` only.

@@ -53,3 +53,50 @@ impl<T> OneThread<T> {
         Ok(f(&self.0))
     }
 }
+
+/// `thread_cell!`'s twin for a `RefCell` (deferred.rs's table): a
+/// `thread_local!` natively, a plain static on single-threaded wasm. Call
+/// sites are the same on both: `TABLE.with(|t| t.try_borrow_mut())`.
+#[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
+#[macro_export]
+macro_rules! thread_refcell {
+    ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
+        thread_local! {
+            $(#[$m])* static $name: std::cell::RefCell<$t> = const { std::cell::RefCell::new($init) };
+        }
+    };
+}
+
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[macro_export]
+macro_rules! thread_refcell {
+    ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
+        $(#[$m])* static $name: $crate::per_thread::OneThreadRef<$t> =
+            $crate::per_thread::OneThreadRef(std::cell::RefCell::new($init));
+    };
+}
+
+/// A `RefCell` in a static, for a target without threads.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+pub struct OneThreadRef<T>(pub std::cell::RefCell<T>);
+
+// SAFETY: as `OneThread`'s: exactly one thread ever runs.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+unsafe impl<T> Sync for OneThreadRef<T> {}
+
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+impl<T> OneThreadRef<T> {
+    /// As `LocalKey::with`.
+    #[inline]
+    pub fn with<R>(&'static self, f: impl FnOnce(&std::cell::RefCell<T>) -> R) -> R {
+        f(&self.0)
+    }
+    /// As `LocalKey::try_with` (a static is never destroyed).
+    #[inline]
+    pub fn try_with<R>(
+        &'static self,
+        f: impl FnOnce(&std::cell::RefCell<T>) -> R,
+    ) -> Result<R, std::convert::Infallible> {
+        Ok(f(&self.0))
+    }
+}
