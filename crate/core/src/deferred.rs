@@ -175,12 +175,13 @@ struct Table {
     free: Vec<u32>,
 }
 
+/// Rows an empty table keeps room for (~8 MB natively): a training step's
+/// graph is rebuilt at the same size every step, a one-off huge graph's room
+/// goes back to the allocator.
+const MAX_KEPT_ROWS: usize = 1 << 16;
+
 crate::thread_refcell!(
-    static TABLE: Table = Table {
-        entries: Vec::new(),
-        slots: Vec::new(),
-        free: Vec::new(),
-    };
+    static TABLE: Table = Table::new();
 );
 crate::thread_cell!(
     /// Off: every op is eager (tests compare the two ways).
@@ -196,6 +197,14 @@ fn free_row() -> Error {
 }
 
 impl Table {
+    const fn new() -> Table {
+        Table {
+            entries: Vec::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
     fn get(&self, i: u32) -> Result<&Entry> {
         self.entries
             .get(i as usize)
@@ -261,10 +270,16 @@ impl Table {
             }
         }
         if self.free.len() == self.entries.len() {
-            // Nothing alive: start again from row 0.
-            self.entries.clear();
-            self.slots.clear();
-            self.free.clear();
+            // Nothing alive: start again from row 0 (rows in creation order
+            // are what the walk reads fastest), keeping the room for the
+            // next graph of this size unless it was an outlier.
+            if self.entries.capacity() > MAX_KEPT_ROWS {
+                *self = Table::new();
+            } else {
+                self.entries.clear();
+                self.slots.clear();
+                self.free.clear();
+            }
         }
     }
 }

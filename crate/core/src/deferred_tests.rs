@@ -208,3 +208,42 @@ fn a_scalar_mlp_step_backwards_on_entries() {
     .join()
     .unwrap();
 }
+
+#[test]
+fn rows_are_reused_and_a_long_chain_is_freed_without_recursion() {
+    std::thread::spawn(|| {
+        let w = leaf(&[0.5], &[]);
+        let x = Handle::Tensor(w.clone());
+        let kept = x.op(Op::Mul, Other::Number(3.0)).unwrap();
+        // 100,001 entries, each held only by the next: dropping the last
+        // frees them all (a recursive drop would overflow this thread's
+        // 2 MiB stack).
+        let mut h = x.op(Op::Add, Other::Number(1.0)).unwrap();
+        for _ in 0..100_000 {
+            h = h.op(Op::Add, Other::Number(1.0)).unwrap();
+        }
+        assert_eq!(deferred::live(), 100_002);
+        assert_eq!(h.item().unwrap(), 100_001.5);
+        drop(h);
+        assert_eq!(deferred::live(), 1);
+        // New entries take freed rows; the kept entry is untouched.
+        let y = kept.op(Op::Mul, Other::Handle(&kept)).unwrap();
+        assert!(matches!(&y, Handle::Lazy(l) if l.is_deferred()));
+        assert_eq!(y.item().unwrap(), 2.25);
+        y.backward(false).unwrap();
+        // d/dw (3w)^2 = 18w at w = 0.5.
+        assert_eq!(w.grad_raw().unwrap().item().unwrap(), 9.0);
+        let t = kept.tensor().unwrap();
+        assert_eq!(t.grad_fn().unwrap().name, "MulBackward0");
+        assert_eq!(y.tensor().unwrap().grad_fn().unwrap().name, "MulBackward0");
+        drop((y, kept));
+        assert_eq!(deferred::live(), 0);
+        drop(t);
+        // An empty table starts again: a new graph records and runs.
+        let z = x.op(Op::Tanh, Other::None).unwrap();
+        assert!(matches!(&z, Handle::Lazy(l) if l.is_deferred()));
+        assert_eq!(z.item().unwrap(), 0.5f32.tanh());
+    })
+    .join()
+    .unwrap();
+}
