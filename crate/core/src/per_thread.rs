@@ -7,95 +7,66 @@
 //! every `thread_local!` access was an indirect call through its `LocalKey`:
 //! there it is a plain static, read and written with single loads and stores.
 //! Call sites are the same on both: `FLAG.with(|c| c.get())`. The binding
-//! crate uses it too (`hookgrad_core::thread_cell!`).
+//! crate uses it too (`hookgrad_core::thread_cell!`). `thread_refcell!` is the
+//! same for a `RefCell` (deferred.rs's table).
 
-#[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
+/// A `Cell` per thread: `FLAG.with(|c| c.get())`.
 #[macro_export]
 macro_rules! thread_cell {
     ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
+        $crate::one_per_thread!($(#[$m])* static $name: std::cell::Cell<$t> = std::cell::Cell::new($init););
+    };
+}
+
+/// A `RefCell` per thread: `TABLE.with(|t| t.try_borrow_mut())`.
+#[macro_export]
+macro_rules! thread_refcell {
+    ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
+        $crate::one_per_thread!($(#[$m])* static $name: std::cell::RefCell<$t> = std::cell::RefCell::new($init););
+    };
+}
+
+#[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! one_per_thread {
+    ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
         thread_local! {
-            $(#[$m])* static $name: std::cell::Cell<$t> = const { std::cell::Cell::new($init) };
+            $(#[$m])* static $name: $t = const { $init };
         }
     };
 }
 
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[doc(hidden)]
 #[macro_export]
-macro_rules! thread_cell {
+macro_rules! one_per_thread {
     ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
-        $(#[$m])* static $name: $crate::per_thread::OneThread<$t> =
-            $crate::per_thread::OneThread(std::cell::Cell::new($init));
+        $(#[$m])* static $name: $crate::per_thread::OneThread<$t> = $crate::per_thread::OneThread($init);
     };
 }
 
-/// A `Cell` in a static, for a target without threads.
+/// A cell in a static, for a target without threads.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-pub struct OneThread<T>(pub std::cell::Cell<T>);
+pub struct OneThread<C>(pub C);
 
 // SAFETY: wasm32 without the atomics target feature runs exactly one thread,
 // so the cell is never shared between threads.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-unsafe impl<T> Sync for OneThread<T> {}
+unsafe impl<C> Sync for OneThread<C> {}
 
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-impl<T> OneThread<T> {
+impl<C> OneThread<C> {
     /// As `LocalKey::with`.
     #[inline]
-    pub fn with<R>(&'static self, f: impl FnOnce(&std::cell::Cell<T>) -> R) -> R {
+    pub fn with<R>(&'static self, f: impl FnOnce(&C) -> R) -> R {
         f(&self.0)
     }
     /// As `LocalKey::try_with` (a static is never destroyed).
     #[inline]
     pub fn try_with<R>(
         &'static self,
-        f: impl FnOnce(&std::cell::Cell<T>) -> R,
-    ) -> Result<R, std::convert::Infallible> {
-        Ok(f(&self.0))
-    }
-}
-
-/// `thread_cell!`'s twin for a `RefCell` (deferred.rs's table): a
-/// `thread_local!` natively, a plain static on single-threaded wasm. Call
-/// sites are the same on both: `TABLE.with(|t| t.try_borrow_mut())`.
-#[cfg(not(all(target_arch = "wasm32", not(target_feature = "atomics"))))]
-#[macro_export]
-macro_rules! thread_refcell {
-    ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
-        thread_local! {
-            $(#[$m])* static $name: std::cell::RefCell<$t> = const { std::cell::RefCell::new($init) };
-        }
-    };
-}
-
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-#[macro_export]
-macro_rules! thread_refcell {
-    ($(#[$m:meta])* static $name:ident: $t:ty = $init:expr;) => {
-        $(#[$m])* static $name: $crate::per_thread::OneThreadRef<$t> =
-            $crate::per_thread::OneThreadRef(std::cell::RefCell::new($init));
-    };
-}
-
-/// A `RefCell` in a static, for a target without threads.
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-pub struct OneThreadRef<T>(pub std::cell::RefCell<T>);
-
-// SAFETY: as `OneThread`'s: exactly one thread ever runs.
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-unsafe impl<T> Sync for OneThreadRef<T> {}
-
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-impl<T> OneThreadRef<T> {
-    /// As `LocalKey::with`.
-    #[inline]
-    pub fn with<R>(&'static self, f: impl FnOnce(&std::cell::RefCell<T>) -> R) -> R {
-        f(&self.0)
-    }
-    /// As `LocalKey::try_with` (a static is never destroyed).
-    #[inline]
-    pub fn try_with<R>(
-        &'static self,
-        f: impl FnOnce(&std::cell::RefCell<T>) -> R,
+        f: impl FnOnce(&C) -> R,
     ) -> Result<R, std::convert::Infallible> {
         Ok(f(&self.0))
     }
