@@ -254,17 +254,7 @@ impl Table {
             let state = std::mem::replace(&mut e.state, State::Gone);
             self.free.push(i);
             match state {
-                State::Deferred { a, b, .. } => {
-                    crate::live::node_dropped();
-                    LIVE.with(|l| l.set(l.get().saturating_sub(1)));
-                    for input in [a, b] {
-                        match input {
-                            In::None => {}
-                            In::Entry(j) => stack.push(j),
-                            other => garbage.push(Garbage::In(other)),
-                        }
-                    }
-                }
+                State::Deferred { a, b, .. } => leave(a, b, &mut stack, garbage),
                 State::Done(t) => garbage.push(Garbage::Tensor(t)),
                 State::Gone => {}
             }
@@ -280,6 +270,22 @@ impl Table {
                 self.slots.clear();
                 self.free.clear();
             }
+        }
+    }
+}
+
+/// A deferred op's state leaves its row (freed, or replayed into a
+/// tensor): the op stops counting as a live node, its input rows go to
+/// `rows` (each loses this op as a holder), its other inputs to `garbage`.
+#[inline]
+fn leave(a: In, b: In, rows: &mut Vec<u32>, garbage: &mut Vec<Garbage>) {
+    crate::live::node_dropped();
+    LIVE.with(|l| l.set(l.get().saturating_sub(1)));
+    for input in [a, b] {
+        match input {
+            In::None => {}
+            In::Entry(j) => rows.push(j),
+            other => garbage.push(Garbage::In(other)),
         }
     }
 }
@@ -664,19 +670,15 @@ fn materialize(i: u32) -> Result<()> {
         if e.handles > 0 {
             crate::live::tensor_dropped();
         }
-        let old = std::mem::replace(&mut e.state, State::Done(t));
-        if let State::Deferred { a, b, .. } = old {
-            for input in [a, b] {
-                match input {
-                    In::Entry(j) => table.unref(j, &mut garbage),
-                    other => garbage.push(Garbage::In(other)),
-                }
+        if let State::Deferred { a, b, .. } = std::mem::replace(&mut e.state, State::Done(t)) {
+            let mut rows = Vec::new();
+            leave(a, b, &mut rows, &mut garbage);
+            for j in rows {
+                table.unref(j, &mut garbage);
             }
         }
         Ok(())
     })?;
-    crate::live::node_dropped();
-    LIVE.with(|l| l.set(l.get().saturating_sub(1)));
     drop(garbage);
     Ok(())
 }
