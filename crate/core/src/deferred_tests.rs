@@ -247,3 +247,20 @@ fn rows_are_reused_and_a_long_chain_is_freed_without_recursion() {
     .join()
     .unwrap();
 }
+
+#[test]
+fn each_op_passes_gradients_through_as_its_eager_node_does() {
+    // `Op::passes` matches on the op; the engine's number path asks the
+    // node's name (`passes_through`): the two must agree for every op.
+    let w = Handle::Tensor(leaf(&[0.5], &[]));
+    for op in [Op::Add, Op::Sub, Op::Mul, Op::Tanh] {
+        let t = w.eager(op, Other::Number(2.0)).unwrap().tensor().unwrap();
+        let node = t.grad_fn().unwrap();
+        assert_eq!(
+            op.passes(),
+            crate::scalar_backward::passes_through(node.name),
+            "{op:?} ({})",
+            node.name
+        );
+    }
+}
