@@ -50,7 +50,7 @@ const hookCalls = {
     try {
       const r = f(Tensor.__wrap(ptr));
       if (r === undefined || r === null) return 0;
-      if (r instanceof Tensor && r.__wbg_ptr !== 0) return r.__wbg_ptr;
+      if (r instanceof Tensor && r.__wbg_ptr) return boxed(r) >>> 0;
       kept_ = r;
       return -1;
     } catch (e) {
@@ -83,17 +83,23 @@ const hookCalls = {
 // belong to that scope (no FinalizationRegistry entry: the scope frees them);
 // the others are freed by the garbage collector. Releasing a handle never
 // affects another handle of the same tensor.
+//
+// A Tensor's `__wbg_ptr` is its code (crate/wasm/src/handle_code.rs): even,
+// the pointer of a wasm-bindgen box; odd, a deferred scalar op's row that
+// the handle holds without a box (what the typed ops below make); 0,
+// released. Before any wasm-bindgen method runs, `boxed()` gives a row
+// handle its box.
 
 const released = (what) => `this ${what} handle was released (hg.tidy or dispose()); keep it with hg.keep() or return it from tidy`;
 const RELEASED = { tensor: released('tensor'), node: released('node'), module: released('module') };
 
 const freeFn = {
-  tensor: (p) => wasm.__wbg_tensor_free(p, 0),
+  tensor: (p) => wasm.__dropHandle(p),
   node: (p) => wasm.__wbg_node_free(p, 0),
   module: (p) => wasm.__wbg_module_free(p, 0),
 };
 const gcFree = {
-  tensor: new FinalizationRegistry((p) => wasm.__wbg_tensor_free(p, 1)),
+  tensor: new FinalizationRegistry((p) => wasm.__dropHandle(p)),
   node: new FinalizationRegistry((p) => wasm.__wbg_node_free(p, 1)),
   module: new FinalizationRegistry((p) => wasm.__wbg_module_free(p, 1)),
 };
@@ -169,23 +175,36 @@ function settleHandles(hs) {
 }
 
 // The typed arithmetic exports, called raw (the wasm functions themselves,
-// bound in connect()): each answers the new handle's pointer, or 0 with its
-// error kept for core.__takeError() (crate/wasm/src/tensor.rs, `raw`). The
-// dispatchers below check the handles themselves.
+// bound in connect()): `__opNumber(kind, a, v)` and `__opTensor(kind, a, b)`
+// take handle codes and answer the new handle's code, or 0 with its error
+// kept for core.__takeError() (crate/wasm/src/handle_code.rs). `kind` is
+// the index in OPS; tanh is TANH. The dispatchers below check the handles
+// themselves.
 const OPS = ['add', 'sub', 'mul', 'div'];
-const rawTyped = Object.fromEntries(OPS.map((op) => [op, { scalar: null, tensor: null }]));
-const rawTanh = { f: null };
+const TANH = 4;
+const raw = { number: null, tensor: null, boxRow: null };
 function bindRaw() {
-  for (const op of OPS) {
-    rawTyped[op].scalar = wasm[`tensor___${op}Scalar`];
-    rawTyped[op].tensor = wasm[`tensor___${op}Tensor`];
-  }
-  rawTanh.f = wasm.tensor___tanh;
+  raw.number = wasm.__opNumber;
+  raw.tensor = wasm.__opTensor;
+  raw.boxRow = wasm.__boxRow;
 }
 /** A raw typed export's answer as a handle (or its error, thrown). */
-function made(ptr) {
-  if (ptr === 0) throw core.__takeError();
-  return Tensor.__wrap(ptr);
+function made(code) {
+  if (code === 0) throw core.__takeError();
+  return Tensor.__wrap(code);
+}
+/**
+ * A live handle's box pointer: a row handle (odd code) gets its box now,
+ * which takes over its hold on the row (for the garbage collector's
+ * callback too). Generated methods take only box pointers.
+ */
+function boxed(h) {
+  const code = h.__wbg_ptr;
+  if ((code & 1) === 0) return code;
+  const ptr = raw.boxRow(code);
+  h.__wbg_ptr = ptr;
+  if (gcFree.tensor.unregister(h)) gcFree.tensor.register(h, ptr, h);
+  return ptr;
 }
 const rawRegisterHookId = Tensor.prototype.__registerHookId;
 
@@ -201,15 +220,21 @@ for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node'], [Module, 'module'
   guardPrototype(cls, RELEASED[kind]);
 }
 
-/** Every method and accessor of `cls` throws `message` on a released handle. */
+/**
+ * Every method and accessor of `cls` throws `message` on a released handle,
+ * and runs on a box (`boxed`): one test of the code on the common path.
+ */
 function guardPrototype(cls, message) {
-  const released = () => { throw new Error(message); };
+  const unusable = (h) => {
+    if (h.__wbg_ptr === 0) throw new Error(message);
+    boxed(h);
+  };
   const guard = (f) => {
     switch (f.length) {
-      case 0: return function () { if (this.__wbg_ptr === 0) released(); return f.call(this); };
-      case 1: return function (a) { if (this.__wbg_ptr === 0) released(); return f.call(this, a); };
-      case 2: return function (a, b) { if (this.__wbg_ptr === 0) released(); return f.call(this, a, b); };
-      default: return function (...args) { if (this.__wbg_ptr === 0) released(); return f.apply(this, args); };
+      case 0: return function () { if (this.__wbg_ptr === 0 || this.__wbg_ptr & 1) unusable(this); return f.call(this); };
+      case 1: return function (a) { if (this.__wbg_ptr === 0 || this.__wbg_ptr & 1) unusable(this); return f.call(this, a); };
+      case 2: return function (a, b) { if (this.__wbg_ptr === 0 || this.__wbg_ptr & 1) unusable(this); return f.call(this, a, b); };
+      default: return function (...args) { if (this.__wbg_ptr === 0 || this.__wbg_ptr & 1) unusable(this); return f.apply(this, args); };
     }
   };
   const proto = cls.prototype;
@@ -221,7 +246,8 @@ function guardPrototype(cls, message) {
       // its error; an object that never had a handle is simply not a Tensor.
       const f = d.value;
       proto[key] = function __hgStash() {
-        if (!this.__wbg_ptr) { if (this.__wbg_ptr === 0) released(); return; }
+        if (!this.__wbg_ptr) { if (this.__wbg_ptr === 0) unusable(this); return; }
+        boxed(this);
         f.call(this);
       };
     } else if (typeof d.value === 'function') {
@@ -240,7 +266,7 @@ function guardPrototype(cls, message) {
 }
 
 // How the binding recognises a live Tensor argument in one property read
-// (crate/wasm/src/convert.rs, live_tensor_fast): its pointer, 0 once released.
+// (crate/wasm/src/convert.rs, live_tensor_fast): its code, 0 once released.
 Object.defineProperty(Tensor.prototype, '__hgPtr', {
   configurable: true,
   get() { return this.__wbg_ptr; },
@@ -310,7 +336,7 @@ export function tidy(fn) {
     // hook lists of a finished graph are usually gone, and their handles
     // can be freed now instead of through the FinalizationRegistry.
     const handles = [];
-    const freed = []; // tensor handles' pointers, freed in one call
+    const freed = []; // tensor handles' codes, released in one call
     for (let i = 0; i < mine.length; i++) {
       const h = mine[i];
       const ptr = h.__wbg_ptr;
@@ -396,25 +422,24 @@ Module.prototype.call = function call(...args) {
 // which skip the generic conversion of an unknown JS value (the common case
 // in scalar-heavy code); anything else (a released handle too) takes the
 // generic path and its error.
-for (const op of OPS) {
+OPS.forEach((op, kind) => {
   const generic = Tensor.prototype[op];
-  const raw = rawTyped[op];
   const f = function (other) {
     const p = this.__wbg_ptr;
-    if (p !== 0) {
-      if (typeof other === 'number') return made(raw.scalar(p, other));
-      if (other instanceof Tensor && other.__wbg_ptr) return made(raw.tensor(p, other.__wbg_ptr));
+    if (p) {
+      if (typeof other === 'number') return made(raw.number(kind, p, other));
+      if (other instanceof Tensor && other.__wbg_ptr) return made(raw.tensor(kind, p, other.__wbg_ptr));
     }
     return generic.call(this, other);
   };
   Object.defineProperty(f, 'name', { value: op });
   Tensor.prototype[op] = f;
-}
+});
 {
   const generic = Tensor.prototype.tanh;
   Tensor.prototype.tanh = function tanh() {
     const p = this.__wbg_ptr;
-    return p !== 0 ? made(rawTanh.f(p)) : generic.call(this);
+    return p ? made(raw.number(TANH, p, 0)) : generic.call(this);
   };
 }
 
@@ -425,6 +450,7 @@ for (const op of OPS) {
   const generic = Tensor.prototype.registerHook;
   Tensor.prototype.registerHook = function registerHook(f) {
     if (this.__wbg_ptr !== 0 && typeof f === 'function') {
+      boxed(this);
       const slotAndId = rawRegisterHookId.call(this, f);
       if (slotAndId !== 0) return new ByIdHandle(slotAndId);
     }

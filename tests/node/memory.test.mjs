@@ -198,6 +198,59 @@ test('a synchronous tidy loop stays flat in tensors, nodes and handles', () => {
   assert.equal(b.wasmBytes, a.wasmBytes);
 });
 
+// A 0-d op's result (add/sub/mul/tanh on scalars) is a handle on a deferred
+// row without a box of its own (crate/wasm/src/handle_code.rs); everything
+// else gives it a box first. Its lifetime must be a handle's like any other.
+test('scalar results: counted, boxed on first other use, released by dispose and by the garbage collector', async () => {
+  await settle();
+  const base = hg.memory();
+  const w = L(0.5);
+  let c = w.mul(3);
+  let d = c.add(1);
+  assert.equal(c.__wbg_ptr & 1, 1, 'a deferred result holds its row (the path under test)');
+  assert.equal(hg.memory().handles - base.handles, 3);
+  assert.equal(d.item(), 2.5); // boxes d
+  assert.equal(c.gradFn.name, 'MulBackward0'); // boxes c
+  assert.equal(c.__wbg_ptr & 1, 0);
+  const e = d.tanh();
+  e.dispose();
+  released(() => e.item());
+  released(() => e.add(1));
+  assert.equal(hg.memory().handles - base.handles, 4); // w, c, d, the gradFn node
+  d.backward();
+  assert.equal(w.grad.item(), 3); // d/dw (3w + 1)
+  c = d = null;
+  await settle();
+  const after = hg.memory();
+  assert.equal(after.handles, base.handles + 1); // w
+  assert.equal(after.tensors, base.tensors + 2); // w and its .grad
+  assert.equal(after.nodes, base.nodes);
+});
+
+test('scalar results boxed outside any tidy are freed by the garbage collector (wasm memory flat)', async () => {
+  // item() gives each result its box; the collector must then free the box,
+  // not the row it took over (that would leak ~24 bytes per handle while
+  // every count stays balanced).
+  const w = L(0.5);
+  const round = () => { for (let i = 0; i < 5000; i++) w.mul(3).item(); };
+  for (let i = 0; i < 2; i++) { round(); await settle(); }
+  const a = hg.memory();
+  for (let i = 0; i < 20; i++) { round(); await settle(); }
+  const b = hg.memory();
+  assert.equal(b.handles, a.handles);
+  assert.ok(b.wasmBytes - a.wasmBytes <= 65536, `wasm memory grew ${a.wasmBytes} -> ${b.wasmBytes}`);
+});
+
+test('a tensor hook may return a scalar result made outside it', () => {
+  const w = L(0.5);
+  const k = w.mul(6); // 3, a deferred result
+  const y = w.mul(w);
+  y.registerHook(() => k);
+  y.backward();
+  assert.equal(w.grad.item(), 3); // dy/dw = 2w, times the hook's gradient 3
+  assert.equal(k.item(), 3);
+});
+
 // ----- what a backward releases -------------------------------------------------
 
 test('a backward releases a module call\'s hooks: a removed full backward hook is collected while the output lives', async () => {

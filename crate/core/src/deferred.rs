@@ -491,19 +491,45 @@ impl Lazy {
     }
 }
 
+impl Lazy {
+    /// Hands this handle's hold on its row to a holder outside Rust (the
+    /// binding's JS handle, which then needs no allocation of its own),
+    /// which gives it back exactly once: `from_row`, or `drop_rows`.
+    pub fn into_row(self) -> u32 {
+        let row = self.0;
+        std::mem::forget(self);
+        row
+    }
+
+    /// The handle `into_row` gave out. A row that is not live answers an
+    /// internal error wherever it is used, never another row's value.
+    pub fn from_row(row: u32) -> Lazy {
+        Lazy(row)
+    }
+}
+
 impl Drop for Lazy {
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn drop(&mut self) {
-        let mut garbage = Vec::new();
-        // At thread exit the table may be gone already (natively).
-        let _ = TABLE.try_with(|t| {
-            let Ok(mut t) = t.try_borrow_mut() else {
-                crate::error::fault("the deferred-op table is busy");
-                return;
-            };
-            let Ok(e) = t.get_mut(self.0) else {
+        drop_rows(&[self.0]);
+    }
+}
+
+/// Drops the handles `into_row` gave out for `rows`, in one borrow of the
+/// table (the end of a scope drops a step's ~10^4 at once).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
+pub fn drop_rows(rows: &[u32]) {
+    let mut garbage = Vec::new();
+    // At thread exit the table may be gone already (natively).
+    let _ = TABLE.try_with(|t| {
+        let Ok(mut t) = t.try_borrow_mut() else {
+            crate::error::fault("the deferred-op table is busy");
+            return;
+        };
+        for &row in rows {
+            let Ok(e) = t.get_mut(row) else {
                 crate::error::fault("a deferred op's row was freed while in use");
-                return;
+                continue;
             };
             e.handles = e.handles.saturating_sub(1);
             // The eager tensor dies with its last handle; the node lives on
@@ -511,10 +537,10 @@ impl Drop for Lazy {
             if e.handles == 0 && matches!(e.state, State::Deferred { .. }) {
                 crate::live::tensor_dropped();
             }
-            t.unref(self.0, &mut garbage);
-        });
-        drop(garbage);
-    }
+            t.unref(row, &mut garbage);
+        }
+    });
+    drop(garbage);
 }
 
 /// Materializes every live deferred entry, in creation order, as the eager

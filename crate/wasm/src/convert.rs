@@ -170,23 +170,17 @@ extern "C" {
 }
 
 /// One property read instead of three calls (`__hgStash`): a live Tensor
-/// handle's pointer, from the getter the facade (crate/js/hookgrad.js)
-/// defines on `Tensor.prototype`. Anything else — not a Tensor, a released
-/// handle (pointer 0), no facade loaded — takes the general path and its
-/// errors.
+/// handle's code (`handle_code`: a box's pointer or a deferred row), from
+/// the getter the facade (crate/js/hookgrad.js) defines on
+/// `Tensor.prototype`. Anything else — not a Tensor, a released handle
+/// (code 0), no facade loaded — takes the general path and its errors.
 fn live_tensor_fast(v: &JsValue) -> Option<hookgrad_core::Result<Tensor>> {
-    use wasm_bindgen::convert::RefFromWasmAbi;
     let p = v.unchecked_ref::<MaybeTensor>().hg_ptr().ok()?.as_f64()?;
-    if !(p >= 1.0 && p <= f64::from(u32::MAX) && p.fract() == 0.0) {
+    // A code crosses as a signed or an unsigned 32-bit number.
+    if !(p >= -2_147_483_648.0 && p <= f64::from(u32::MAX) && p.fract() == 0.0) {
         return None;
     }
-    // SAFETY: the getter returns `this.__wbg_ptr` of a Tensor wrapper, the
-    // pointer wasm-bindgen itself passes to every `&self` method of that
-    // handle (as this `WasmPtr`; wasm-bindgen is pinned in Cargo.toml); the
-    // facade zeroes it when the handle is freed.
-    let ptr = wasm_bindgen::__rt::WasmPtr::from_usize(p as usize);
-    let handle = unsafe { crate::tensor::Tensor::ref_from_abi(ptr) };
-    Some(handle.core())
+    crate::handle_code::tensor_of(p as i64 as u32)
 }
 
 pub fn expect_tensor(v: &JsValue, what: &str) -> JsResult<Tensor> {

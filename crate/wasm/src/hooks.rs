@@ -122,16 +122,14 @@ impl JsHook {
                 }
                 Returned::Tensor(ptr) => {
                     crate::convert::note_js_call(None);
-                    // SAFETY: `ptr` is the `__wbg_ptr` of a live Tensor handle
-                    // the hook returned, read by the trampoline just now (no JS
-                    // ran since, so the handle cannot have been freed); the
-                    // pointer wasm-bindgen passes to that handle's methods.
-                    let handle = unsafe {
-                        crate::tensor::Tensor::ref_from_abi(
-                            wasm_bindgen::__rt::WasmPtr::from_usize(ptr as usize),
-                        )
-                    };
-                    handle.core().map(Some)
+                    // `ptr`: the code of a live Tensor handle the hook
+                    // returned, read by the trampoline just now (no JS ran
+                    // since, so the handle cannot have been released).
+                    crate::handle_code::tensor_of(ptr)
+                        .unwrap_or_else(|| {
+                            Err(Error::internal("a hook returned a released handle"))
+                        })
+                        .map(Some)
                 }
                 Returned::Value => {
                     crate::convert::note_js_call(None);

@@ -7,6 +7,7 @@
 pub mod convert;
 pub mod functional;
 pub mod graph_hooks;
+mod handle_code;
 pub mod hooks;
 pub mod inspect;
 mod js_stack;

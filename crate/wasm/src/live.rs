@@ -17,7 +17,11 @@ pub fn handle_created() {
 }
 
 pub fn handle_dropped() {
-    HANDLES.with(|h| h.set(h.get().saturating_sub(1)));
+    handles_dropped(1);
+}
+
+pub fn handles_dropped(n: usize) {
+    HANDLES.with(|h| h.set(h.get().saturating_sub(n)));
 }
 
 pub fn in_js_hook() -> bool {

@@ -12,7 +12,7 @@ use crate::hooks::{Handle, JsHook};
 use crate::node::Node;
 use hookgrad_core::deferred::{Handle as Held, Op, Other};
 use hookgrad_core::engine;
-use hookgrad_core::ops::{self, reduce, Operand};
+use hookgrad_core::ops::{self, reduce};
 use hookgrad_core::tensor::Tensor as CoreTensor;
 
 /// One JS handle of a core tensor. Handles are independent: each holds its
@@ -35,7 +35,7 @@ impl Tensor {
         Tensor::hold(Held::Tensor(inner))
     }
 
-    fn hold(held: Held) -> Tensor {
+    pub(crate) fn hold(held: Held) -> Tensor {
         crate::live::handle_created();
         // Never deferred while a JS hook runs (`arith`), so only a tensor.
         let hook_ref = match &held {
@@ -46,6 +46,19 @@ impl Tensor {
             _ => false,
         };
         Tensor { held, hook_ref }
+    }
+
+    /// The box for a handle that held its row itself (`handle_code`): the
+    /// same JS handle, so not counted again.
+    pub(crate) fn from_row(row: hookgrad_core::deferred::Lazy) -> Tensor {
+        Tensor {
+            held: Held::Lazy(row),
+            hook_ref: false,
+        }
+    }
+
+    pub(crate) fn held(&self) -> &Held {
+        &self.held
     }
 
     /// The core tensor (materializing a deferred op).
@@ -61,12 +74,17 @@ impl Tensor {
     /// `self op other`, deferred where it can be: not while a JS hook runs,
     /// whose handles must be tensors (see `hold`).
     fn arith(&self, op: Op, other: Other<'_>) -> JsResult<Tensor> {
-        let r = if crate::live::in_js_hook() {
-            self.held.eager(op, other)
-        } else {
-            self.held.op(op, other)
-        };
-        r.map(Tensor::hold).js()
+        arith(&self.held, op, other).map(Tensor::hold).js()
+    }
+}
+
+/// `a op other`, deferred where it can be: not while a JS hook runs, whose
+/// handles must be tensors (see `Tensor::hold`).
+pub(crate) fn arith(a: &Held, op: Op, other: Other<'_>) -> hookgrad_core::Result<Held> {
+    if crate::live::in_js_hook() {
+        a.eager(op, other)
+    } else {
+        a.op(op, other)
     }
 }
 
@@ -81,33 +99,6 @@ impl Drop for Tensor {
 
 fn wrap(r: hookgrad_core::error::Result<CoreTensor>) -> JsResult<Tensor> {
     r.map(Tensor::wrap).js()
-}
-
-thread_local! {
-    /// The error of the last typed fast path that answered 0.
-    static PENDING_ERROR: std::cell::Cell<Option<JsValue>> = const { std::cell::Cell::new(None) };
-}
-
-/// A typed fast path's answer: the handle's pointer, or 0 with its error kept.
-fn raw(r: JsResult<Tensor>) -> u32 {
-    use wasm_bindgen::convert::IntoWasmAbi;
-    match r {
-        Ok(t) => t.into_abi().into_usize() as u32,
-        Err(e) => {
-            PENDING_ERROR.with(|p| p.set(Some(e)));
-            0
-        }
-    }
-}
-
-/// The error a typed fast path kept when it answered 0 (taken once).
-#[wasm_bindgen(js_name = __takeError)]
-pub fn take_error() -> JsValue {
-    PENDING_ERROR.with(|p| p.take()).unwrap_or_else(|| {
-        JsValue::from(js_sys::Error::new(
-            "hookgrad internal error: no pending error",
-        ))
-    })
 }
 
 fn opt_dim(v: &JsValue, what: &str) -> JsResult<Option<i64>> {
@@ -418,54 +409,6 @@ impl Tensor {
         wrap(ops::inplace::zero_(&self.tensor()?))
     }
 
-    // ----- typed fast paths (the JS facade dispatches `add(x)` etc. here) -----
-    //
-    // Each answers the new handle's pointer, or 0 after keeping its error
-    // for `__takeError`: a plain number crosses back, where a `Result`
-    // would cost a JS array per call (multivalue) and a class check. The
-    // facade wraps the pointer itself (crate/js/hookgrad.js, `made`).
-
-    #[wasm_bindgen(js_name = __addScalar)]
-    pub fn add_scalar(&self, v: f64) -> u32 {
-        raw(self.arith(Op::Add, Other::Number(v as f32)))
-    }
-    #[wasm_bindgen(js_name = __addTensor)]
-    pub fn add_tensor(&self, o: &Tensor) -> u32 {
-        raw(self.arith(Op::Add, Other::Handle(&o.held)))
-    }
-    #[wasm_bindgen(js_name = __subScalar)]
-    pub fn sub_scalar(&self, v: f64) -> u32 {
-        raw(self.arith(Op::Sub, Other::Number(v as f32)))
-    }
-    #[wasm_bindgen(js_name = __subTensor)]
-    pub fn sub_tensor(&self, o: &Tensor) -> u32 {
-        raw(self.arith(Op::Sub, Other::Handle(&o.held)))
-    }
-    #[wasm_bindgen(js_name = __mulScalar)]
-    pub fn mul_scalar(&self, v: f64) -> u32 {
-        raw(self.arith(Op::Mul, Other::Number(v as f32)))
-    }
-    #[wasm_bindgen(js_name = __mulTensor)]
-    pub fn mul_tensor(&self, o: &Tensor) -> u32 {
-        raw(self.arith(Op::Mul, Other::Handle(&o.held)))
-    }
-    #[wasm_bindgen(js_name = __divScalar)]
-    pub fn div_scalar(&self, v: f64) -> u32 {
-        raw(self
-            .tensor()
-            .and_then(|t| wrap(ops::arith::div(&t, &Operand::Scalar(v as f32)))))
-    }
-    #[wasm_bindgen(js_name = __divTensor)]
-    pub fn div_tensor(&self, o: &Tensor) -> u32 {
-        raw(self
-            .tensor()
-            .and_then(|t| wrap(ops::arith::div(&t, &Operand::Tensor(o.tensor()?)))))
-    }
-    #[wasm_bindgen(js_name = __tanh)]
-    pub fn tanh_raw(&self) -> u32 {
-        raw(self.tanh())
-    }
-
     // ----- autograd ----------------------------------------------------------
 
     /// `backward(gradient?, {retainGraph?, inputs?})`.
@@ -545,24 +488,6 @@ impl Tensor {
             .register_post_accumulate_grad_hook(Rc::new(JsHook::new(f)))
             .js()?;
         Ok(Handle::wrap(h))
-    }
-}
-
-/// The end of an `hg.tidy`: frees the Tensor handles it owned in one call
-/// instead of a `__wbg_tensor_free` call each (a training step's scope
-/// holds ~10^4).
-#[wasm_bindgen(js_name = __freeTensors)]
-pub fn free_tensors(ptrs: &[u32]) {
-    for &p in ptrs.iter().filter(|&&p| p != 0) {
-        // SAFETY: each is the `__wbg_ptr` of a live Tensor handle, which the
-        // facade zeroed before this call (no JS can use it again): what
-        // `__wbg_tensor_free(p, 1)` would be given.
-        unsafe {
-            wasm_bindgen::__rt::free_rust_object(
-                p as usize as *mut wasm_bindgen::__rt::WasmRefCell<Tensor>,
-                true,
-            )
-        }
     }
 }
 
