@@ -240,3 +240,19 @@ test('errors: a hook that throws names the hook target and keeps the instance us
   x.mul(x).backward();
   assert.equal(x.grad.item(), 6);
 });
+
+test('errors: an op error\'s stack reaches the caller\'s line within V8\'s ten frames', () => {
+  // The playground finds the user's line in the error's stack; the typed
+  // ops (add/sub/mul/div/tanh) make their Error close to the call.
+  assert.equal(Error.stackTraceLimit, 10);
+  const a = hg.tensor([1, 2], { requiresGrad: true });
+  const b = hg.tensor([1, 2, 3]);
+  const c = a.add(1);
+  for (const [name, f] of [['mul', () => c.mul(b)], ['add', () => c.add(b)], ['div', () => c.div(b)], ['sub', () => a.sub(b)]]) {
+    let e = null;
+    try { f(); } catch (err) { e = err; }
+    assert.ok(e instanceof Error, name);
+    assert.match(e.message, /The size of tensor a \(2\) must match the size of tensor b \(3\)/, name);
+    assert.match(e.stack, /errors\.test\.mjs:\d+:\d+/, `${name}: ${e.stack}`);
+  }
+});

@@ -14,22 +14,24 @@
 //! the arithmetic every scalar program runs and the handles' release, take
 //! either kind. Each answers a code, or 0 with its error kept for
 //! `__takeError`: a plain number crosses back, where a `Result` would cost
-//! a JS array per call.
+//! a JS array per call. The JS `Error` is made by `__takeError`, a few
+//! frames below the user's call: V8 keeps only ten frames of a stack, and
+//! the playground reads the user's line from it.
 
 use std::mem::ManuallyDrop;
 
 use wasm_bindgen::convert::{IntoWasmAbi, RefFromWasmAbi};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{js_error, IntoJs, JsResult};
+use crate::convert::js_error;
 use crate::tensor::{arith, Tensor};
 use hookgrad_core::deferred::{self, Handle as Held, Lazy, Op, Other};
 use hookgrad_core::ops::{arith as eager, Operand};
-use hookgrad_core::Error;
+use hookgrad_core::{Error, Result};
 
 hookgrad_core::thread_cell!(
     /// The error of the last export here that answered 0.
-    static PENDING_ERROR: Option<JsValue> = None;
+    static PENDING_ERROR: Option<Error> = None;
 );
 
 /// The row an odd code names.
@@ -89,7 +91,7 @@ fn box_code(t: Tensor) -> u32 {
 }
 
 /// An export's answer: the new handle's code, or 0 with its error kept.
-fn answer(r: JsResult<Held>) -> u32 {
+fn answer(r: Result<Held>) -> u32 {
     match r {
         Ok(held) => code_of(held),
         Err(e) => {
@@ -99,10 +101,8 @@ fn answer(r: JsResult<Held>) -> u32 {
     }
 }
 
-fn released() -> JsValue {
-    js_error(Error::internal(
-        "a released handle reached a typed op (the facade checks first)",
-    ))
+fn released() -> Error {
+    Error::internal("a released handle reached a typed op (the facade checks first)")
 }
 
 /// The ops by the facade's numbering (`add sub mul div`, then `tanh`).
@@ -118,20 +118,20 @@ fn op_of(kind: u32) -> Option<Op> {
 
 const DIV: u32 = 3;
 
-fn run(kind: u32, a: &Held, other: Other<'_>) -> JsResult<Held> {
+fn run(kind: u32, a: &Held, other: Other<'_>) -> Result<Held> {
     if let Some(op) = op_of(kind) {
-        return arith(a, op, other).js();
+        return arith(a, op, other);
     }
     if kind != DIV {
-        return Err(js_error(Error::internal(format!("no typed op {kind}"))));
+        return Err(Error::internal(format!("no typed op {kind}")));
     }
     // Never deferred: division stays the eager op.
     let b = match other {
         Other::Number(v) => Operand::Scalar(v),
-        Other::Handle(h) => Operand::Tensor(h.tensor().js()?),
+        Other::Handle(h) => Operand::Tensor(h.tensor()?),
         Other::None => Operand::Scalar(0.0),
     };
-    eager::div(&a.tensor().js()?, &b).map(Held::Tensor).js()
+    eager::div(&a.tensor()?, &b).map(Held::Tensor)
 }
 
 /// `a op v` for a number `v` (`tanh`: `v` unused): the new handle's code.
@@ -155,9 +155,11 @@ pub fn op_tensor(kind: u32, a: u32, b: u32) -> u32 {
 /// The error an export here kept when it answered 0 (taken once).
 #[wasm_bindgen(js_name = __takeError)]
 pub fn take_error() -> JsValue {
-    PENDING_ERROR
-        .with(|p| p.take())
-        .unwrap_or_else(|| js_error(Error::internal("no pending error")))
+    js_error(
+        PENDING_ERROR
+            .with(|p| p.take())
+            .unwrap_or_else(|| Error::internal("no pending error")),
+    )
 }
 
 /// A row handle's hold, moved into a new box: the pointer its JS handle
