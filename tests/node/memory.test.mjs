@@ -251,6 +251,40 @@ test('a tensor hook may return a scalar result made outside it', () => {
   assert.equal(k.item(), 3);
 });
 
+test('a scalar tidy loop stays flat, whether its scope drops every result at once or keeps one', async () => {
+  // Scalar ops are deferred rows; a scope that drops every row handle there
+  // is frees the whole table at once, one that keeps a result (or runs while
+  // a row handle lives elsewhere) frees row by row. Earlier tests' row
+  // handles are collected first, so both ways run here.
+  await settle();
+  const ws = [L(0.5), L(-0.25), L(0.75)];
+  const b = L(0.1);
+  const step = (keep) => hg.tidy(() => {
+    let act = b;
+    for (const w of ws) act = act.add(w.mul(2)).tanh();
+    const loss = act.mul(act);
+    loss.backward();
+    for (const w of ws) w.grad = null;
+    b.grad = null;
+    return keep ? act : loss.item();
+  });
+  for (let i = 0; i < 5; i++) step(false);
+  const a = hg.memory();
+  for (let i = 0; i < 200; i++) step(false);
+  assert.deepEqual(hg.memory(), a);
+  const act = step(true);
+  const k = hg.memory();
+  // act's tensor and handle; its graph: 3 × (mul, add, tanh) and the four
+  // leaves' AccumulateGrad nodes.
+  assert.deepEqual([k.tensors - a.tensors, k.nodes - a.nodes, k.handles - a.handles], [1, 13, 1]);
+  for (let i = 0; i < 50; i++) step(false);
+  const node = act.gradFn; // a Node handle (made once: each read makes one)
+  assert.equal(node.name, 'TanhBackward0');
+  node.dispose();
+  act.dispose();
+  assert.deepEqual(hg.memory(), a);
+});
+
 // ----- what a backward releases -------------------------------------------------
 
 test('a backward releases a module call\'s hooks: a removed full backward hook is collected while the output lives', async () => {

@@ -302,7 +302,17 @@ fn w1_deferred_step(
     loss.backward(false)?;
     let t2 = Instant::now();
     let loss_value = loss.item()?;
-    drop((made, loss));
+    // As the binding's end of `hg.tidy`: the deferred results' rows in one
+    // `drop_rows` (crate/wasm/src/handle_code.rs), the rest one by one.
+    made.push(loss);
+    let rows: Vec<u32> = made
+        .into_iter()
+        .filter_map(|h| match h {
+            Handle::Lazy(l) => Some(l.into_row()),
+            Handle::Tensor(_) => None,
+        })
+        .collect();
+    hookgrad_core::deferred::drop_rows(&rows);
     let t3 = Instant::now();
     let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
     let out = Out {

@@ -171,6 +171,9 @@ struct Table {
     slots: Vec<(u64, u32)>,
     /// Free rows, reused before the table grows.
     free: Vec<u32>,
+    /// The live rows' `handles`, summed: when a batch of handles being
+    /// dropped is all of them, every row goes (`clear`).
+    handles: usize,
 }
 
 /// Rows an empty table keeps room for (~8 MB natively): a training step's
@@ -200,6 +203,54 @@ impl Table {
             entries: Vec::new(),
             slots: Vec::new(),
             free: Vec::new(),
+            handles: 0,
+        }
+    }
+
+    /// Every row freed at once, as the last handles go (the end of a
+    /// training step's scope): the counts a row-by-row `unref` would have
+    /// lowered, lowered in bulk. Answers the rows, whose inputs and tensors
+    /// the caller drops once the table is no longer borrowed.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    fn clear(&mut self) -> Vec<Entry> {
+        let (mut nodes, mut tensors) = (0, 0);
+        for e in self.entries.iter().filter(|e| e.refs > 0) {
+            if matches!(e.state, State::Deferred { .. }) {
+                nodes += 1;
+                tensors += usize::from(e.handles > 0);
+            }
+        }
+        crate::live::nodes_dropped(nodes);
+        crate::live::tensors_dropped(tensors);
+        LIVE.with(|l| l.set(l.get().saturating_sub(nodes)));
+        self.handles = 0;
+        self.slots.clear();
+        self.free.clear();
+        std::mem::take(&mut self.entries)
+    }
+
+    /// Takes back the emptied `rows` of a `clear` for the next graph, unless
+    /// the table has rows again or they are an outlier's room.
+    fn reuse(&mut self, rows: Vec<Entry>) {
+        if self.entries.capacity() == 0 && rows.is_empty() && rows.capacity() <= MAX_KEPT_ROWS {
+            self.entries = rows;
+        }
+    }
+
+    /// Gives back the free rows at the table's end, so that the next graph
+    /// takes rows in creation order again (what the walk reads fastest)
+    /// instead of the free list's reverse order: a training step's rows,
+    /// freed while a row handle made before the loop lives on.
+    fn trim(&mut self) {
+        let live = self
+            .entries
+            .iter()
+            .rposition(|e| e.refs > 0)
+            .map_or(0, |i| i + 1);
+        if live < self.entries.len() {
+            self.entries.truncate(live);
+            self.slots.truncate(live);
+            self.free.retain(|&i| (i as usize) < live);
         }
     }
 
@@ -258,6 +309,7 @@ impl Table {
             }
         }
         if self.free.len() == self.entries.len() {
+            self.handles = 0;
             // Nothing alive: start again from row 0 (rows in creation order
             // are what the walk reads fastest), keeping the room for the
             // next graph of this size unless it was an outlier.
@@ -426,6 +478,7 @@ fn record_in(table: &mut Table, op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> 
             table.get_mut(*j).ok()?.refs += 1;
         }
     }
+    table.handles += 1;
     let number = matches!(b, Checked::Number(_));
     let row = table.insert(Entry {
         op,
@@ -520,12 +573,22 @@ impl Drop for Lazy {
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn drop_rows(rows: &[u32]) {
     let mut garbage = Vec::new();
+    let mut cleared = Vec::new();
     // At thread exit the table may be gone already (natively).
     let _ = TABLE.try_with(|t| {
         let Ok(mut t) = t.try_borrow_mut() else {
             crate::error::fault("the deferred-op table is busy");
             return;
         };
+        // All the handles there are: with them every row goes (no row is
+        // held but by the entries, a DAG whose sinks nothing holds).
+        if rows.len() > 1
+            && rows.len() == t.handles
+            && rows.iter().all(|&r| t.get(r).is_ok_and(|e| e.handles == 1))
+        {
+            cleared = t.clear();
+            return;
+        }
         for &row in rows {
             let Ok(e) = t.get_mut(row) else {
                 crate::error::fault("a deferred op's row was freed while in use");
@@ -537,10 +600,22 @@ pub fn drop_rows(rows: &[u32]) {
             if e.handles == 0 && matches!(e.state, State::Deferred { .. }) {
                 crate::live::tensor_dropped();
             }
+            t.handles = t.handles.saturating_sub(1);
             t.unref(row, &mut garbage);
+        }
+        if rows.len() > 1 {
+            t.trim();
         }
     });
     drop(garbage);
+    if cleared.capacity() != 0 {
+        cleared.clear();
+        let _ = TABLE.try_with(|t| {
+            if let Ok(mut t) = t.try_borrow_mut() {
+                t.reuse(cleared);
+            }
+        });
+    }
 }
 
 /// Materializes every live deferred entry, in creation order, as the eager

@@ -264,3 +264,95 @@ fn each_op_passes_gradients_through_as_its_eager_node_does() {
         );
     }
 }
+
+#[test]
+fn dropping_every_handle_at_once_frees_every_row() {
+    std::thread::spawn(|| {
+        let rows = |hs: Vec<Handle>| -> Vec<u32> {
+            hs.into_iter()
+                .map(|h| match h {
+                    Handle::Lazy(l) => l.into_row(),
+                    Handle::Tensor(_) => panic!("expected a deferred result"),
+                })
+                .collect()
+        };
+        let w = leaf(&[0.5], &[]);
+        let c = constant(&[2.0], &[]);
+        let x = Handle::Tensor(w.clone());
+        // y = tanh(w·2 + w)·c, every result kept as a handle; one of them
+        // materialized (a row holding a tensor).
+        let a = x.op(Op::Mul, Other::Number(2.0)).unwrap();
+        let b = a.op(Op::Add, Other::Handle(&x)).unwrap();
+        let t = b.op(Op::Tanh, Other::None).unwrap();
+        let y = t
+            .op(Op::Mul, Other::Handle(&Handle::Tensor(c.clone())))
+            .unwrap();
+        let s = y.op(Op::Sub, Other::Number(1.0)).unwrap();
+        assert_eq!(deferred::live(), 5);
+        s.backward(true).unwrap();
+        // ds/dw = c·(1 − tanh²(3w))·3 at w = 0.5, c = 2.
+        let th = 1.5f32.tanh();
+        assert_eq!(
+            w.grad_raw().unwrap().item().unwrap(),
+            2.0 * (1.0 - th * th) * 3.0
+        );
+        assert_eq!(b.tensor().unwrap().grad_fn().unwrap().name, "AddBackward0");
+        // Not all of them: row by row, the rest stays usable.
+        deferred::drop_rows(&rows(vec![a, t]));
+        assert_eq!(s.item().unwrap(), 2.0 * th - 1.0);
+        // Deferred rows beside the materialized ones.
+        let q = x.op(Op::Mul, Other::Number(5.0)).unwrap();
+        let r = q.op(Op::Add, Other::Handle(&q)).unwrap();
+        assert_eq!(deferred::live(), 2);
+        // All of them at once: every row goes (the live-object counts are
+        // process-wide, checked by tests/node/memory.test.mjs).
+        deferred::drop_rows(&rows(vec![b, y, s, q, r]));
+        assert_eq!(deferred::live(), 0);
+        w.set_grad(None).unwrap();
+        // The emptied table records again, from its first row.
+        let z = Handle::Tensor(w.clone())
+            .op(Op::Mul, Other::Number(4.0))
+            .unwrap();
+        match &z {
+            Handle::Lazy(l) => assert_eq!(l.deferred_value().unwrap(), Some(2.0)),
+            Handle::Tensor(_) => panic!("expected a deferred result"),
+        }
+        z.backward(false).unwrap();
+        assert_eq!(w.grad_raw().unwrap().item().unwrap(), 4.0);
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn rows_freed_at_the_end_are_given_back_in_order() {
+    std::thread::spawn(|| {
+        let row = |h: Handle| match h {
+            Handle::Lazy(l) => l.into_row(),
+            Handle::Tensor(_) => panic!("expected a deferred result"),
+        };
+        let x = Handle::Tensor(leaf(&[0.5], &[]));
+        // A row handle made before the loop, kept through it.
+        let kept = x.op(Op::Mul, Other::Number(2.0)).unwrap();
+        for _ in 0..3 {
+            // Each step takes rows 1.. in creation order again, not in the
+            // order the free list would give them back.
+            let a = kept.op(Op::Add, Other::Handle(&x)).unwrap();
+            let b = a.op(Op::Mul, Other::Number(3.0)).unwrap();
+            let c = b.op(Op::Tanh, Other::None).unwrap();
+            // Two results nothing consumes (freed in creation order, the
+            // free list would hand them out last-freed first).
+            let d = kept.op(Op::Sub, Other::Number(1.0)).unwrap();
+            let e = x.op(Op::Mul, Other::Number(5.0)).unwrap();
+            assert_eq!(c.item().unwrap(), 4.5f32.tanh());
+            assert_eq!((d.item().unwrap(), e.item().unwrap()), (0.0, 2.5));
+            let rows = vec![row(a), row(b), row(c), row(d), row(e)];
+            assert_eq!(rows, [1, 2, 3, 4, 5]);
+            deferred::drop_rows(&rows);
+            assert_eq!(deferred::live(), 1);
+        }
+        assert_eq!(kept.item().unwrap(), 1.0);
+    })
+    .join()
+    .unwrap();
+}

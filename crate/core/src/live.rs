@@ -16,6 +16,11 @@ pub(crate) fn tensor_created() {
 pub(crate) fn tensor_dropped() {
     TENSORS.fetch_sub(1, Relaxed);
 }
+/// `n` tensors at once (a scope's end drops a whole deferred graph).
+#[inline]
+pub(crate) fn tensors_dropped(n: usize) {
+    TENSORS.fetch_sub(n, Relaxed);
+}
 #[inline]
 pub(crate) fn node_created() {
     NODES.fetch_add(1, Relaxed);
@@ -23,6 +28,11 @@ pub(crate) fn node_created() {
 #[inline]
 pub(crate) fn node_dropped() {
     NODES.fetch_sub(1, Relaxed);
+}
+
+#[inline]
+pub(crate) fn nodes_dropped(n: usize) {
+    NODES.fetch_sub(n, Relaxed);
 }
 
 /// Tensors alive now (every `TensorImpl`: leaves, results, gradients, views).
