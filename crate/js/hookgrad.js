@@ -330,8 +330,9 @@ export function tidy(fn) {
     // moved keepCalls; the WeakSet and the survivor Set are only consulted
     // when they can answer yes (a training step's scope holds ~10^4 handles).
     const anyKept = keepCalls !== keeps;
-    const survivors = ok && result !== null && typeof result === 'object' ? new Set() : null;
+    let survivors = ok && result !== null && typeof result === 'object' ? new Set() : null;
     if (survivors) eachHandle(result, (h) => survivors.add(h));
+    if (survivors !== null && survivors.size === 0) survivors = null;
     // RemovableHandles last: once the scope's tensors are released, the
     // hook lists of a finished graph are usually gone, and their handles
     // can be freed now instead of through the FinalizationRegistry.

@@ -833,12 +833,19 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
         return Ok(None);
     }
     let pass = crate::graph_task::next_pass();
+    // Room for every row up front (a training step's backward reaches
+    // nearly all of them): no reallocation while walking.
+    let room = entries.len().min(MAX_KEPT_ROWS) + 1;
     let mut plan = Plan {
-        rows: vec![Row::Entry(root)],
-        seqs: vec![first.seq],
-        deps: vec![1],
+        rows: Vec::with_capacity(room),
+        seqs: Vec::with_capacity(room),
+        deps: Vec::with_capacity(room),
     };
-    let mut stack: Vec<u32> = vec![root];
+    plan.rows.push(Row::Entry(root));
+    plan.seqs.push(first.seq);
+    plan.deps.push(1);
+    let mut stack: Vec<u32> = Vec::with_capacity(room);
+    stack.push(root);
     *slots.get_mut(root as usize).ok_or_else(free_row)? = (pass, 0);
     while let Some(i) = stack.pop() {
         let e = entries.get(i as usize).ok_or_else(free_row)?;

@@ -183,7 +183,7 @@ pub fn drop_handle(code: u32) {
 /// the core's table.
 #[wasm_bindgen(js_name = __freeTensors)]
 pub fn free_tensors(codes: &[u32]) {
-    let mut rows = Vec::new();
+    let mut rows = Vec::with_capacity(codes.len());
     for &code in codes.iter().filter(|&&c| c != 0) {
         if let Some(row) = row_of(code) {
             rows.push(row);
