@@ -41,7 +41,7 @@ function connect() {
 // so a call costs no wasm-bindgen `handleError`/`apply` wrapper, and a tensor
 // hook's gradient crosses as a pointer wrapped here. Answers: 0 — returned
 // undefined or null; -2 — threw (the exception is kept for take()); for
-// tensor(), a live Tensor's pointer (> 0); otherwise -1 (apply: 1) — returned
+// tensor(), a live Tensor's code (> 0, crate/wasm/src/handle_code.rs); otherwise -1 (apply: 1) — returned
 // something else, kept for take().
 
 let kept_ = undefined;
@@ -50,7 +50,7 @@ const hookCalls = {
     try {
       const r = f(Tensor.__wrap(ptr));
       if (r === undefined || r === null) return 0;
-      if (r instanceof Tensor && r.__wbg_ptr) return boxed(r) >>> 0;
+      if (r instanceof Tensor && r.__wbg_ptr) return r.__wbg_ptr >>> 0;
       kept_ = r;
       return -1;
     } catch (e) {

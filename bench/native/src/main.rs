@@ -213,11 +213,6 @@ fn w1_grads(layers: &[Vec<Neuron>]) -> Result<Vec<f32>> {
 
 // ----- W1 on the deferred path: what the wasm's typed ops run ------------------
 
-/// W1's step through `deferred::Handle`, the path the wasm's typed
-/// `add`/`sub`/`mul`/`tanh` take (bench/PROFILE.md, tenth pass): the core's
-/// own cost of that path with no wasm and no JS boundary, timed by phase
-/// (build the graph, backward, drop the step's handles). Its loss and
-/// gradients must equal the eager `w1_step`'s bit for bit.
 /// A neuron's parameters as handles (made once, as the JS peer's are).
 struct NeuronHandles {
     w: Vec<Handle>,
@@ -239,6 +234,11 @@ fn w1_handles(layers: &[Vec<Neuron>]) -> Vec<Vec<NeuronHandles>> {
         .collect()
 }
 
+/// W1's step through `deferred::Handle`, the path the wasm's typed
+/// `add`/`sub`/`mul`/`tanh` take (bench/PROFILE.md, tenth pass): the core's
+/// own cost of that path with no wasm and no JS boundary, timed by phase
+/// (build the graph, backward, drop the step's handles). Its loss and
+/// gradients must equal the eager `w1_step`'s bit for bit.
 fn w1_deferred_step(
     layers: &[Vec<Neuron>],
     params: &[Vec<NeuronHandles>],

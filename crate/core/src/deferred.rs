@@ -223,10 +223,23 @@ impl Table {
         crate::live::nodes_dropped(nodes);
         crate::live::tensors_dropped(tensors);
         LIVE.with(|l| l.set(l.get().saturating_sub(nodes)));
-        self.handles = 0;
-        self.slots.clear();
-        self.free.clear();
-        std::mem::take(&mut self.entries)
+        let rows = std::mem::take(&mut self.entries);
+        self.restart();
+        rows
+    }
+
+    /// No row alive: start again from row 0 (rows in creation order are
+    /// what the walk reads fastest), keeping the room for the next graph of
+    /// this size unless it was an outlier.
+    fn restart(&mut self) {
+        if self.entries.capacity() > MAX_KEPT_ROWS {
+            *self = Table::new();
+        } else {
+            self.entries.clear();
+            self.slots.clear();
+            self.free.clear();
+            self.handles = 0;
+        }
     }
 
     /// Takes back the emptied `rows` of a `clear` for the next graph, unless
@@ -309,17 +322,7 @@ impl Table {
             }
         }
         if self.free.len() == self.entries.len() {
-            self.handles = 0;
-            // Nothing alive: start again from row 0 (rows in creation order
-            // are what the walk reads fastest), keeping the room for the
-            // next graph of this size unless it was an outlier.
-            if self.entries.capacity() > MAX_KEPT_ROWS {
-                *self = Table::new();
-            } else {
-                self.entries.clear();
-                self.slots.clear();
-                self.free.clear();
-            }
+            self.restart();
         }
     }
 }
@@ -542,9 +545,7 @@ impl Lazy {
         self.done()?
             .ok_or_else(|| Error::internal("a deferred op was not materialized"))
     }
-}
 
-impl Lazy {
     /// Hands this handle's hold on its row to a holder outside Rust (the
     /// binding's JS handle, which then needs no allocation of its own),
     /// which gives it back exactly once: `from_row`, or `drop_rows`.

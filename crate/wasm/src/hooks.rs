@@ -217,7 +217,7 @@ fn with_trampoline<R>(f: impl FnOnce(&Trampoline) -> R) -> Option<R> {
 enum Returned {
     /// `undefined` or `null`.
     Nothing,
-    /// A live Tensor handle's pointer.
+    /// A live Tensor handle's code (`handle_code`: a box or a row).
     Tensor(u32),
     /// Anything else, kept for `take()`.
     Value,
