@@ -174,6 +174,10 @@ struct Table {
     /// The live rows' `handles`, summed: when a batch of handles being
     /// dropped is all of them, every row goes (`clear`).
     handles: usize,
+    /// No free row was reused since the table last started empty: rows are
+    /// in creation order, so row order is sequence-number order, and a
+    /// backward pass needs no ready queue (`Plan::order`).
+    ordered: bool,
 }
 
 /// Rows an empty table keeps room for (~8 MB natively): a training step's
@@ -204,6 +208,7 @@ impl Table {
             slots: Vec::new(),
             free: Vec::new(),
             handles: 0,
+            ordered: true,
         }
     }
 
@@ -239,6 +244,7 @@ impl Table {
             self.slots.clear();
             self.free.clear();
             self.handles = 0;
+            self.ordered = true;
         }
     }
 
@@ -285,6 +291,7 @@ impl Table {
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn insert(&mut self, e: Entry) -> Option<u32> {
         if let Some(i) = self.free.pop() {
+            self.ordered = false;
             if let Some(row) = self.entries.get_mut(i as usize) {
                 *row = e;
                 return Some(i);
@@ -790,11 +797,26 @@ enum Row {
 }
 
 /// What a backward pass over entries runs: its rows (the root first), each
-/// row's sequence number (the ready queue's key) and dependency count.
+/// row's dependency count, and the order its entries run in: the ready
+/// queue's, by sequence number (`seqs`, one per row), or, when the table's
+/// rows are in creation order, `order`.
+///
+/// Why `order` is the queue's order: the queue always runs the ready entry
+/// with the highest sequence number, and the highest-numbered entry not
+/// yet run is always ready (every consumer of an entry was created after
+/// it, so has a higher number and has run). So the entries run in
+/// decreasing sequence number, which is decreasing row order here. A leaf's
+/// AccumulateGrad (`u64::MAX`) runs as soon as it is ready, right after the
+/// entry that made it so; two made ready by one entry run in the order they
+/// were pushed (the heap keeps two equal keys above every other in push
+/// order, `ready_queue`'s tie test).
 struct Plan {
     rows: Vec<Row>,
     seqs: Vec<u64>,
     deps: Vec<u32>,
+    /// The entries' rows of the plan by decreasing table row (the root
+    /// first); `None`: use the ready queue.
+    order: Option<Vec<u32>>,
 }
 
 /// `root.backward()` (no gradient, no inputs, no create_graph) on numbers.
@@ -825,7 +847,13 @@ pub fn backward(root: &Lazy, keep_graph: bool) -> Result<bool> {
 /// input changed in place: the engine raises what PyTorch raises).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
-    let Table { entries, slots, .. } = table;
+    let Table {
+        entries,
+        slots,
+        ordered,
+        ..
+    } = table;
+    let ordered = *ordered;
     let first = entries
         .get(root as usize)
         .filter(|e| e.refs > 0)
@@ -839,11 +867,14 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
     let room = entries.len().min(MAX_KEPT_ROWS) + 1;
     let mut plan = Plan {
         rows: Vec::with_capacity(room),
-        seqs: Vec::with_capacity(room),
+        seqs: Vec::with_capacity(if ordered { 0 } else { room }),
         deps: Vec::with_capacity(room),
+        order: None,
     };
     plan.rows.push(Row::Entry(root));
-    plan.seqs.push(first.seq);
+    if !ordered {
+        plan.seqs.push(first.seq);
+    }
     plan.deps.push(1);
     let mut stack: Vec<u32> = Vec::with_capacity(room);
     stack.push(root);
@@ -874,7 +905,9 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
                         *slot = (pass, r as u32);
                         let child = entries.get(*c as usize).ok_or_else(free_row)?;
                         plan.rows.push(Row::Entry(*c));
-                        plan.seqs.push(child.seq);
+                        if !ordered {
+                            plan.seqs.push(child.seq);
+                        }
                         plan.deps.push(0);
                         stack.push(*c);
                         r
@@ -895,7 +928,9 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
                         let r = plan.rows.len();
                         node.engine_slot.set((pass, r as u32));
                         plan.rows.push(Row::Leaf(Rc::clone(node)));
-                        plan.seqs.push(u64::MAX);
+                        if !ordered {
+                            plan.seqs.push(u64::MAX);
+                        }
                         plan.deps.push(0);
                         r
                     }
@@ -903,6 +938,13 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
             };
             plan.deps[r] += 1;
         }
+    }
+    if ordered {
+        // Every entry reached has a row at or below the root's.
+        let reached = slots.get(..=root as usize).ok_or_else(free_row)?;
+        let mut order = Vec::with_capacity(plan.rows.len());
+        order.extend(reached.iter().rev().filter(|s| s.0 == pass).map(|s| s.1));
+        plan.order = Some(order);
     }
     Ok(Some(plan))
 }
@@ -983,9 +1025,14 @@ fn execute(plan: Plan, ones: Tensor, keep_graph: bool) -> Result<()> {
         rows,
         seqs,
         mut deps,
+        order,
     } = plan;
     let mut buffers: Vec<Option<Num>> = vec![None; rows.len()];
     let mut queue: ReadyQueue<usize> = ReadyQueue::default();
+    // With `order`: its next entry, and the leaves made ready by the last
+    // entry, which run first (in the order they were made ready).
+    let mut next = 0;
+    let mut leaves: [Option<usize>; 2] = [None, None];
     let mut shares = Shares::default();
     let mut held: Small<Num> = Small::Zero;
     let busy = || Error::internal("dependency not found for a deferred op");
@@ -994,12 +1041,36 @@ fn execute(plan: Plan, ones: Tensor, keep_graph: bool) -> Result<()> {
         Some(d) if *d == 1 => *d = 0,
         _ => return Err(busy()),
     }
-    queue.push(seqs[0], 0);
+    if order.is_none() {
+        queue.push(seqs[0], 0);
+    }
     let root_grad = ones
         .scalar_value()
         .ok_or_else(|| Error::internal("the implicit gradient is not a number"))?;
+    let out_of_order = || Error::internal("a deferred op ran before its consumers");
 
-    while let Some(i) = queue.pop() {
+    loop {
+        let i = match &order {
+            None => match queue.pop() {
+                Some(i) => i,
+                None => break,
+            },
+            Some(order) => match leaves[0].take() {
+                Some(i) => {
+                    leaves[0] = leaves[1].take();
+                    i
+                }
+                None => {
+                    let Some(&i) = order.get(next) else { break };
+                    next += 1;
+                    let i = i as usize;
+                    if deps[i] != 0 || (next == 1) != (i == 0) {
+                        return Err(out_of_order());
+                    }
+                    i
+                }
+            },
+        };
         let input = buffers[i].take();
         match &rows[i] {
             Row::Leaf(node) => {
@@ -1072,7 +1143,16 @@ fn execute(plan: Plan, ones: Tensor, keep_graph: bool) -> Result<()> {
                         });
                     }
                     if ready {
-                        queue.push(seqs[j], j);
+                        match (&order, &rows[j]) {
+                            (None, _) => queue.push(seqs[j], j),
+                            // An entry has two outputs at most.
+                            (Some(_), Row::Leaf(_)) => {
+                                let free = leaves.iter_mut().find(|l| l.is_none());
+                                *free.ok_or_else(out_of_order)? = Some(j);
+                            }
+                            // Its turn comes in `order`.
+                            (Some(_), Row::Entry(_)) => {}
+                        }
                     }
                 }
                 for n in std::mem::take(&mut held).iter() {

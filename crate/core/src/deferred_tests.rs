@@ -356,3 +356,41 @@ fn rows_freed_at_the_end_are_given_back_in_order() {
     .join()
     .unwrap();
 }
+
+/// A backward pass over rows takes them in row order only while rows are
+/// in creation order; a reused row breaks that, and the ready queue decides.
+#[test]
+fn a_reused_row_below_its_input_runs_after_it() {
+    fn run(defer: bool) -> (String, f32, f32) {
+        std::thread::spawn(move || {
+            deferred::set_enabled(defer);
+            let (x, w) = (leaf(&[0.5], &[]), leaf(&[2.0], &[]));
+            let (hx, hw) = (Handle::Tensor(x.clone()), Handle::Tensor(w.clone()));
+            let t = hx.op(Op::Mul, Other::Number(5.0)).unwrap(); // row 0
+            let a = hx.op(Op::Mul, Other::Number(3.0)).unwrap(); // row 1
+            drop(t); // row 0 is free, row 1 lives on
+            let c = a.op(Op::Mul, Other::Handle(&hw)).unwrap(); // row 0 again
+            let d = c.op(Op::Tanh, Other::None).unwrap(); // row 2
+            assert_eq!(
+                matches!(&c, Handle::Lazy(l) if l.is_deferred()),
+                defer,
+                "the path under test"
+            );
+            let r = d.backward(false).map_err(|e| e.to_string());
+            let mut out = format!("{r:?}\n");
+            for t in [&x, &w] {
+                describe(&mut out, t);
+            }
+            let g = |t: &Tensor| t.grad_raw().unwrap().item().unwrap();
+            (out, g(&x), g(&w))
+        })
+        .join()
+        .unwrap()
+    }
+    let (deferred, dx, dw) = run(true);
+    assert_eq!(deferred, run(false).0);
+    // d = tanh(3xw) at x = 0.5, w = 2: d' = (1 - tanh(3)^2) (3w, 3x).
+    let s = 1.0 - 3f64.tanh().powi(2);
+    assert!((f64::from(dx) - 6.0 * s).abs() < 1e-6, "{dx}");
+    assert!((f64::from(dw) - 1.5 * s).abs() < 1e-6, "{dw}");
+}
