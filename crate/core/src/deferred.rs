@@ -34,7 +34,8 @@
 //! their AccumulateGrad edge, as the eager node holds them), 0-d constants
 //! (their storage; the tensor weakly, as the eager node holds nothing of
 //! them) and numbers. A tensor with a `grad_fn` is never an input: an op on
-//! one is eager.
+//! one is eager. A tensor input is held once by the table (`Source`), for
+//! every entry that takes it.
 //!
 //! **Storage.** Entries are rows of one table per thread, not separate
 //! allocations: an entry names its deferred inputs by row, and a row is
@@ -118,16 +119,46 @@ pub enum Arg<'a> {
     Number(f32),
 }
 
+#[derive(Clone, Copy)]
 enum In {
     /// No input: a unary op's second, or the number operand (`Entry::param`).
     None,
     /// Another entry's row (this entry is one of its holders).
     Entry(u32),
-    /// A 0-d leaf that requires grad, and its AccumulateGrad edge.
+    /// A `Source::Leaf` of the table (this entry is one of its holders).
+    Leaf(u32),
+    /// A `Source::Const` of the table (this entry is one of its holders).
+    Const(u32),
+}
+
+/// A tensor input of entries, one per tensor however many entries take it
+/// (a W1 step's ~10^4 entries take ~300 parameters): an entry names it by
+/// index, which keeps entries small and their inputs free to copy and drop.
+enum Source {
+    /// A 0-d leaf that requires grad, and its AccumulateGrad edge (held, as
+    /// the eager node holds them).
     Leaf(Tensor, Edge),
     /// A 0-d tensor that needs no grad: its storage and id, the tensor
     /// itself weakly (the eager node would not keep it alive).
     Const(Weak<TensorImpl>, Rc<Storage>, TensorId),
+}
+
+impl Source {
+    /// This source is `t`'s, of the kind asked for.
+    fn is(&self, t: &Tensor, leaf: bool) -> bool {
+        match self {
+            Source::Leaf(x, _) => leaf && Rc::ptr_eq(&x.0, &t.0),
+            // The weak reference keeps the allocation, so the address is
+            // not another tensor's.
+            Source::Const(w, ..) => !leaf && std::ptr::eq(w.as_ptr(), Rc::as_ptr(&t.0)),
+        }
+    }
+}
+
+/// A source and its holders (entries); freed at zero.
+struct Shared {
+    source: Source,
+    refs: u32,
 }
 
 enum State {
@@ -160,7 +191,7 @@ struct Entry {
 /// held only to be dropped.
 #[allow(dead_code)]
 enum Garbage {
-    In(In),
+    Source(Source),
     Tensor(Tensor),
 }
 
@@ -171,6 +202,10 @@ struct Table {
     slots: Vec<(u64, u32)>,
     /// Free rows, reused before the table grows.
     free: Vec<u32>,
+    /// The entries' tensor inputs (`In::Leaf`, `In::Const`), and the free
+    /// places among them.
+    sources: Vec<Option<Shared>>,
+    free_sources: Vec<u32>,
     /// The live rows' `handles`, summed: when a batch of handles being
     /// dropped is all of them, every row goes (`clear`).
     handles: usize,
@@ -207,6 +242,8 @@ impl Table {
             entries: Vec::new(),
             slots: Vec::new(),
             free: Vec::new(),
+            sources: Vec::new(),
+            free_sources: Vec::new(),
             handles: 0,
             ordered: true,
         }
@@ -214,10 +251,10 @@ impl Table {
 
     /// Every row freed at once, as the last handles go (the end of a
     /// training step's scope): the counts a row-by-row `unref` would have
-    /// lowered, lowered in bulk. Answers the rows, whose inputs and tensors
+    /// lowered, lowered in bulk. Answers the rows and the sources, which
     /// the caller drops once the table is no longer borrowed.
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
-    fn clear(&mut self) -> Vec<Entry> {
+    fn clear(&mut self) -> (Vec<Entry>, Vec<Option<Shared>>) {
         let (mut nodes, mut tensors) = (0, 0);
         for e in self.entries.iter().filter(|e| e.refs > 0) {
             if matches!(e.state, State::Deferred { .. }) {
@@ -229,8 +266,9 @@ impl Table {
         crate::live::tensors_dropped(tensors);
         LIVE.with(|l| l.set(l.get().saturating_sub(nodes)));
         let rows = std::mem::take(&mut self.entries);
+        let sources = std::mem::take(&mut self.sources);
         self.restart();
-        rows
+        (rows, sources)
     }
 
     /// No row alive: start again from row 0 (rows in creation order are
@@ -240,9 +278,12 @@ impl Table {
         if self.entries.capacity() > MAX_KEPT_ROWS {
             *self = Table::new();
         } else {
+            // No entry alive, so no source held: every one is `None`.
             self.entries.clear();
             self.slots.clear();
             self.free.clear();
+            self.sources.clear();
+            self.free_sources.clear();
             self.handles = 0;
             self.ordered = true;
         }
@@ -270,6 +311,79 @@ impl Table {
             self.entries.truncate(live);
             self.slots.truncate(live);
             self.free.retain(|&i| (i as usize) < live);
+        }
+    }
+
+    /// A deferred op's state leaves its row (freed, or replayed into a
+    /// tensor): the op stops counting as a live node, its input rows go to
+    /// `rows` (each loses this op as a holder), its sources let go of it.
+    #[inline]
+    fn leave(&mut self, a: In, b: In, rows: &mut Vec<u32>, garbage: &mut Vec<Garbage>) {
+        crate::live::node_dropped();
+        LIVE.with(|l| l.set(l.get().saturating_sub(1)));
+        for input in [a, b] {
+            match input {
+                In::None => {}
+                In::Entry(j) => rows.push(j),
+                In::Leaf(i) | In::Const(i) => self.release_source(i, garbage),
+            }
+        }
+    }
+
+    /// `t` as a source (a leaf's with its AccumulateGrad edge, created now
+    /// if it has none, as the eager op creates it), one more holder of it.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    fn share(&mut self, t: &Tensor, leaf: bool) -> Option<u32> {
+        let hint = t.0.deferred_source.get().wrapping_sub(1);
+        if let Some(Some(s)) = self.sources.get_mut(hint as usize) {
+            if s.source.is(t, leaf) {
+                s.refs += 1;
+                return Some(hint);
+            }
+        }
+        let source = if leaf {
+            Source::Leaf(t.clone(), t.gradient_edge()?)
+        } else {
+            Source::Const(Rc::downgrade(&t.0), t.storage().clone(), t.id())
+        };
+        let shared = Some(Shared { source, refs: 1 });
+        let i = match self.free_sources.pop() {
+            Some(i) => {
+                *self.sources.get_mut(i as usize)? = shared;
+                i
+            }
+            None => {
+                self.sources.push(shared);
+                u32::try_from(self.sources.len() - 1).ok()?
+            }
+        };
+        t.0.deferred_source.set(i.wrapping_add(1));
+        Some(i)
+    }
+
+    /// One holder of source `i` lets go; the last one frees it.
+    fn release_source(&mut self, i: u32, garbage: &mut Vec<Garbage>) {
+        let Some(slot) = self.sources.get_mut(i as usize) else {
+            crate::error::fault("a deferred op's input is missing");
+            return;
+        };
+        match slot {
+            Some(s) if s.refs > 1 => s.refs -= 1,
+            Some(_) => {
+                if let Some(s) = slot.take() {
+                    garbage.push(Garbage::Source(s.source));
+                }
+                self.free_sources.push(i);
+            }
+            None => crate::error::fault("a deferred op's input was freed twice"),
+        }
+    }
+
+    /// Source `i`.
+    fn source(&self, i: u32) -> Result<&Source> {
+        match self.sources.get(i as usize) {
+            Some(Some(s)) => Ok(&s.source),
+            _ => Err(Error::internal("a deferred op's input is missing")),
         }
     }
 
@@ -323,29 +437,13 @@ impl Table {
             let state = std::mem::replace(&mut e.state, State::Gone);
             self.free.push(i);
             match state {
-                State::Deferred { a, b, .. } => leave(a, b, &mut stack, garbage),
+                State::Deferred { a, b, .. } => self.leave(a, b, &mut stack, garbage),
                 State::Done(t) => garbage.push(Garbage::Tensor(t)),
                 State::Gone => {}
             }
         }
         if self.free.len() == self.entries.len() {
             self.restart();
-        }
-    }
-}
-
-/// A deferred op's state leaves its row (freed, or replayed into a
-/// tensor): the op stops counting as a live node, its input rows go to
-/// `rows` (each loses this op as a holder), its other inputs to `garbage`.
-#[inline]
-fn leave(a: In, b: In, rows: &mut Vec<u32>, garbage: &mut Vec<Garbage>) {
-    crate::live::node_dropped();
-    LIVE.with(|l| l.set(l.get().saturating_sub(1)));
-    for input in [a, b] {
-        match input {
-            In::None => {}
-            In::Entry(j) => rows.push(j),
-            other => garbage.push(Garbage::In(other)),
         }
     }
 }
@@ -406,11 +504,11 @@ impl Checked<'_> {
     /// The input, with the leaf's edge created now (in operand order, as
     /// the eager op creates AccumulateGrad nodes).
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
-    fn input(&self) -> Option<In> {
+    fn input(&self, table: &mut Table) -> Option<In> {
         Some(match self {
             Checked::Entry(i, _) => In::Entry(*i),
-            Checked::Leaf(t, _) => In::Leaf((*t).clone(), t.gradient_edge()?),
-            Checked::Const(t, _) => In::Const(Rc::downgrade(&t.0), t.storage().clone(), t.id()),
+            Checked::Leaf(t, _) => In::Leaf(table.share(t, true)?),
+            Checked::Const(t, _) => In::Const(table.share(t, false)?),
             Checked::Number(_) | Checked::None => In::None,
         })
     }
@@ -457,11 +555,20 @@ pub fn record(op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> {
     {
         return None;
     }
-    TABLE.with(|t| record_in(&mut *t.try_borrow_mut().ok()?, op, a, b))
+    let mut garbage = Vec::new();
+    let r = TABLE.with(|t| record_in(&mut *t.try_borrow_mut().ok()?, op, a, b, &mut garbage));
+    drop(garbage);
+    r
 }
 
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn record_in(table: &mut Table, op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> {
+fn record_in(
+    table: &mut Table,
+    op: Op,
+    a: Arg<'_>,
+    b: Arg<'_>,
+    garbage: &mut Vec<Garbage>,
+) -> Option<Lazy> {
     let a = check(table, a)?;
     let b = if op == Op::Tanh {
         Checked::None
@@ -482,7 +589,14 @@ fn record_in(table: &mut Table, op: Op, a: Arg<'_>, b: Arg<'_>) -> Option<Lazy> 
     let versions = [a.version(), b.version()];
     // From here on, what the eager op takes, in its order: the inputs'
     // edges, the node's id and sequence number, the tensor's id.
-    let (ia, ib) = (a.input()?, b.input()?);
+    let ia = a.input(table)?;
+    let Some(ib) = b.input(table) else {
+        // (Not seen: an edge is always there for a leaf that requires grad.)
+        if let In::Leaf(i) | In::Const(i) = ia {
+            table.release_source(i, garbage);
+        }
+        return None;
+    };
     for input in [&ia, &ib] {
         if let In::Entry(j) = input {
             table.get_mut(*j).ok()?.refs += 1;
@@ -582,6 +696,7 @@ impl Drop for Lazy {
 pub fn drop_rows(rows: &[u32]) {
     let mut garbage = Vec::new();
     let mut cleared = Vec::new();
+    let mut sources = Vec::new();
     // At thread exit the table may be gone already (natively).
     let _ = TABLE.try_with(|t| {
         let Ok(mut t) = t.try_borrow_mut() else {
@@ -594,7 +709,7 @@ pub fn drop_rows(rows: &[u32]) {
             && rows.len() == t.handles
             && rows.iter().all(|&r| t.get(r).is_ok_and(|e| e.handles == 1))
         {
-            cleared = t.clear();
+            (cleared, sources) = t.clear();
             return;
         }
         for &row in rows {
@@ -616,6 +731,7 @@ pub fn drop_rows(rows: &[u32]) {
         }
     });
     drop(garbage);
+    drop(sources);
     if cleared.capacity() != 0 {
         cleared.clear();
         let _ = TABLE.try_with(|t| {
@@ -663,28 +779,34 @@ fn input_tensor(table: &Table, input: &In) -> Result<Option<Tensor>> {
                 ))
             }
         },
-        In::Leaf(t, _) if t.requires_grad() => Some(t.clone()),
-        In::Leaf(..) => {
-            return Err(Error::internal(
+        In::Leaf(i) | In::Const(i) => match table.source(*i)? {
+            Source::Leaf(t, _) if t.requires_grad() => Some(t.clone()),
+            Source::Leaf(..) => return Err(Error::internal(
                 "a deferred op's leaf stopped requiring grad before it was replayed (flush first)",
-            ))
-        }
-        In::Const(weak, storage, id) => Some(match weak.upgrade().map(Tensor) {
-            Some(t) if t.grad_fn().is_none() && !t.requires_grad() => t,
-            // Gone since (or given a history by an in-place op): a stand-in
-            // on its storage, with its id (the op reads the value and saves
-            // the storage; nothing keeps the tensor).
-            _ => {
-                with_ids(
-                    NodeId::last(),
-                    id.0.wrapping_sub(1),
-                    ids::peek_sequence_nr(),
-                    || Tensor::with_storage(storage.clone(), None, 0, false),
-                )
-                .0
-            }
-        }),
+            )),
+            Source::Const(weak, storage, id) => Some(const_tensor(weak, storage, *id)),
+        },
     })
+}
+
+/// A constant input of an entry being materialized: the tensor, or a
+/// stand-in for it.
+fn const_tensor(weak: &Weak<TensorImpl>, storage: &Rc<Storage>, id: TensorId) -> Tensor {
+    match weak.upgrade().map(Tensor) {
+        Some(t) if t.grad_fn().is_none() && !t.requires_grad() => t,
+        // Gone since (or given a history by an in-place op): a stand-in
+        // on its storage, with its id (the op reads the value and saves
+        // the storage; nothing keeps the tensor).
+        _ => {
+            with_ids(
+                NodeId::last(),
+                id.0.wrapping_sub(1),
+                ids::peek_sequence_nr(),
+                || Tensor::with_storage(storage.clone(), None, 0, false),
+            )
+            .0
+        }
+    }
 }
 
 /// Runs `f` with the id counters set, then puts them back; also answers
@@ -779,7 +901,7 @@ fn materialize(i: u32) -> Result<()> {
         }
         if let State::Deferred { a, b, .. } = std::mem::replace(&mut e.state, State::Done(t)) {
             let mut rows = Vec::new();
-            leave(a, b, &mut rows, &mut garbage);
+            table.leave(a, b, &mut rows, &mut garbage);
             for j in rows {
                 table.unref(j, &mut garbage);
             }
@@ -850,9 +972,14 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
     let Table {
         entries,
         slots,
+        sources,
         ordered,
         ..
     } = table;
+    let source = |i: u32| match sources.get(i as usize) {
+        Some(Some(s)) => Ok(&s.source),
+        _ => Err(Error::internal("a deferred op's input is missing")),
+    };
     let ordered = *ordered;
     let first = entries
         .get(root as usize)
@@ -890,7 +1017,10 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
         for (input, &version) in [a, b].into_iter().zip(&e.versions) {
             let r = match input {
                 In::None => continue,
-                In::Const(_, storage, _) => {
+                In::Const(i) => {
+                    let Source::Const(_, storage, _) = source(*i)? else {
+                        return Err(Error::internal("a deferred op's input changed kind"));
+                    };
                     if storage.version() != version {
                         return Ok(None);
                     }
@@ -913,7 +1043,10 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
                         r
                     }
                 }
-                In::Leaf(t, edge) => {
+                In::Leaf(i) => {
+                    let Source::Leaf(t, edge) = source(*i)? else {
+                        return Err(Error::internal("a deferred op's input changed kind"));
+                    };
                     if t.version() != version {
                         return Ok(None);
                     }
@@ -966,22 +1099,39 @@ struct Step {
 /// is kept (`engine::evaluate` releases them as the node runs).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> {
-    let Table { entries, slots, .. } = table;
+    let Table {
+        entries,
+        slots,
+        sources,
+        ..
+    } = table;
     let changed = || Error::internal("a deferred op changed during backward");
+    let source = |i: u32| match sources.get(i as usize) {
+        Some(Some(s)) => Some(&s.source),
+        _ => None,
+    };
     let e = entries.get(i as usize).ok_or_else(changed)?;
     let State::Deferred { a, b, .. } = &e.state else {
         return Err(changed());
     };
-    let row = |input: &In| match input {
-        In::Entry(c) => slots.get(*c as usize).map(|s| s.1 as usize),
-        In::Leaf(_, edge) => Some(edge.node.engine_slot.get().1 as usize),
-        In::None | In::Const(..) => None,
+    let row = |input: &In| -> Result<Option<usize>> {
+        Ok(match input {
+            In::Entry(c) => Some(slots.get(*c as usize).ok_or_else(changed)?.1 as usize),
+            In::Leaf(i) => match source(*i) {
+                Some(Source::Leaf(_, edge)) => Some(edge.node.engine_slot.get().1 as usize),
+                _ => return Err(changed()),
+            },
+            In::None | In::Const(..) => None,
+        })
     };
     let value = |input: &In| -> Result<f32> {
         let v = match input {
             In::Entry(c) => entries.get(*c as usize).map(|c| c.value),
-            In::Leaf(t, _) => t.scalar_value(),
-            In::Const(_, s, _) => s.data.try_borrow().ok().and_then(|d| d.scalar()),
+            In::Leaf(i) | In::Const(i) => match source(*i) {
+                Some(Source::Leaf(t, _)) => t.scalar_value(),
+                Some(Source::Const(_, s, _)) => s.data.try_borrow().ok().and_then(|d| d.scalar()),
+                None => None,
+            },
             In::None => Some(0.0),
         };
         v.ok_or_else(|| Error::internal("a deferred op's input is no longer a number"))
@@ -995,7 +1145,7 @@ fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> {
         op: e.op,
         number: e.number,
         param: e.param,
-        to: [row(a), row(b)],
+        to: [row(a)?, row(b)?],
         values,
         count,
     };

@@ -394,3 +394,53 @@ fn a_reused_row_below_its_input_runs_after_it() {
     assert!((f64::from(dx) - 6.0 * s).abs() < 1e-6, "{dx}");
     assert!((f64::from(dw) - 1.5 * s).abs() < 1e-6, "{dw}");
 }
+
+/// A tensor input is held once however many entries take it, and let go
+/// with the last of them, row by row or all at once.
+#[test]
+fn a_shared_input_is_held_once_and_let_go_with_its_last_entry() {
+    std::thread::spawn(|| {
+        let (w, c) = (leaf(&[0.5], &[]), constant(&[2.0], &[]));
+        let (hw, hc) = (Handle::Tensor(w.clone()), Handle::Tensor(c.clone()));
+        let (w0, c0) = (
+            std::rc::Rc::strong_count(&w.0),
+            std::rc::Rc::strong_count(&c.0),
+        );
+        for bulk in [false, true] {
+            // Another graph's entry: the table does not empty row by row.
+            let other = Handle::Tensor(leaf(&[1.0], &[]));
+            let kept = match other.op(Op::Tanh, Other::None).unwrap() {
+                Handle::Lazy(l) => l.into_row(),
+                Handle::Tensor(_) => panic!("not deferred"),
+            };
+            let mut rows = vec![kept];
+            for _ in 0..10 {
+                let h = hw.op(Op::Mul, Other::Handle(&hc)).unwrap();
+                rows.push(match h {
+                    Handle::Lazy(l) => l.into_row(),
+                    Handle::Tensor(_) => panic!("not deferred"),
+                });
+            }
+            // The leaf once, and its AccumulateGrad (which holds it too);
+            // the constant weakly.
+            assert_eq!(std::rc::Rc::strong_count(&w.0), w0 + 2);
+            assert_eq!(std::rc::Rc::strong_count(&c.0), c0);
+            assert!(w.meta().unwrap().grad_accumulator.upgrade().is_some());
+            if bulk {
+                deferred::drop_rows(&rows);
+            } else {
+                for &r in &rows[1..] {
+                    deferred::drop_rows(&[r]);
+                }
+                assert_eq!(deferred::live(), 1);
+                assert_eq!(std::rc::Rc::strong_count(&w.0), w0);
+                deferred::drop_rows(&[kept]);
+            }
+            assert_eq!(deferred::live(), 0);
+            assert_eq!(std::rc::Rc::strong_count(&w.0), w0, "bulk {bulk}");
+            assert!(w.meta().unwrap().grad_accumulator.upgrade().is_none());
+        }
+    })
+    .join()
+    .unwrap();
+}

@@ -173,6 +173,9 @@ pub struct TensorImpl {
     /// JS handles created while a JS hook ran (its argument, results of ops
     /// inside it), whose liveness JS cannot tell (see `engine::accumulate`).
     pub(crate) hook_refs: Cell<u32>,
+    /// Where the deferred-op table last shared this tensor as an input
+    /// (index + 1; 0: never): a hint, checked against the table's entry.
+    pub(crate) deferred_source: Cell<u32>,
 }
 
 impl Drop for TensorImpl {
@@ -286,6 +289,7 @@ impl Tensor {
         Tensor(Rc::new(TensorImpl {
             id: TensorId::next(),
             hook_refs: Cell::new(0),
+            deferred_source: Cell::new(0),
             storage,
             meta: RefCell::new(Meta {
                 name: None,
