@@ -1,6 +1,7 @@
 //! Sets `cfg(hookgrad_nightly)` when the compiler is a nightly (the release
 //! wasm's pinned toolchain, scripts/wasm-toolchain.sh), so the hot functions
-//! can carry `#[optimize(speed)]` there while stable builds (native tests,
+//! can carry `#[optimize(speed)]` there (this crate and the binding, which
+//! builds with this file too) while stable builds (native tests,
 //! clippy, bench/native, the dev wasm) compile them as before.
 use std::process::Command;
 

@@ -333,6 +333,7 @@ impl Table {
     /// `t` as a source (a leaf's with its AccumulateGrad edge, created now
     /// if it has none, as the eager op creates it), one more holder of it.
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     fn share(&mut self, t: &Tensor, leaf: bool) -> Option<u32> {
         let hint = t.0.deferred_source.get().wrapping_sub(1);
         if let Some(Some(s)) = self.sources.get_mut(hint as usize) {
@@ -387,6 +388,7 @@ impl Table {
         }
     }
 
+    #[inline]
     fn get(&self, i: u32) -> Result<&Entry> {
         self.entries
             .get(i as usize)
@@ -394,6 +396,7 @@ impl Table {
             .ok_or_else(free_row)
     }
 
+    #[inline]
     fn get_mut(&mut self, i: u32) -> Result<&mut Entry> {
         self.entries
             .get_mut(i as usize)
@@ -403,6 +406,7 @@ impl Table {
 
     /// A row for `e` (a free one, or a new one at the end).
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     fn insert(&mut self, e: Entry) -> Option<u32> {
         if let Some(i) = self.free.pop() {
             self.ordered = false;
@@ -483,6 +487,7 @@ enum Checked<'a> {
 }
 
 impl Checked<'_> {
+    #[inline]
     fn value(&self) -> f32 {
         match self {
             Checked::Entry(_, v)
@@ -492,9 +497,11 @@ impl Checked<'_> {
             Checked::None => 0.0,
         }
     }
+    #[inline]
     fn requires_grad(&self) -> bool {
         matches!(self, Checked::Entry(..) | Checked::Leaf(..))
     }
+    #[inline]
     fn version(&self) -> u32 {
         match self {
             Checked::Leaf(t, _) | Checked::Const(t, _) => t.version(),
@@ -504,6 +511,7 @@ impl Checked<'_> {
     /// The input, with the leaf's edge created now (in operand order, as
     /// the eager op creates AccumulateGrad nodes).
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
     fn input(&self, table: &mut Table) -> Option<In> {
         Some(match self {
             Checked::Entry(i, _) => In::Entry(*i),
@@ -515,6 +523,7 @@ impl Checked<'_> {
 }
 
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
+#[inline]
 fn check<'a>(table: &Table, arg: Arg<'a>) -> Option<Checked<'a>> {
     match arg {
         Arg::Number(v) => Some(Checked::Number(v)),

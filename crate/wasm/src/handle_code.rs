@@ -35,11 +35,15 @@ hookgrad_core::thread_cell!(
 );
 
 /// The row an odd code names.
+#[inline]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn row_of(code: u32) -> Option<u32> {
     (code & 1 == 1).then_some(code >> 1)
 }
 
 /// `f` on the handle `code` names; `None` for 0 (released).
+#[inline]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn with_held<R>(code: u32, f: impl FnOnce(&Held) -> R) -> Option<R> {
     if code == 0 {
         return None;
@@ -70,6 +74,8 @@ pub(crate) fn tensor_of(code: u32) -> Option<hookgrad_core::Result<hookgrad_core
 
 /// A new handle as its code: a deferred result keeps its row, anything
 /// else is boxed.
+#[inline]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn code_of(held: Held) -> u32 {
     match held {
         Held::Lazy(l) => {
@@ -91,6 +97,8 @@ fn box_code(t: Tensor) -> u32 {
 }
 
 /// An export's answer: the new handle's code, or 0 with its error kept.
+#[inline]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn answer(r: Result<Held>) -> u32 {
     match r {
         Ok(held) => code_of(held),
@@ -106,6 +114,8 @@ fn released() -> Error {
 }
 
 /// The ops by the facade's numbering (`add sub mul div`, then `tanh`).
+#[inline]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn op_of(kind: u32) -> Option<Op> {
     match kind {
         0 => Some(Op::Add),
@@ -118,6 +128,8 @@ fn op_of(kind: u32) -> Option<Op> {
 
 const DIV: u32 = 3;
 
+#[inline]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn run(kind: u32, a: &Held, other: Other<'_>) -> Result<Held> {
     if let Some(op) = op_of(kind) {
         return arith(a, op, other);
@@ -136,6 +148,7 @@ fn run(kind: u32, a: &Held, other: Other<'_>) -> Result<Held> {
 
 /// `a op v` for a number `v` (`tanh`: `v` unused): the new handle's code.
 #[wasm_bindgen(js_name = __opNumber)]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn op_number(kind: u32, a: u32, v: f64) -> u32 {
     let other = if kind == 4 {
         Other::None
@@ -147,6 +160,7 @@ pub fn op_number(kind: u32, a: u32, v: f64) -> u32 {
 
 /// `a op b` for a Tensor `b`: the new handle's code.
 #[wasm_bindgen(js_name = __opTensor)]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn op_tensor(kind: u32, a: u32, b: u32) -> u32 {
     let r = with_held(a, |a| with_held(b, |b| run(kind, a, Other::Handle(b))));
     answer(r.flatten().unwrap_or_else(|| Err(released())))
@@ -182,6 +196,7 @@ pub fn drop_handle(code: u32) {
 /// call (a training step's scope holds ~10^4), the rows in one borrow of
 /// the core's table.
 #[wasm_bindgen(js_name = __freeTensors)]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn free_tensors(codes: &[u32]) {
     let mut rows = Vec::with_capacity(codes.len());
     for &code in codes.iter().filter(|&&c| c != 0) {

@@ -2,6 +2,7 @@
 //! the only crate that imports wasm-bindgen / js-sys. It converts JS values to
 //! `hookgrad_core` types, calls the core, and converts the result back.
 
+#![cfg_attr(hookgrad_nightly, feature(optimize_attribute))]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod convert;

@@ -80,6 +80,8 @@ impl Tensor {
 
 /// `a op other`, deferred where it can be: not while a JS hook runs, whose
 /// handles must be tensors (see `Tensor::hold`).
+#[inline]
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn arith(a: &Held, op: Op, other: Other<'_>) -> hookgrad_core::Result<Held> {
     if crate::live::in_js_hook() {
         a.eager(op, other)
