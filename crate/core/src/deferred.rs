@@ -161,6 +161,16 @@ struct Shared {
     refs: u32,
 }
 
+/// Source `i` of a table's `sources` (also where the table is borrowed
+/// field by field).
+#[inline]
+fn source_in(sources: &[Option<Shared>], i: u32) -> Result<&Source> {
+    match sources.get(i as usize) {
+        Some(Some(s)) => Ok(&s.source),
+        _ => Err(Error::internal("a deferred op's input is missing")),
+    }
+}
+
 enum State {
     Deferred { a: In, b: In, released: bool },
     Done(Tensor),
@@ -382,10 +392,7 @@ impl Table {
 
     /// Source `i`.
     fn source(&self, i: u32) -> Result<&Source> {
-        match self.sources.get(i as usize) {
-            Some(Some(s)) => Ok(&s.source),
-            _ => Err(Error::internal("a deferred op's input is missing")),
-        }
+        source_in(&self.sources, i)
     }
 
     #[inline]
@@ -985,10 +992,7 @@ fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
         ordered,
         ..
     } = table;
-    let source = |i: u32| match sources.get(i as usize) {
-        Some(Some(s)) => Ok(&s.source),
-        _ => Err(Error::internal("a deferred op's input is missing")),
-    };
+    let source = |i: u32| source_in(sources, i);
     let ordered = *ordered;
     let first = entries
         .get(root as usize)
@@ -1115,10 +1119,7 @@ fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> {
         ..
     } = table;
     let changed = || Error::internal("a deferred op changed during backward");
-    let source = |i: u32| match sources.get(i as usize) {
-        Some(Some(s)) => Some(&s.source),
-        _ => None,
-    };
+    let source = |i: u32| source_in(sources, i).ok();
     let e = entries.get(i as usize).ok_or_else(changed)?;
     let State::Deferred { a, b, .. } = &e.state else {
         return Err(changed());
