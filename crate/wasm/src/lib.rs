@@ -16,11 +16,19 @@ pub mod live;
 pub mod module;
 pub mod node;
 pub mod options;
+// Natively only its tests use it (the global allocator is the wasm's).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+mod pool;
 mod tape;
 pub mod tensor;
 mod warnings;
 
 use std::rc::Rc;
+
+/// Small blocks from per-size free lists (pool.rs: why).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: pool::Pool = pool::Pool::new();
 
 use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
