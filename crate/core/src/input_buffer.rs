@@ -150,6 +150,7 @@ impl Grad {
 pub(crate) type Grads = Small<Option<Grad>>;
 
 /// Tensors for code that takes them (hooks, tensor formulas).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
     grads
         .into_iter()
@@ -219,6 +220,7 @@ pub(crate) fn add_grad(
 /// Values no one else can see change: whoever could (a hook that kept the
 /// gradient, a JS handle, a saved tensor, a view) holds a reference, and
 /// then it is `old + new`.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn accumulate(old: Tensor, new: &Tensor) -> Result<Tensor> {
     if !crate::context::is_grad_enabled() && held_by_buffer_alone(&old) && old.same_shape(new) {
         let added = match old.storage().data.try_borrow_mut() {

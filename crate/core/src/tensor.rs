@@ -100,6 +100,7 @@ impl Storage {
     }
 
     /// The values as an array (built now if they were an inline number).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     pub(crate) fn read(&self) -> Result<Ref<'_, Array>> {
         let busy = || Error::internal("tensor data is busy");
         if let Ok(mut d) = self.data.try_borrow_mut() {
@@ -358,6 +359,7 @@ impl Tensor {
     }
 
     /// Borrow of the data. Never hold it across a call into a hook.
+    #[inline]
     pub fn data(&self) -> Result<Ref<'_, Array>> {
         self.0.storage.read()
     }
@@ -404,6 +406,7 @@ impl Tensor {
     }
 
     /// `self.shape() == other.shape()` without copying either shape.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     pub(crate) fn same_shape(&self, other: &Tensor) -> bool {
         self.peek("tensor data is busy comparing shapes", |a| {
             other.peek("tensor data is busy comparing shapes", |b| {

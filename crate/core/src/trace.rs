@@ -129,6 +129,7 @@ pub fn copy_values_list(values: &[Option<Tensor>]) -> Vec<Option<Array>> {
 
 /// A node's gradients for its `node` event, in one [`GradList`] (each
 /// value read in one borrow; a failed borrow is a fault and a `None`).
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn copy_grads(values: &[Option<Tensor>]) -> GradList {
     let busy = "tensor data is busy copying values for a trace";
     let elements = values

@@ -191,6 +191,7 @@ impl Tape {
         }
     }
 
+    #[inline]
     fn usizes(&mut self, v: &[usize]) {
         self.len(v.len());
         for &x in v {
@@ -250,6 +251,7 @@ impl Tape {
 
     /// Elements onto the tape, widened: sized once, then a plain loop (an
     /// `extend` of a mapped iterator called a closure per element here).
+    #[inline]
     fn widen(&mut self, v: &[f32]) {
         let start = self.words.len();
         self.words.resize(start + v.len(), 0.0);
@@ -275,6 +277,7 @@ impl Tape {
     }
 
     /// As `values_list` of the arrays it holds.
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
     fn grad_list(&mut self, list: &GradList) {
         self.len(list.len());
         for v in list.iter() {

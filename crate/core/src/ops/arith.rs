@@ -12,6 +12,7 @@ use crate::tensor::{Array, Data, Tensor};
 /// Elementwise `f(a, b)` after broadcasting both to a common shape.
 /// Takes a plain `fn` (not a generic closure): one instance instead of one per
 /// call site keeps the wasm small; the ops here are memory-bound anyway.
+#[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub(crate) fn broadcast_zip(a: &Array, b: &Array, f: fn(f32, f32) -> f32) -> Result<Array> {
     // Fast paths first: same shape, or a one-element side (no index walk).
     if a.shape() == b.shape() {
@@ -96,8 +97,13 @@ fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Data> 
     Ok(Data::Array(match b {
         // A number broadcasts to any shape (PyTorch wraps it as a 0-d tensor).
         Operand::Scalar(s) => {
+            // A copy written in place (no `mapv` instance for this hot path).
             let s = *s;
-            ad.mapv(|x| f(x, s))
+            let mut out = ad.clone();
+            for o in out.as_slice_mut() {
+                *o = f(*o, s);
+            }
+            out
         }
         Operand::Tensor(t) => broadcast_zip(&ad, &*t.data()?, f)?,
     }))
