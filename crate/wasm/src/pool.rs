@@ -3,8 +3,8 @@
 //!
 //! Why: a graph step allocates and frees thousands of small objects (nodes,
 //! tensor headers, storages, 4- to 64-byte arrays). In the size-optimized
-//! wasm, dlmalloc's `malloc`/`free` with their bin bookkeeping were ~15% of
-//! a tensor backward's time (bench/PROFILE.md, fourteenth pass). Here a small
+//! wasm, dlmalloc's `malloc`/`free` and their bin helpers were ~10% of a
+//! tensor backward's time (bench/PROFILE.md, fourteenth pass). Here a small
 //! allocation is a pop from its class's list and a free is a push.
 //!
 //! Blocks of one class stay in that class: memory a program once used for
