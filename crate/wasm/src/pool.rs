@@ -123,6 +123,18 @@ unsafe impl GlobalAlloc for Pool {
         }
     }
 
+    /// A large block stays dlmalloc's `calloc` (fresh pages need no clearing).
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if class(layout).is_none() {
+            return System.alloc_zeroed(layout);
+        }
+        let p = self.alloc(layout);
+        if !p.is_null() {
+            ptr::write_bytes(p, 0, layout.size());
+        }
+        p
+    }
+
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let new = Layout::from_size_align_unchecked(new_size, layout.align());
         match (class(layout), class(new)) {
@@ -215,6 +227,22 @@ mod tests {
             let q = pool.alloc(layout(64, 16));
             assert_eq!(q as usize % 16, 0);
             pool.dealloc(q, layout(64, 16));
+        }
+    }
+
+    #[test]
+    fn a_zeroed_block_is_zero_even_when_reused() {
+        let pool = Pool::new();
+        unsafe {
+            for size in [24, 4_096] {
+                let l = layout(size, 8);
+                let p = pool.alloc(l);
+                ptr::write_bytes(p, 0xAB, size);
+                pool.dealloc(p, l);
+                let z = pool.alloc_zeroed(l);
+                assert!((0..size).all(|k| *z.add(k) == 0), "{size} bytes not zeroed");
+                pool.dealloc(z, l);
+            }
         }
     }
 }
