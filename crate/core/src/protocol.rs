@@ -282,10 +282,12 @@ impl GradList {
         self.shapes.push(None);
     }
 
-    /// Appends a gradient of `shape` with `values` in row-major order.
-    pub fn push_values(&mut self, shape: &[usize], values: impl IntoIterator<Item = f32>) {
+    /// Appends a gradient of `shape` with `values` in row-major order (a
+    /// slice: one copy, where an iterator was a loop with a capacity check
+    /// per element in the size-optimized wasm).
+    pub fn push_values(&mut self, shape: &[usize], values: &[f32]) {
         self.shapes.push(Some(Small::from_slice(shape)));
-        self.data.extend(values);
+        self.data.extend_from_slice(values);
     }
 
     pub fn len(&self) -> usize {
@@ -313,7 +315,7 @@ impl GradList {
         let mut out = GradList::default();
         for a in list {
             match a {
-                Some(a) => out.push_values(a.shape(), a.iter().copied()),
+                Some(a) => out.push_values(a.shape(), a.as_slice()),
                 None => out.push_none(),
             }
         }

@@ -142,8 +142,8 @@ pub fn copy_grads(values: &[Option<Tensor>]) -> GradList {
         match v.as_ref().map(|t| t.0.storage.data.try_borrow()) {
             None => list.push_none(),
             Some(Ok(d)) => match &*d {
-                Data::Scalar(x) => list.push_values(&[], [*x]),
-                Data::Array(a) => list.push_values(a.shape(), a.iter().copied()),
+                Data::Scalar(x) => list.push_values(&[], &[*x]),
+                Data::Array(a) => list.push_values(a.shape(), a.as_slice()),
             },
             Some(Err(_)) => {
                 crate::error::fault(busy);
