@@ -529,8 +529,10 @@ impl Checked<'_> {
     }
 }
 
+// Always inline: with two call sites per op the size-optimized build kept it
+// out of line (W1 forward −7% inlined, +88 B gzip).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-#[inline]
+#[inline(always)]
 fn check<'a>(table: &Table, arg: Arg<'a>) -> Option<Checked<'a>> {
     match arg {
         Arg::Number(v) => Some(Checked::Number(v)),
