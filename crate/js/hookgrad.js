@@ -41,8 +41,8 @@ function connect() {
 // so a call costs no wasm-bindgen `handleError`/`apply` wrapper, and a tensor
 // hook's gradient crosses as a pointer wrapped here. Answers: 0 — returned
 // undefined or null; -2 — threw (the exception is kept for take()); for
-// tensor(), a live Tensor's code (> 0, crate/wasm/src/handle_code.rs); otherwise -1 (apply: 1) — returned
-// something else, kept for take().
+// tensor(), a live Tensor's code (> 0, crate/wasm/src/handle_code.rs);
+// otherwise -1 (apply: 1) — returned something else, kept for take().
 
 let kept_ = undefined;
 const hookCalls = {

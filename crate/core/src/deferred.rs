@@ -1148,7 +1148,7 @@ fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> {
             In::Entry(c) => entries.get(*c as usize).map(|c| c.value),
             In::Leaf(i) | In::Const(i) => match source(*i) {
                 Some(Source::Leaf(t, _)) => t.scalar_value(),
-                Some(Source::Const(_, s, _)) => s.data.try_borrow().ok().and_then(|d| d.scalar()),
+                Some(Source::Const(_, s, _)) => s.scalar(),
                 None => None,
             },
             In::None => Some(0.0),
