@@ -98,14 +98,31 @@ const freeFn = {
   node: (p) => wasm.__wbg_node_free(p, 0),
   module: (p) => wasm.__wbg_module_free(p, 0),
 };
-const gcFree = {
-  tensor: new FinalizationRegistry((p) => wasm.__dropHandle(p)),
-  node: new FinalizationRegistry((p) => wasm.__wbg_node_free(p, 1)),
-  module: new FinalizationRegistry((p) => wasm.__wbg_module_free(p, 1)),
-};
+// One FinalizationRegistry for every kind of handle the GC owns. V8 runs
+// the callbacks of one registry per task, and Node runs about one such task
+// per event-loop turn: with a registry per kind, a program that yields
+// briefly (a few setImmediate turns) had its node and module handles freed
+// thousands of iterations late — the wasm heap grew with the backlog. The
+// held value is the handle's code times 4 plus its kind (exact in a double).
+const KIND = { tensor: 0, node: 1, module: 2, handle: 3 };
+const freeCollected = [
+  (p) => wasm.__dropHandle(p),
+  (p) => wasm.__wbg_node_free(p, 1),
+  (p) => wasm.__wbg_module_free(p, 1),
+  (p) => wasm.__wbg_removablehandle_free(p, 1),
+];
+const collector = new FinalizationRegistry((held) => {
+  const kind = held % 4;
+  freeCollected[kind]((held - kind) / 4);
+});
+/** Hands handle `h` (code `ptr`) to the garbage collector. */
+const gcOwn = (h, kind, ptr) => collector.register(h, ptr * 4 + KIND[kind], h);
+/** Takes it back (true if the collector owned it). */
+const gcDisown = (h) => collector.unregister(h);
 const kindOf = (h) => (h instanceof Tensor ? 'tensor' : h instanceof Node ? 'node' : 'module');
-// `new hg.Module(...)` registers with wasm-bindgen's own registry; its
-// free() unregisters from it (a no-op for handles that never were).
+// `new hg.Module(...)` registers with wasm-bindgen's own registry (the one
+// other registry: a user makes few modules); its free() unregisters from it
+// (a no-op for handles that never were).
 const rawFree = Module.prototype.free;
 
 /** Scope stack of hg.tidy: the innermost scope's handles, or null. */
@@ -120,12 +137,11 @@ let keepCalls = 0;
 // the end it is freed only if everything it removes from is gone (then
 // remove() could only be a no-op, and stays one); otherwise the GC owns it.
 const { RemovableHandle } = core;
-const handleFree = new FinalizationRegistry((p) => wasm.__wbg_removablehandle_free(p, 1));
 RemovableHandle.__wrap = function wrap(ptr) {
   const h = Object.create(RemovableHandle.prototype);
   h.__wbg_ptr = ptr;
   if (scope !== null) scope.push(h);
-  else handleFree.register(h, ptr, h);
+  else gcOwn(h, 'handle', ptr);
   return h;
 };
 {
@@ -166,7 +182,7 @@ function settleHandles(hs) {
   const ids = core.__settleHandles(ptrs); // 0 while live (ids start at 1)
   for (let k = 0; k < hs.length; k++) {
     const h = hs[k];
-    if (ids[k] === 0) handleFree.register(h, h.__wbg_ptr, h);
+    if (ids[k] === 0) gcOwn(h, 'handle', h.__wbg_ptr);
     else {
       h.__hgId = ids[k];
       h.__wbg_ptr = 0;
@@ -203,7 +219,7 @@ function boxed(h) {
   if ((code & 1) === 0) return code;
   const ptr = raw.boxRow(code);
   h.__wbg_ptr = ptr;
-  if (gcFree.tensor.unregister(h)) gcFree.tensor.register(h, ptr, h);
+  if (gcDisown(h)) gcOwn(h, 'tensor', ptr);
   return ptr;
 }
 const rawRegisterHookId = Tensor.prototype.__registerHookId;
@@ -214,7 +230,7 @@ for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node'], [Module, 'module'
     const h = Object.create(cls.prototype);
     h.__wbg_ptr = ptr;
     if (scope !== null) scope.push(h);
-    else gcFree[kind].register(h, ptr, h);
+    else gcOwn(h, kind, ptr);
     return h;
   };
   guardPrototype(cls, RELEASED[kind]);
@@ -281,11 +297,11 @@ function release(h, owned) {
   const kind = kindOf(h);
   if (kind === 'module') {
     rawFree.call(h); // also leaves wasm-bindgen's registry
-    if (!owned) gcFree.module.unregister(h);
+    if (!owned) gcDisown(h);
     return;
   }
   h.__wbg_ptr = 0;
-  if (!owned) gcFree[kind].unregister(h);
+  if (!owned) gcDisown(h);
   freeFn[kind](ptr);
 }
 
@@ -351,10 +367,10 @@ export function tidy(fn) {
         handles.push(h);
         continue;
       }
-      if (anyKept && kept.has(h)) gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
+      if (anyKept && kept.has(h)) gcOwn(h, kindOf(h), h.__wbg_ptr);
       else if (survivors !== null && survivors.has(h)) {
         if (scope !== null) scope.push(h);
-        else gcFree[kindOf(h)].register(h, h.__wbg_ptr, h);
+        else gcOwn(h, kindOf(h), h.__wbg_ptr);
       } else release(h, true);
     }
     if (freed.length !== 0) core.__freeTensors(new Uint32Array(freed));
