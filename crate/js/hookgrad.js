@@ -120,10 +120,31 @@ const gcOwn = (h, kind, ptr) => collector.register(h, ptr * 4 + KIND[kind], h);
 /** Takes it back (true if the collector owned it). */
 const gcDisown = (h) => collector.unregister(h);
 const kindOf = (h) => (h instanceof Tensor ? 'tensor' : h instanceof Node ? 'node' : 'module');
-// `new hg.Module(...)` registers with wasm-bindgen's own registry (the one
-// other registry: a user makes few modules); its free() unregisters from it
-// (a no-op for handles that never were).
+// wasm-bindgen's free(): also leaves wasm-bindgen's own registry (a no-op
+// for the handles the facade's `collector` owns, i.e. all of them).
 const rawFree = Module.prototype.free;
+
+/**
+ * `new hg.Module(name, forward)`, exported in place of wasm-bindgen's class
+ * (same prototype, so `instanceof` and every method are unchanged): its
+ * constructor registers the handle with wasm-bindgen's own registry, and a
+ * second registry is a second task before a finished module is freed (see
+ * `collector`). The handle moves to the facade's. A subclass (`class Net
+ * extends hg.Module`) gets its own prototype.
+ */
+function NewModule(name, forward) {
+  if (new.target === undefined) throw new TypeError("Class constructor Module cannot be invoked without 'new'");
+  const m = new Module(name, forward);
+  const ptr = m.__destroy_into_raw(); // out of wasm-bindgen's registry
+  m.__wbg_ptr = ptr;
+  gcOwn(m, 'module', ptr);
+  if (new.target !== NewModule) Object.setPrototypeOf(m, new.target.prototype);
+  return m;
+}
+NewModule.prototype = Module.prototype;
+Object.defineProperty(NewModule, 'name', { value: 'Module' });
+Object.defineProperty(Module.prototype, 'constructor', { value: NewModule, writable: true, configurable: true });
+export { NewModule as Module };
 
 /** Scope stack of hg.tidy: the innermost scope's handles, or null. */
 let scope = null;

@@ -32,18 +32,17 @@ async function settle() {
 }
 
 /**
- * SOAK_YIELD=turns: the issue's loop as written — gc and two event-loop
- * turns (setImmediate) every 100 cycles, nothing more. Finalization
- * callbacks then get two tasks per pause, not as many as they need: the
- * wasm heap must stay flat anyway (one registry for every handle kind).
+ * SOAK_TURNS=n: yield as the issue's loop does — gc and n event-loop turns
+ * (setImmediate) every 100 cycles, nothing more (the issue: two). V8 runs
+ * one FinalizationRegistry's callbacks per task, so the handles must all be
+ * in one registry for the wasm heap to stay flat that way.
  */
-const TURNS = process.env.SOAK_YIELD === 'turns';
-async function twoTurns() {
+const TURNS = Number(process.env.SOAK_TURNS || 0);
+async function turns() {
   global.gc();
-  await new Promise((r) => setImmediate(r));
-  await new Promise((r) => setImmediate(r));
+  for (let k = 0; k < TURNS; k++) await new Promise((r) => setImmediate(r));
 }
-const pause = TURNS ? twoTurns : settle;
+const pause = TURNS ? turns : settle;
 
 let programSeed = 1;
 
