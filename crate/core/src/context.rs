@@ -149,15 +149,17 @@ pub fn warn_once(message: &'static str) {
 
 // ----- saved tensors hooks ---------------------------------------------------
 
-thread_local! {
+crate::thread_refcell!(
     /// `saved_tensors_hooks` contexts, innermost last (PyTorch keeps a stack
     /// too: the innermost pair packs). `None` entries disable packing while a
     /// pack or unpack hook runs, so ops inside a hook save plainly.
-    static SAVED_HOOKS: RefCell<Vec<Option<Rc<dyn crate::hooks::SavedTensorsHooks>>>> =
-        const { RefCell::new(Vec::new()) };
-    /// An error a pack hook raised inside an op, reported by `ops::record`.
-    static PENDING_ERROR: RefCell<Option<Error>> = const { RefCell::new(None) };
-}
+    static SAVED_HOOKS: Vec<Option<Rc<dyn crate::hooks::SavedTensorsHooks>>> = Vec::new();
+);
+crate::thread_refcell!(
+    /// An error a pack hook raised inside an op, reported by `ops::record`
+    /// (asked by every recorded op: a plain static in the wasm).
+    static PENDING_ERROR: Option<Error> = None;
+);
 
 crate::thread_cell!(
     /// `SAVED_HOOKS`' length: every op that saves a tensor asks, and the

@@ -197,8 +197,11 @@ impl SavedTensor {
     /// storage instead of allocating per op.
     #[inline]
     pub fn empty() -> SavedTensor {
-        thread_local!(static EMPTY: Rc<Storage> = Storage::new(Array::zeros(&[])));
-        SavedTensor::constant_storage(EMPTY.with(|e| e.clone()))
+        crate::one_per_thread!(
+            static EMPTY: std::cell::OnceCell<Rc<Storage>> = std::cell::OnceCell::new();
+        );
+        let empty = EMPTY.with(|e| e.get_or_init(|| Storage::new(Array::zeros(&[]))).clone());
+        SavedTensor::constant_storage(empty)
     }
 
     #[inline]

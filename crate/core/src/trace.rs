@@ -9,7 +9,6 @@
 //! held until that hook's own event is recorded (hooks are recorded after
 //! they return, with their result) and then follows it, naming its handle.
 
-use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 pub use crate::protocol::{
@@ -37,9 +36,15 @@ struct State {
     awaiting: Vec<(LogLevel, String)>,
 }
 
-thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State::default());
-}
+crate::thread_refcell!(
+    /// Every event of a traced run goes through it: a plain static in the
+    /// wasm (per_thread.rs).
+    static STATE: State = State {
+        recorders: Vec::new(),
+        hook_logs: Vec::new(),
+        awaiting: Vec::new(),
+    };
+);
 crate::thread_cell!(
     /// How many `trace()` calls are active (= `STATE.recorders.len()`):
     /// asked by every op and hook call, so a plain cell, not a borrow.

@@ -24,13 +24,14 @@ thread_local! {
     static STASH_KEY: JsValue = JsValue::from_str("__hgStash");
 }
 
-thread_local! {
+hookgrad_core::thread_refcell!(
     /// What the last JS call made by the engine (a hook) threw, if it threw.
     /// The engine rethrows a hook's exception in PyTorch's words and keeps only
     /// its message; the original goes on the new Error as `cause`, so a page
-    /// can show where in the hook it was thrown (its stack).
-    static HOOK_THROW: RefCell<Option<JsValue>> = const { RefCell::new(None) };
-}
+    /// can show where in the hook it was thrown (its stack). Written on every
+    /// hook call: a plain static in the wasm.
+    static HOOK_THROW: Option<JsValue> = None;
+);
 
 /// Records what a JS call threw (`None`: it returned) — see `HOOK_THROW`.
 pub fn note_js_call(thrown: Option<&JsValue>) {

@@ -193,10 +193,12 @@ extern "C" {
     fn take(this: &Trampoline) -> JsValue;
 }
 
-thread_local! {
-    /// Set once by the facade's `init`; never borrowed mutably after.
-    static TRAMPOLINE: std::cell::OnceCell<Trampoline> = const { std::cell::OnceCell::new() };
-}
+hookgrad_core::one_per_thread!(
+    /// Set once by the facade's `init`; never borrowed mutably after. A
+    /// plain static in the wasm (read on every hook call; a `thread_local!`
+    /// access is an indirect call there, per_thread.rs).
+    static TRAMPOLINE: std::cell::OnceCell<Trampoline> = std::cell::OnceCell::new();
+);
 
 /// Called once by the facade with its trampoline object.
 #[wasm_bindgen(js_name = __setHookTrampoline)]
@@ -540,9 +542,14 @@ impl ById {
     }
 }
 
-thread_local! {
-    static BY_ID: std::cell::RefCell<ById> = std::cell::RefCell::new(ById::default());
-}
+hookgrad_core::thread_refcell!(
+    /// Read twice per `registerHook` and once per hook dropped: a plain
+    /// static in the wasm, as TRAMPOLINE.
+    static BY_ID: ById = ById {
+        slots: Vec::new(),
+        free: Vec::new(),
+    };
+);
 
 /// Whether a handle can be kept by id now (a free slot, or room for one).
 pub fn can_keep_by_id() -> bool {
