@@ -93,11 +93,6 @@ const hookCalls = {
 const released = (what) => `this ${what} handle was released (hg.tidy or dispose()); keep it with hg.keep() or return it from tidy`;
 const RELEASED = { tensor: released('tensor'), node: released('node'), module: released('module') };
 
-const freeFn = {
-  tensor: (p) => wasm.__dropHandle(p),
-  node: (p) => wasm.__wbg_node_free(p, 0),
-  module: (p) => wasm.__wbg_module_free(p, 0),
-};
 // One FinalizationRegistry for every kind of handle the GC owns. V8 runs
 // the callbacks of one registry per task, and Node runs about one such task
 // per event-loop turn: with a registry per kind, a program that yields
@@ -105,15 +100,16 @@ const freeFn = {
 // thousands of iterations late — the wasm heap grew with the backlog. The
 // held value is the handle's code times 4 plus its kind (exact in a double).
 const KIND = { tensor: 0, node: 1, module: 2, handle: 3 };
-const freeCollected = [
+/** Frees a handle's wasm side by kind; `gc`: 1 from the collector's callback, 0 now (wasm-bindgen's second argument). */
+const FREE = [
   (p) => wasm.__dropHandle(p),
-  (p) => wasm.__wbg_node_free(p, 1),
-  (p) => wasm.__wbg_module_free(p, 1),
-  (p) => wasm.__wbg_removablehandle_free(p, 1),
+  (p, gc) => wasm.__wbg_node_free(p, gc),
+  (p, gc) => wasm.__wbg_module_free(p, gc),
+  (p, gc) => wasm.__wbg_removablehandle_free(p, gc),
 ];
 const collector = new FinalizationRegistry((held) => {
   const kind = held % 4;
-  freeCollected[kind]((held - kind) / 4);
+  FREE[kind]((held - kind) / 4, 1);
 });
 /** Hands handle `h` (code `ptr`) to the garbage collector. */
 const gcOwn = (h, kind, ptr) => collector.register(h, ptr * 4 + KIND[kind], h);
@@ -323,7 +319,7 @@ function release(h, owned) {
   }
   h.__wbg_ptr = 0;
   if (!owned) gcDisown(h);
-  freeFn[kind](ptr);
+  FREE[KIND[kind]](ptr, 0);
 }
 
 /** Calls `f` on every handle in a Tensor / Node, array or plain object tree. */

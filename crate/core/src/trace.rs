@@ -26,7 +26,6 @@ struct Recorder {
     tensors: Vec<Weak<TensorImpl>>,
 }
 
-#[derive(Default)]
 struct State {
     /// One recorder per active `trace()` call (they nest).
     recorders: Vec<Recorder>,

@@ -522,7 +522,6 @@ impl Handle {
 const MAX_SLOT: usize = (1 << 20) - 1;
 
 /// Slots of kept handles; a free slot is `None` and listed in `free`.
-#[derive(Default)]
 struct ById {
     slots: Vec<Option<(u32, hookgrad_core::hooks::RemovableHandle)>>,
     free: Vec<u32>,
