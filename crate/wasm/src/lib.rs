@@ -21,6 +21,7 @@ pub mod options;
 mod pool;
 mod tape;
 pub mod tensor;
+mod tensor_ops;
 mod warnings;
 
 use std::rc::Rc;

@@ -140,10 +140,9 @@ fn copy_slices(
             })?;
             let mut out = Vec::with_capacity(inner.len());
             let mut parts = inner.into_iter();
-            out.push(match parts.next().flatten() {
-                Some(gs) => Some(crate::view::invert_t(&steps, &gs)?),
-                None => None,
-            });
+            // The base's gradient outside the view passes through as is.
+            let gs = parts.next().flatten();
+            out.push(crate::view::replace_t(&steps, &g, gs.as_ref())?);
             out.extend(parts);
             Ok(out)
         }),

@@ -11,6 +11,7 @@ use crate::trace;
 
 pub mod arith;
 pub mod backward_ops;
+pub mod index;
 pub mod inplace;
 pub mod join;
 pub mod kernel;
