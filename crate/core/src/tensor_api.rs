@@ -103,6 +103,18 @@ impl Tensor {
     ) -> Result<Tensor> {
         crate::ops::index::slice(self, dim, start, end, step)
     }
+    pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
+        shape_ops::view(self, shape)
+    }
+    pub fn contiguous(&self) -> Result<Tensor> {
+        shape_ops::contiguous(self)
+    }
+    pub fn max(&self) -> Result<Tensor> {
+        crate::ops::minmax::extreme(self, true)
+    }
+    pub fn min(&self) -> Result<Tensor> {
+        crate::ops::minmax::extreme(self, false)
+    }
     pub fn clone_op(&self) -> Result<Tensor> {
         shape_ops::clone(self)
     }
