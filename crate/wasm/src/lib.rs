@@ -165,6 +165,14 @@ pub fn defer_scalar_ops(on: bool) {
     hookgrad_core::deferred::set_enabled(on);
 }
 
+/// `hg.setGradEnabled(on)`: switches graph recording, returns the previous
+/// mode (PyTorch's `torch.set_grad_enabled`; `with torch.no_grad():` in the
+/// Python mode is this call on enter and again on exit).
+#[wasm_bindgen(js_name = setGradEnabled)]
+pub fn set_grad_enabled(on: bool) -> bool {
+    context::set_grad_enabled(on)
+}
+
 #[wasm_bindgen(js_name = isGradEnabled)]
 pub fn is_grad_enabled() -> bool {
     context::is_grad_enabled()
