@@ -130,7 +130,7 @@ pub fn norm(a: &Tensor, p: f32, dim: Option<i64>, keepdim: bool) -> Result<Tenso
 }
 
 /// `t.clamp(min?, max?)` with number bounds (`ClampBackward1`): the
-/// gradient passes where `min <= x <= max`.
+/// gradient passes where `min < x < max` (PyTorch 2.15 gives 0 on a bound).
 pub fn clamp(a: &Tensor, min: Option<f32>, max: Option<f32>) -> Result<Tensor> {
     if min.is_none() && max.is_none() {
         return Err(Error::runtime(
@@ -155,7 +155,7 @@ pub fn clamp(a: &Tensor, min: Option<f32>, max: Option<f32>) -> Result<Tensor> {
             let g = grad_in(ctx.grads, &shape);
             let inside = ctx.saved[0]
                 .data()?
-                .mapv(|v| if v >= lo && v <= hi { 1.0 } else { 0.0 });
+                .mapv(|v| if v > lo && v < hi { 1.0 } else { 0.0 });
             Ok(vec![Some(g.mul(&constant(inside))?)])
         }),
     )?;

@@ -77,7 +77,9 @@ pub fn pow_number_base(base: f32, e: &Tensor) -> Result<Tensor> {
         }),
     )?;
     save_result(&t)?;
-    elementwise_layout(t, &[Some(e)])
+    // PyTorch wraps the number into a tensor first: the result is
+    // row-major whatever the exponent's layout (`torch.pow(2, x.t())`).
+    Ok(t)
 }
 
 #[cfg(test)]
