@@ -368,3 +368,11 @@ export function trace(fn: () => unknown): TraceEvent[];
 export function traceRun(fn: () => unknown): TraceRun;
 /** Appends a `log` event to the active trace (none if no trace is active). */
 export function recordLog(level: 'log' | 'info' | 'debug' | 'warn' | 'error', text: string): void;
+/** Takes every engine warning instead of `console.warn` (no de-duplication) until reset with `null`; `atCaller`: PyTorch places it at the user's line. The Python mode hands them to Python's `warnings`. */
+/** Switches graph recording on or off and returns the previous mode (`torch.set_grad_enabled`). Prefer `hg.noGrad(fn)`, which restores it. */
+/** `savedTensorsHooks` for a scope entered and left in two calls (Python's `with`): `pack`/`unpack` are active until `popSavedTensorsHooks()`. */
+export function pushSavedTensorsHooks(pack: (t: Tensor) => unknown, unpack: (packed: any) => Tensor): void;
+/** Ends the innermost `pushSavedTensorsHooks` scope. */
+export function popSavedTensorsHooks(): void;
+export function setGradEnabled(enabled: boolean): boolean;
+export function setWarningHandler(handler: ((message: string, atCaller: boolean) => void) | null): void;
