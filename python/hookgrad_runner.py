@@ -64,6 +64,16 @@ def _user_tb(tb, filename):
     return [f for f in frames if not f.filename.startswith(_SHIM_PREFIX) and not f.filename.startswith("<frozen")]
 
 
+_program_globals = []
+
+
+def finish():
+    """Frees the last program's objects (its tensors release their handles)."""
+    for g in _program_globals:
+        g.clear()
+    _program_globals.clear()
+
+
 def run(source, filename, out, err):
     import torch  # noqa: F401  (imported before the program: its time is not the program's)
     from torch import _bridge
@@ -106,7 +116,8 @@ def run(source, filename, out, err):
                 return {"type": type(e).__name__, "message": msg, "line": line}
             finally:
                 stdout.flush()
-                g.clear()
+                # kept until finish(): the trace's graph is read after the program returns
+                _program_globals.append(g)
     finally:
         sys.stdout, sys.stderr, sys.argv = old
     return None

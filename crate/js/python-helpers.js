@@ -4,6 +4,14 @@
 
 const KIND = { tensor: 0, array: 1, object: 2, other: 3, node: 4 };
 
+/** A Python exception, returned across the FFI and thrown on the JS side. */
+class Threw {
+  constructor(name, message) {
+    this.name = name;
+    this.message = message;
+  }
+}
+
 export function engineHelpers(hg) {
   const { Tensor, Node } = hg;
   const unwrap = (v) => (v && typeof v.toJs === 'function' ? v.toJs({ create_pyproxies: false }) : v);
@@ -21,11 +29,19 @@ export function engineHelpers(hg) {
     setGrad(t, g) { t.grad = g; },
     /** A JS function calling Python's `f`, named `name` (a proxy has no JS name). */
     named(f, name) {
-      const g = (...a) => f(...a);
+      const g = (...a) => {
+        const r = f(...a);
+        if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
+        return r;
+      };
       Object.defineProperty(g, 'name', { value: name });
       return g;
     },
     same: (a, b) => a === b,
+    /** What a Python callable returns when it raised: its wrapper throws this. */
+    threw(name, message) {
+      return new Threw(name, message);
+    },
     array: (...xs) => xs,
     object: () => ({}),
     options: (k, v) => ({ [k]: v }),

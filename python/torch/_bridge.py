@@ -101,7 +101,10 @@ def guarded(fn):
             return fn(*args)
         except BaseException as exc:
             _pending.append(exc)
-            raise
+            # Returned, not raised: an exception crossing into JS is printed
+            # by Pyodide. The JS wrapper (helpers.named) throws an Error for
+            # the engine, and the caller re-raises `exc` itself.
+            return js.threw(type(exc).__name__, str(exc))
 
     return call
 

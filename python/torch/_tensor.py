@@ -234,7 +234,9 @@ class Tensor:
         return bool(self._h.retainsGrad)
 
     def retain_grad(self):
-        B.call_engine(self._h.retainGrad)
+        r = B.call_engine(self._h.retainGrad)
+        if r is not None and r is not B.jsnull and hasattr(r, "dispose") and not js.same(r, self._h):
+            r.dispose()
 
     @property
     def data(self):
@@ -245,7 +247,7 @@ class Tensor:
         from .autograd.grad_mode import no_grad
 
         with no_grad():
-            B.call_engine(self._h.copy_, value._h)
+            self.copy_(value)
 
     def detach(self):
         return self._new(B.call_engine(self._h.detach))

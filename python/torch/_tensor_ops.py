@@ -156,7 +156,7 @@ def _inplace(method):
         elif alpha != 1:
             other = other * alpha
         h, _ = _operand(other)
-        call(getattr(self._h, method), h)
+        _drop(call(getattr(self._h, method), h), self)
         return self
 
     return op
@@ -170,18 +170,26 @@ Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_
 
 
+def _drop(r, t):
+    """An in-place op returns its tensor as a new JS handle: Python returns
+    `t` itself, so that handle is released now (not at some later GC)."""
+    if r is not None and r is not B.jsnull and not js.same(r, t._h):
+        r.dispose()
+
+
 def _zero_(self):
-    call(self._h.zero_)
+    _drop(call(self._h.zero_), self)
     return self
 
 
 def _fill_(self, value):
-    call(self._h.fill_, float(value.item() if isinstance(value, Tensor) else value))
+    _drop(call(self._h.fill_, float(value.item() if isinstance(value, Tensor) else value)), self)
     return self
 
 
 def _copy_(self, src, non_blocking=False):
-    call(self._h.copy_, _operand_tensor(src)._h)
+    src = _operand_tensor(src)
+    _drop(call(self._h.copy_, src._h), self)
     return self
 
 
@@ -452,7 +460,7 @@ def _write(self, vals):
     from ._creation import from_flat
 
     src = from_flat(vals, tuple(self._h.shape), self._dtype)
-    call(self._h.copy_, src._h)
+    _drop(call(self._h.copy_, src._h), self)
     return self
 
 

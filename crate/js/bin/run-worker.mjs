@@ -9,6 +9,7 @@ try {
   const r = py.run(workerData.source, {
     filename: workerData.filename,
     semantics: workerData.semantics,
+    trace: workerData.trace,
     onStdout: (text) => send({ type: 'out', text }),
     onStderr: (text) => send({ type: 'err', text }),
   });

@@ -1,6 +1,8 @@
 """Tensor hooks: the user's Python callable becomes a JS function the engine
 calls like any JS hook (the engine decides order and what it sees)."""
 
+import weakref
+
 from .. import _bridge as B
 from ..utils.hooks import RemovableHandle
 
@@ -14,9 +16,10 @@ def tensor_hook(t, hook):
     from .._tensor import Tensor
 
     _check_grad(t)
+    dtype = t._dtype  # not `t`: the engine holds this closure, and t holds the engine's tensor
 
     def call(g):
-        r = hook(Tensor._wrap(g, t._dtype))
+        r = hook(Tensor._wrap(g, dtype))
         if r is None:
             return None
         if not isinstance(r, Tensor):
@@ -36,8 +39,10 @@ def post_accumulate_hook(t, hook):
     if not t.is_leaf:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
 
+    ref = weakref.ref(t)  # the engine holds this closure; a strong `t` would be a cycle through it
+
     def call(x):
-        r = hook(B.wrap_tensor(x) if False else _same(t, x))
+        r = hook(_same(ref(), x))
         if r is not None:
             raise RuntimeError("hooks registered with register_post_accumulate_grad_hook are expected to return None")
         return None
@@ -49,5 +54,9 @@ def post_accumulate_hook(t, hook):
 
 def _same(t, x):
     """The hook gets the very tensor it was registered on, as in PyTorch."""
+    if t is None:
+        from .._tensor import Tensor
+
+        return Tensor._wrap(x)
     x.dispose()
     return t

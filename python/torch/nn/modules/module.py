@@ -13,8 +13,6 @@ from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
 from . import _call
 
-_modules_by_id = {}  # engine module id -> Python Module (for global hooks)
-
 
 def _addindent(s, n):
     lines = s.split("\n")
@@ -38,7 +36,14 @@ class Module:
         sa(self, "_non_persistent_buffers_set", set())
         sa(self, "_modules", {})
         sa(self, "_hg", _call.engine_module(self))
-        _modules_by_id[int(self._hg.id)] = self
+
+    def __del__(self):
+        h = self.__dict__.get("_hg")
+        if h is not None:
+            try:
+                h.dispose()
+            except Exception:
+                pass
 
     def forward(self, *input):
         raise NotImplementedError(
