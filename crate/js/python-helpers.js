@@ -16,9 +16,11 @@ export function engineHelpers(hg) {
   const { Tensor, Node } = hg;
   const unwrap = (v) => (v && typeof v.toJs === 'function' ? v.toJs({ create_pyproxies: false }) : v);
   return {
+    /** A tensor's values, row-major, as a Float64Array (exact float32 values;
+     * a typed array keeps -0 and floats, where a JS array crosses as Python ints). */
     flat(t) {
       const a = t.toArray();
-      return Array.isArray(a) ? a.flat(Infinity) : [a];
+      return Float64Array.from(Array.isArray(a) ? a.flat(Infinity) : [a]);
     },
     fromFlat(values, shape, requiresGrad) {
       const v = unwrap(values);

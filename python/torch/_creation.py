@@ -3,12 +3,18 @@
 the engine as one constant (or leaf) tensor."""
 
 import math
+import struct
 
 from . import _bridge as B
 from . import _dtype as D
 from . import _random
 from ._bridge import js
 from ._tensor import Tensor
+
+
+def _f32(x):
+    """x rounded to float32 (PyTorch's float kernels compute in float32)."""
+    return struct.unpack("f", struct.pack("f", x))[0]
 
 
 def from_flat(values, shape, dtype=D.float32, requires_grad=False):
@@ -157,13 +163,15 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     # PyTorch's CPU kernel: the first half counts up from start, the second
     # half down from end (so both ends are exact), in float32.
+    f = _f32
     vals = []
     if steps == 1:
         vals = [float(start)]
     elif steps > 1:
-        step = (end - start) / (steps - 1)
+        start, end = f(start), f(end)
+        step = f(f(end - start) / (steps - 1))
         half = steps // 2
-        vals = [start + step * i if i < half else end - step * (steps - i - 1) for i in range(steps)]
+        vals = [f(start + f(step * i)) if i < half else f(end - f(step * (steps - i - 1))) for i in range(steps)]
     return from_flat(vals, (steps,), dtype or D.float32, requires_grad)
 
 
@@ -202,6 +210,8 @@ def legacy_new(*args, **kwargs):
     sizes -> an uninitialised tensor (zeros here)."""
     if kwargs:
         raise TypeError("new() received an invalid combination of arguments")
+    if not args:
+        return from_flat([], (0,), D.float32)
     if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
         values, shape, _ = _infer(args[0])
         return from_flat(values, shape, D.float32)

@@ -49,9 +49,10 @@ def _getitem(self, index):
                 raise ValueError("step must be greater than zero")
             size = t._h.shape[dim]
             start, stop, _ = i.indices(size)
-            if i.start is None and i.stop is None and step == 1:
-                # PyTorch still makes a SliceBackward0 view for a full slice
-                pass
+            if start == 0 and stop >= size and step == 1:
+                # PyTorch's indexing skips a slice that keeps the whole dimension
+                dim += 1
+                continue
             t = Tensor._wrap(call(t._h.slice, dim, start, max(stop, start), step), self._dtype)
             dim += 1
             continue

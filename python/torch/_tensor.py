@@ -64,7 +64,7 @@ class Tensor:
 
     # ----- printing (torch/_tensor_str.py's rules, in _tensor_str) ------------
     def _values(self):
-        return js.flat(self._h).to_py()
+        return js.flat(self._h).to_py().tolist()
 
     def __repr__(self, *, tensor_contents=None):
         gf = self._h.gradFn

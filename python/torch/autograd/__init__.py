@@ -80,12 +80,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return out
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """The legacy `Variable(t, requires_grad=...)`: since PyTorch 0.4 it returns
-    a tensor (here: `data` itself, with requires_grad set as asked)."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        from .._tensor import Tensor
+
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The legacy `Variable(t, requires_grad=...)`: since PyTorch 0.4 it makes
+    a tensor (here `data` itself, with requires_grad set as asked), and every
+    tensor is an instance of it."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if requires_grad:
+            data.requires_grad_(True)
+        return data
 
 
 variable = Variable

@@ -14,6 +14,21 @@ from ..parameter import Parameter
 from . import _call
 
 
+class StateDict(OrderedDict):
+    """state_dict()'s OrderedDict. Its repr is the one PyTorch's users see on
+    CPython 3.11 and earlier (`OrderedDict([('w', ...)])`); Pyodide's CPython
+    3.14 would print `OrderedDict({'w': ...})`."""
+
+    def __repr__(self):
+        if not self:
+            return "OrderedDict()"
+        return "OrderedDict([" + ", ".join(f"({k!r}, {v!r})" for k, v in self.items()) + "])"
+
+
+StateDict.__name__ = StateDict.__qualname__ = "OrderedDict"
+StateDict.__module__ = "collections"
+
+
 def _addindent(s, n):
     lines = s.split("\n")
     if len(lines) == 1:
@@ -259,7 +274,7 @@ class Module:
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         if destination is None:
-            destination = OrderedDict()
+            destination = StateDict()
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
