@@ -45,6 +45,8 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "corpus")
 EXPECTED = os.path.join(HERE, "expected")
@@ -128,30 +130,46 @@ def child_env():
     return env
 
 
-def torch_version():
+def torch_info():
+    """(torch.__version__, the torch package's directory) of the oracle."""
     out = subprocess.run(
-        [sys.executable, "-c", "import torch; print(torch.__version__)"],
+        [sys.executable, "-c", "import os, torch; print(torch.__version__); print(os.path.dirname(torch.__file__))"],
         capture_output=True, text=True, env=child_env(), check=True,
     )
-    return out.stdout.strip()
+    version, torch_dir = out.stdout.strip().split("\n")
+    return version, torch_dir
 
 
-def record(name, version):
+def local_paths(stderr, torch_dir):
+    """stderr with the machine's paths taken out.
+
+    Python 3.9+ makes the main script's path absolute, so tracebacks and
+    warnings name /abs/path/tests/python/corpus/NAME.py: written back as
+    NAME.py (what the program's reader sees).  The torch package's directory
+    becomes <torch> (e.g. <torch>/nn/modules/module.py), so the record does not
+    depend on where the venv lives.
+    """
+    stderr = stderr.replace(CORPUS + os.sep, "")
+    return stderr.replace(torch_dir, "<torch>")
+
+
+def record(name, version, torch_dir):
     script = name + ".py"
     proc = subprocess.run(
         [sys.executable, script], cwd=CORPUS, env=child_env(),
         capture_output=True, text=True, timeout=TIMEOUT,
     )
-    exception, exception_line, traceback_lines = parse_exception(proc.stderr, script)
+    stderr = local_paths(proc.stderr, torch_dir)
+    exception, exception_line, traceback_lines = parse_exception(stderr, script)
     return {
         "torch": version,
         "stdout": proc.stdout,
-        "stderr": proc.stderr,
+        "stderr": stderr,
         "exit_code": proc.returncode,
         "exception": exception,
         "exception_line": exception_line,
         "traceback_lines": traceback_lines,
-        "warnings": parse_warnings(proc.stderr, script),
+        "warnings": parse_warnings(stderr, script),
     }
 
 
@@ -167,11 +185,11 @@ def main(argv):
     if missing:
         sys.exit("no such program: " + ", ".join(missing))
     os.makedirs(EXPECTED, exist_ok=True)
-    version = torch_version()
+    version, torch_dir = torch_info()
     failed = 0
     for name in names:
         try:
-            rec = record(name, version)
+            rec = record(name, version, torch_dir)
         except subprocess.TimeoutExpired:
             print(f"TIMEOUT {name} (> {TIMEOUT} s)", file=sys.stderr)
             failed += 1
