@@ -171,7 +171,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
         start, end = f(start), f(end)
         step = f(f(end - start) / (steps - 1))
         half = steps // 2
-        vals = [f(start + f(step * i)) if i < half else f(end - f(step * (steps - i - 1))) for i in range(steps)]
+        # one rounding per value: the kernel's multiply-add is fused
+        vals = [f(start + step * i) if i < half else f(end - step * (steps - i - 1)) for i in range(steps)]
     return from_flat(vals, (steps,), dtype or D.float32, requires_grad)
 
 

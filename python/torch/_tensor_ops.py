@@ -333,12 +333,7 @@ def _extreme(method, node_kind):
         res = call(getattr(self._h, method), _dim(dim, max(self.dim(), 1)), bool(keepdim))
         from .return_types import minmax
 
-        from ._creation import from_flat
-
-        values = Tensor._wrap(res.values, self._dtype)
-        idx = res.indices
-        indices = from_flat([float(i) for i in idx.to_py()], tuple(values._h.shape), D.int64) if not hasattr(idx, "_h") else idx
-        return minmax(method, values, indices)
+        return minmax(method, Tensor._wrap(res.values, self._dtype), Tensor._wrap(res.indices, D.int64))
 
     return op
 
