@@ -45,6 +45,12 @@ export function engineHelpers(hg) {
       return new Threw(name, message);
     },
     array: (...xs) => xs,
+    dispose: (h) => h.dispose(),
+    unary_op: (name) => (t) => t[name](),
+    op_add: (a, b) => a.add(b),
+    op_sub: (a, b) => a.sub(b),
+    op_mul: (a, b) => a.mul(b),
+    op_div: (a, b) => a.div(b),
     object: () => ({}),
     options: (k, v) => ({ [k]: v }),
     set(o, k, v) { o[k] = v; },

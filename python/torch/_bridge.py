@@ -13,7 +13,7 @@ import sys
 import weakref
 
 import _hookgrad  # noqa: F401  (registered by loadPython)
-from pyodide.ffi import JsException, create_proxy, jsnull
+from pyodide.ffi import JsException, create_proxy, jsnull  # noqa: F401 (JsException: for callers)
 
 hg = _hookgrad.hg
 js = _hookgrad.helpers

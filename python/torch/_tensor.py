@@ -12,6 +12,9 @@ from . import _tensor_str as S
 from ._bridge import hg, js
 
 
+_dispose = js.dispose
+
+
 def _num(x):
     """A Python number as the engine takes it (bool is a number there)."""
     return float(x) if isinstance(x, bool) else x
@@ -52,12 +55,10 @@ class Tensor:
         return t
 
     def __del__(self):
-        h = getattr(self, "_h", None)
-        if h is not None:
-            try:
-                h.dispose()
-            except Exception:
-                pass
+        try:
+            _dispose(self._h)
+        except Exception:
+            pass
 
     def _new(self, h, dtype=None):
         return Tensor._wrap(h, dtype or self._dtype)

@@ -11,10 +11,38 @@ call = B.call_engine
 
 
 def _binary(method, reflected_method=None):
+    # The hot path of every program: one FFI call through a JS function held
+    # here (a JsProxy attribute lookup per op would be a second crossing),
+    # dtypes decided without a call when both sides are alike.
+    jsop = getattr(js, "op_" + method)
+    is_div = method == "div"
+    new = object.__new__
+    f32 = D.float32
+
     def op(self, other):
-        h, od = _operand(other)
-        r = call(getattr(self._h, method), h)
-        return Tensor._wrap(r, _result_dtype(self._dtype, od, method))
+        t = type(other)
+        d = self._dtype
+        if t is Tensor:
+            if other._dtype is not d:
+                d = D.promote(d, other._dtype)
+            h = other._h
+        elif t is float:
+            if not d.is_floating_point:
+                d = f32
+            h = other
+        else:
+            h, od = _operand(other)
+            d = D.result_type(d, od)
+        try:
+            r = jsop(self._h, h)
+        except B.JsException as e:
+            raise B.translate(e) from None
+        if is_div and not d.is_floating_point:
+            d = f32
+        out = new(Tensor)
+        out._h = r
+        out._dtype = d
+        return out
 
     def rop(self, other):
         from ._creation import scalar_like
@@ -37,8 +65,6 @@ for _name, _py in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "true
     setattr(Tensor, _name, _op)
     setattr(Tensor, f"__{_py}__", _op)
     setattr(Tensor, f"__r{_py}__", _rop)
-Tensor.__add__ = Tensor.add
-Tensor.__mul__ = Tensor.mul
 Tensor.__div__ = Tensor.__truediv__
 Tensor.true_divide = Tensor.div
 Tensor.multiply = Tensor.mul
@@ -81,20 +107,19 @@ def _add_alpha(self, other, alpha=1):
     return self.add(other if alpha == 1 else other * alpha)
 
 
+_plain_add, _plain_sub = Tensor.__add__, Tensor.__sub__
+
+
 def _add(self, other, *, alpha=1):
-    h, od = _operand(other if alpha == 1 else other * alpha)
-    return Tensor._wrap(call(self._h.add, h), D.result_type(self._dtype, od))
+    return _plain_add(self, other if alpha == 1 else other * alpha)
 
 
 def _sub(self, other, *, alpha=1):
-    h, od = _operand(other if alpha == 1 else other * alpha)
-    return Tensor._wrap(call(self._h.sub, h), D.result_type(self._dtype, od))
+    return _plain_sub(self, other if alpha == 1 else other * alpha)
 
 
 Tensor.add = _add
-Tensor.__add__ = lambda self, other: _add(self, other)
 Tensor.sub = _sub
-Tensor.__sub__ = lambda self, other: _sub(self, other)
 
 
 def _pow(self, exponent):
@@ -265,9 +290,22 @@ def _expand_vals(vals, shape, to):
 
 # ----- elementwise math ----------------------------------------------------------
 def _unary(method):
+    jsop = js.unary_op(method)  # one JS function per op: a single FFI call per use
+    keeps_int = method in ("abs", "relu")
+    new = object.__new__
+
     def op(self):
-        d = self._dtype if self._dtype.is_floating_point or method in ("abs", "relu") else D.float32
-        return Tensor._wrap(call(getattr(self._h, method)), d)
+        d = self._dtype
+        if not d.is_floating_point and not keeps_int:
+            d = D.float32
+        try:
+            r = jsop(self._h)
+        except B.JsException as e:
+            raise B.translate(e) from None
+        out = new(Tensor)
+        out._h = r
+        out._dtype = d
+        return out
 
     return op
 
