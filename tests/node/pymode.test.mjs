@@ -97,3 +97,26 @@ for (const [name, c] of Object.entries(E)) {
     assert.equal(err.name, c.class);
   });
 }
+
+const SO = FIX.scenarios.pymode_saved_order;
+
+for (const [name, c] of Object.entries(SO.cases)) {
+  test(`pymode_saved_order/${name}: ${c.js} packs and unpacks as PyTorch`, () => {
+    const x = hg.tensor(SO.inputs.x, { requiresGrad: true });
+    const y = hg.tensor(SO.inputs.y, { requiresGrad: true });
+    const v = hg.tensor(SO.inputs.v, { requiresGrad: true });
+    const names = new Map([[x.id, 'x'], [y.id, 'y'], [v.id, 'v']]);
+    const log = [];
+    let k = 0;
+    let out;
+    hg.savedTensorsHooks(
+      (t) => { k += 1; log.push(['pack', k, names.get(t.id) ?? t.shape]); return [k, t]; },
+      (p) => { log.push(['unpack', p[0]]); return p[1]; },
+      // eslint-disable-next-line no-new-func
+      () => { out = new Function('hg', 'x', 'y', 'v', `return ${c.js};`)(hg, x, y, v); },
+    );
+    (out.shape.length ? out.sum() : out).backward();
+    assert.deepEqual(log, c.log);
+    [['x', x], ['y', y], ['v', v]].forEach(([n, t]) => approx(V(t.grad), c.grads[n], `${n}.grad`));
+  });
+}

@@ -65,9 +65,12 @@ impl Tensor {
     /// arrays allowed) or a Tensor of integer values, along dim 0
     /// (`IndexBackward0`, a copy).
     pub fn index(&self, indices: JsValue) -> JsResult<Tensor> {
-        let (shape, values) = match as_tensor(&indices) {
-            Some(t) => (t.shape(), t.to_array().js()?.into_vec()),
-            None if js_sys::Array::is_array(&indices) => parse_data(&indices, None)?,
+        let idx = match as_tensor(&indices) {
+            Some(t) => t,
+            None if js_sys::Array::is_array(&indices) => {
+                let (shape, values) = parse_data(&indices, None)?;
+                hookgrad_core::Tensor::from_vec(&shape, values, &Default::default()).js()?
+            }
             None => {
                 return Err(type_error(format!(
                     "index(): indices must be an array of integers or a Tensor, not {}",
@@ -75,8 +78,7 @@ impl Tensor {
                 )))
             }
         };
-        let values: Vec<f64> = values.into_iter().map(f64::from).collect();
-        wrap(index::index(&self.core().js()?, &values, &shape))
+        wrap(index::index(&self.core().js()?, &idx))
     }
 }
 

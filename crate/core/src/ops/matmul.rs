@@ -156,16 +156,17 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         "MmBackward0",
         &[Some(a), Some(b)],
         out,
-        // PyTorch saves mat2 for self's grad and self for mat2's grad.
+        // PyTorch saves mat2 for self's grad and self for mat2's grad, in
+        // that order (its pack and unpack hooks see mat2 first).
         || {
             vec![
-                if b_rg {
-                    SavedTensor::save(a)
+                if a_rg {
+                    SavedTensor::save(b)
                 } else {
                     SavedTensor::empty()
                 },
-                if a_rg {
-                    SavedTensor::save(b)
+                if b_rg {
+                    SavedTensor::save(a)
                 } else {
                     SavedTensor::empty()
                 },
@@ -174,10 +175,10 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &out_shape);
             let ga = need(ctx.needs, 0, || {
-                mm_mat1_backward(&g, &ctx.saved[1], &a_layout)
+                mm_mat1_backward(&g, &ctx.saved[0], &a_layout)
             })?;
             let gb = need(ctx.needs, 1, || {
-                mm_mat2_backward(&g, &ctx.saved[0], &b_layout)
+                mm_mat2_backward(&g, &ctx.saved[1], &b_layout)
             })?;
             Ok(vec![ga, gb])
         }),

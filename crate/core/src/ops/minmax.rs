@@ -117,13 +117,15 @@ pub fn extreme_dim(a: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             (mk(vals)?, mk(idx)?, shape, Some(axis))
         }
     };
-    let index_values = indices.clone();
     let out_shape = values.shape().to_vec();
+    // PyTorch saves the indices output (a pack hook sees that very tensor;
+    // changing it in place fails the backward).
+    let indices = Tensor::from_array(indices);
     let t = record(
         if max { "MaxBackward0" } else { "MinBackward0" },
         &[Some(a)],
         values,
-        Vec::new,
+        || vec![SavedTensor::save(&indices)],
         // PyTorch value_selecting_reduction_backward: the gradient scattered
         // into zeros of the input's size at the indices (along `dim`).
         Box::new(move |ctx| {
@@ -134,14 +136,14 @@ pub fn extreme_dim(a: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             if !keepdim {
                 g = shape_ops::unsqueeze(&g, axis)?;
             }
-            let onehot = one_hot(&shape, axis, &index_values);
+            let onehot = one_hot(&shape, axis, &*ctx.saved[0].data()?);
             let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
             Ok(vec![Some(
                 shape_ops::expand(&g, &sizes)?.mul(&constant(onehot))?,
             )])
         }),
     )?;
-    Ok((t, Tensor::from_array(indices)))
+    Ok((t, indices))
 }
 
 /// 1 where the element's index along `axis` is the one picked for its lane.

@@ -27,11 +27,13 @@ pub fn pow_tensor(a: &Tensor, e: &Tensor) -> Result<Tensor> {
         "PowBackward1",
         &[Some(a), Some(e)],
         out,
-        || vec![SavedTensor::save(a), SavedTensor::save(e)],
+        // PyTorch's order (its pack / unpack hooks see them so): exponent,
+        // self, then the result.
+        || vec![SavedTensor::save(e), SavedTensor::save(a)],
         // The engine sums each gradient back to its input's shape.
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &out_shape);
-            let (x, y, r) = (&ctx.saved[0], &ctx.saved[1], &ctx.saved[2]);
+            let (y, x, r) = (&ctx.saved[0], &ctx.saved[1], &ctx.saved[2]);
             let gs = super::need(ctx.needs, 0, || {
                 // exponent * self^(exponent - 1), 0 where the exponent is 0.
                 let f = broadcast_zip(&*x.data()?, &*y.data()?, |b, p| {
