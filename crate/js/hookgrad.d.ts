@@ -375,4 +375,6 @@ export function pushSavedTensorsHooks(pack: (t: Tensor) => unknown, unpack: (pac
 /** Ends the innermost `pushSavedTensorsHooks` scope. */
 export function popSavedTensorsHooks(): void;
 export function setGradEnabled(enabled: boolean): boolean;
+/** Handles made while a hook runs count as owners of their tensor, as PyTorch counts a hook's references: a hook that keeps a gradient stops AccumulateGrad from taking it over. For hosts that release every handle a hook does not keep when it returns (the Python mode); JS code keeps the default, `false`. Returns the previous setting. */
+export function setHookHandlesOwn(on: boolean): boolean;
 export function setWarningHandler(handler: ((message: string, atCaller: boolean) => void) | null): void;

@@ -120,3 +120,38 @@ for (const [name, c] of Object.entries(SO.cases)) {
     [['x', x], ['y', y], ['v', v]].forEach(([n, t]) => approx(V(t.grad), c.grads[n], `${n}.grad`));
   });
 }
+
+const ST = FIX.scenarios.pymode_steal;
+
+// The Python mode's setting: handles made in hooks are owners, and every
+// handle a hook does not keep is released when it returns (as CPython frees
+// a hook's arguments).
+for (const [name, c] of Object.entries(ST.cases)) {
+  test(`pymode_steal/${name}: ${c.js} — AccumulateGrad takes over the gradient where PyTorch does`, () => {
+    const before = hg.setHookHandlesOwn(true);
+    try {
+      const x = hg.tensor(ST.x, { requiresGrad: true });
+      x.registerPostAccumulateGradHook((t) => { const g = t.grad; g.mul_(10); g.dispose(); t.dispose(); });
+      // eslint-disable-next-line no-new-func
+      const y = new Function('hg', 'x', `return ${c.js};`)(hg, x);
+      const s = y.sum();
+      const node = y === x || y.id === x.id ? s.gradFn : y.gradFn;
+      assert.equal(node.name, c.node);
+      const seen = [];
+      node.registerHook((gi, go) => {
+        seen.push(gi[0]);
+        gi.slice(1).forEach((t) => t && t.dispose());
+        go.forEach((t) => t && t.dispose());
+      });
+      s.backward(undefined, { retainGraph: true });
+      approx(V(seen[0]), c.seen, 'kept gradient after the first backward');
+      approx(V(x.grad), c.x_grad, 'x.grad after the first backward');
+      s.backward();
+      approx(V(seen[0]), c.seen_after_second, 'first kept gradient after the second backward');
+      approx(V(seen[1]), c.seen2, 'second kept gradient');
+      approx(V(x.grad), c.x_grad_after_second, 'x.grad after the second backward');
+    } finally {
+      hg.setHookHandlesOwn(before);
+    }
+  });
+}

@@ -761,9 +761,12 @@ pub(crate) fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> 
             // not counted (JS cannot tell whether the hook kept them).
             let layout = variable.layout();
             let obeys = crate::layout::obeys_layout_contract(&layout.0, &grad.strides(), &layout.1);
-            let steal = grad.owner_count() <= 2 && grad.view_info().is_none() && obeys;
+            // A view is taken over too, as PyTorch does (`x.unsqueeze(0)
+            // .expand(2, 3)`: UnsqueezeBackward0's squeeze of the gradient);
+            // `.grad` then stays a view of its base for in-place changes.
+            let steal = grad.owner_count() <= 2 && obeys;
             let stored = if steal {
-                grad.detach()
+                crate::view::alias(&grad)?
             } else {
                 let copy = Tensor::from_array(grad.to_array()?);
                 copy.lay_out_as_grad_copy(&layout)?;
@@ -799,6 +802,10 @@ pub(crate) fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> 
                 *d = sum.into();
             }
             existing.storage().bump_version();
+            // A stolen view's base sees the in-place sum (PyTorch's `+=`).
+            if existing.view_info().is_some() {
+                crate::view::sync_after_write(&existing)?;
+            }
         }
     }
     after_accumulate(variable)

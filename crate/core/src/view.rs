@@ -197,6 +197,19 @@ pub fn link(input: &Tensor, view: &Tensor, step: ViewStep) -> Result<()> {
     Ok(())
 }
 
+/// A new tensor sharing `t`'s storage, with no history (`t.detach()`), that
+/// stays a view of `t`'s base when `t` is one: AccumulateGrad's stolen
+/// `.grad` (PyTorch's `new_grad.detach()` aliases the view's memory, so an
+/// in-place change of `.grad` shows in the view's base).
+pub fn alias(t: &Tensor) -> Result<Tensor> {
+    let a = t.detach();
+    if let Some(info) = t.view_info() {
+        info.base.meta_mut()?.views.push(Rc::downgrade(&a.0));
+        a.meta_mut()?.view = Some(info);
+    }
+    Ok(a)
+}
+
 fn live_views(base: &Tensor) -> Vec<Tensor> {
     let mut out = Vec::new();
     if let Ok(mut m) = base.meta_mut() {

@@ -39,7 +39,7 @@ impl Tensor {
         crate::live::handle_created();
         // Never deferred while a JS hook runs (`arith`), so only a tensor.
         let hook_ref = match &held {
-            Held::Tensor(t) if crate::live::in_js_hook() => {
+            Held::Tensor(t) if crate::live::hook_handle_borrows() => {
                 t.add_hook_ref();
                 true
             }
