@@ -13,6 +13,11 @@ class Threw {
 }
 
 export function engineHelpers(hg) {
+  // The Python side's one dispatcher `(key, ...args)`, and the keys of the
+  // functions JS has collected (their Python callables can go).
+  let dispatch = null;
+  const collected = [];
+  const forget = new FinalizationRegistry((key) => collected.push(key));
   const { Tensor, Node } = hg;
   const unwrap = (v) => (v && typeof v.toJs === 'function' ? v.toJs({ create_pyproxies: false }) : v);
   return {
@@ -30,14 +35,23 @@ export function engineHelpers(hg) {
     getGrad(t) { return t.grad; },
     setGrad(t, g) { t.grad = g; },
     /** A JS function calling Python's `f`, named `name` (a proxy has no JS name). */
-    named(f, name) {
+    setDispatch(f) { dispatch = f; },
+    /** A JS function (named `name`) calling Python's callable `key`. */
+    callable(key, name) {
       const g = (...a) => {
-        const r = f(...a);
+        const r = dispatch(key, ...a);
         if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
         return r;
       };
       Object.defineProperty(g, 'name', { value: name });
+      forget.register(g, key);
       return g;
+    },
+    takeCollected: () => collected.splice(0),
+    /** t.register_hook(fn) in one crossing: PyTorch's check, the function, the registration. */
+    registerTensorHook(t, key, name) {
+      if (!t.requiresGrad) throw Object.assign(new Error("cannot register a hook on a tensor that doesn't require gradient"), { name: 'RuntimeError' });
+      return t.registerHook(this.callable(key, name));
     },
     same: (a, b) => a === b,
     /** What a Python callable returns when it raised: its wrapper throws this. */

@@ -55,10 +55,16 @@ def user_line(skip=2):
 hook_lines = {}
 
 
-def note_hook(handle_id):
+def note_hook(h):
+    """Records where the program registered hook handle `h`; returns the
+    torch.utils.hooks.RemovableHandle the program gets."""
+    from .utils.hooks import RemovableHandle
+
+    hid = int(h.id)
     line = user_line(3)
     if line is not None:
-        hook_lines[int(handle_id)] = line
+        hook_lines[hid] = line
+    return RemovableHandle(h, hid)
 
 
 # ----- errors ----------------------------------------------------------------
@@ -92,32 +98,44 @@ def call_engine(f, *args):
         raise translate(e) from None
 
 
-def guarded(fn):
-    """Wraps a Python callable the engine will call: its exception is kept for
-    the caller to re-raise, and re-raised here so the engine aborts the pass."""
-
-    def call(*args):
-        try:
-            return fn(*args)
-        except BaseException as exc:
-            _pending.append(exc)
-            # Returned, not raised: an exception crossing into JS is printed
-            # by Pyodide. The JS wrapper (helpers.named) throws an Error for
-            # the engine, and the caller re-raises `exc` itself.
-            return js.threw(type(exc).__name__, str(exc))
-
-    return call
+# Python callables the engine may call, by key. One proxy (`_dispatch`) serves
+# them all: a Pyodide proxy per hook costs more than the hook call itself. A
+# key is forgotten when JS has collected its function (helpers.callable).
+_callables = {}
+_keys = [0]
 
 
-def proxy(fn, named=None):
-    """A JS function for `fn` that stays valid after this call returns
-    (Pyodide frees the proxy when JS lets go of it). It is a real JS function
-    named after the user's callable (`named`), as the engine shows hooks by
-    their function's name."""
+def _dispatch(key, *args):
+    try:
+        return _callables[key](*args)
+    except BaseException as exc:
+        _pending.append(exc)
+        # Returned, not raised: an exception crossing into JS is printed by
+        # Pyodide. The JS function (helpers.callable) throws an Error for the
+        # engine, and the caller re-raises `exc` itself.
+        return js.threw(type(exc).__name__, str(exc))
+
+
+js.setDispatch(create_proxy(_dispatch))
+
+
+def callable_key(fn, named=None):
+    """(key, name) under which JS calls `fn` (helpers.callable): the name is
+    the user's callable's (`named`), as the engine shows hooks by name."""
     name = getattr(named, "__name__", None) if named is not None else None
     if not isinstance(name, str):
         name = type(named).__name__ if named is not None else "forward"
-    return js.named(create_proxy(guarded(fn)), name)
+    k = _keys[0] = _keys[0] + 1
+    _callables[k] = fn
+    if not k & 255:
+        for key in js.takeCollected():
+            _callables.pop(key, None)
+    return k, name
+
+
+def proxy(fn, named=None):
+    """A JS function calling `fn`, valid until JS lets go of it."""
+    return js.callable(*callable_key(fn, named))
 
 
 # ----- values across the boundary ---------------------------------------------

@@ -63,8 +63,7 @@ class Node:
             return None if r is None else B.grads_to_js(_tuple(r), "hook")
 
         h = B.call_engine(self._h.registerHook, B.proxy(call, fn))
-        B.note_hook(h.id)
-        return RemovableHandle(h)
+        return B.note_hook(h)
 
     def register_prehook(self, fn):
         def call(grad_outputs):
@@ -72,8 +71,7 @@ class Node:
             return None if r is None else B.grads_to_js(_tuple(r), "hook")
 
         h = B.call_engine(self._h.registerPrehook, B.proxy(call, fn))
-        B.note_hook(h.id)
-        return RemovableHandle(h)
+        return B.note_hook(h)
 
     def __call__(self, *args):
         raise NotImplementedError("hookgrad does not implement calling a backward node directly yet")
@@ -164,5 +162,4 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     h = B.call_engine(B.hg.registerMultiGradHook, B.js.array(*[t._h for t in tensors]), B.proxy(call, fn),
                       B.js.options("mode", mode))
-    B.note_hook(h.id)
-    return RemovableHandle(h)
+    return B.note_hook(h)

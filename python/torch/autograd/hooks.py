@@ -15,20 +15,25 @@ def _check_grad(t):
 def tensor_hook(t, hook):
     from .._tensor import Tensor
 
-    _check_grad(t)
     dtype = t._dtype  # not `t`: the engine holds this closure, and t holds the engine's tensor
+    new = object.__new__
 
     def call(g):
-        r = hook(Tensor._wrap(g, dtype))
+        gt = new(Tensor)
+        gt._h = g
+        gt._dtype = dtype
+        r = hook(gt)
         if r is None:
             return None
         if not isinstance(r, Tensor):
             raise TypeError(f"expected Tensor or None as the hook's result (got {type(r).__name__})")
         return B.hand_over(r)
 
-    h = B.call_engine(t._h.registerHook, B.proxy(call, hook))
-    B.note_hook(h.id)
-    return RemovableHandle(h)
+    # One crossing: the JS side checks requires_grad, makes the function and
+    # registers it (the most frequent registration of all).
+    key, name = B.callable_key(call, hook)
+    h = B.call_engine(B.js.registerTensorHook, t._h, key, name)
+    return B.note_hook(h)
 
 
 def post_accumulate_hook(t, hook):
@@ -48,8 +53,7 @@ def post_accumulate_hook(t, hook):
         return None
 
     h = B.call_engine(t._h.registerPostAccumulateGradHook, B.proxy(call, hook))
-    B.note_hook(h.id)
-    return RemovableHandle(h)
+    return B.note_hook(h)
 
 
 def _same(t, x):

@@ -4,11 +4,11 @@
 class RemovableHandle:
     next_id = 0
 
-    def __init__(self, engine_handle=None, on_remove=None):
+    def __init__(self, engine_handle=None, hid=None, on_remove=None):
         self._h = engine_handle
         self._on_remove = on_remove
         if engine_handle is not None:
-            self.id = int(engine_handle.id)
+            self.id = int(engine_handle.id) if hid is None else hid
         else:
             self.id = RemovableHandle.next_id
             RemovableHandle.next_id += 1

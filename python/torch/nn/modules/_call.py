@@ -78,8 +78,7 @@ def _opts(prepend=False, with_kwargs=False):
 
 
 def _handle(h):
-    B.note_hook(h.id)
-    return RemovableHandle(h)
+    return B.note_hook(h)
 
 
 def forward_pre_hook(mod, hook, prepend, with_kwargs, target=None):
