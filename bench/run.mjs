@@ -205,7 +205,7 @@ if (want('w1') && HG.wasmMemory) {
 let python = { skipped: 'skipped (--no-python)' };
 if (!flag('--no-python') && (!ONLY || want('py'))) {
   log('the Python mode: hookgrad run start-up, the PyTorch peer\'s script on Pyodide beside real PyTorch, Chromium start-up');
-  try { python = await measurePython({ rounds: Math.min(ROUNDS, 5), torchData, torchAvailable: !!torch, log }); } catch (e) { python = { skipped: e.message }; }
+  try { python = await measurePython({ rounds: Math.min(ROUNDS, 5), torchData, torchAvailable: !flag('--no-torch'), log }); } catch (e) { python = { skipped: e.message }; }
   // The Python mode computes what the JS peers compute: checked against the same reference.
   if (python.check) {
     const ref = { w1: D.w1Data(), w3: D.w3Data() };

@@ -6,6 +6,7 @@ import { loadPython } from '../python.js';
 const send = (m) => parentPort.postMessage(m);
 try {
   const py = await loadPython();
+  send({ type: 'start' });
   const r = py.run(workerData.source, {
     filename: workerData.filename,
     semantics: workerData.semantics,
