@@ -79,6 +79,9 @@ def run(source, filename, out, err):
     from torch import _bridge
 
     _bridge.hook_lines.clear()
+    from torch.utils.hooks import RemovableHandle
+
+    RemovableHandle.next_id = 0  # as in a fresh `python` process
     _bridge._pending.clear()
     stdout = _Out(out, _hookgrad.log)
     stderr = _Out(err, None)

@@ -55,16 +55,21 @@ def user_line(skip=2):
 hook_lines = {}
 
 
-def note_hook(h):
-    """Records where the program registered hook handle `h`; returns the
-    torch.utils.hooks.RemovableHandle the program gets."""
+def note_hook(h, hooks_dict=None, hook=None, extra_dict=None):
+    """Records where the program registered engine hook handle `h`; returns
+    the torch.utils.hooks.RemovableHandle the program gets (listing `hook` in
+    `hooks_dict` under the handle's id, as PyTorch's module dicts do)."""
     from .utils.hooks import RemovableHandle
 
-    hid = int(h.id)
     line = user_line(3)
     if line is not None:
-        hook_lines[hid] = line
-    return RemovableHandle(h, hid)
+        hook_lines[int(h.id)] = line
+    handle = RemovableHandle(h, hooks_dict, extra_dict=extra_dict)
+    if hooks_dict is not None:
+        hooks_dict[handle.id] = hook
+    if extra_dict is not None:
+        extra_dict[handle.id] = True
+    return handle
 
 
 # ----- errors ----------------------------------------------------------------

@@ -37,6 +37,8 @@ def _infer(data):
         return [float(data)], (), D.int64
     if isinstance(data, float):
         return [data], (), D.float32
+    if isinstance(data, str):
+        raise ValueError(f"too many dimensions '{type(data).__name__}'")
     if not isinstance(data, (list, tuple)):
         if hasattr(data, "__float__"):
             return [float(data)], (), D.float32

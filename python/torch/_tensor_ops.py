@@ -30,9 +30,11 @@ def _binary(method, reflected_method=None):
             if not d.is_floating_point:
                 d = f32
             h = other
-        else:
+        elif t is int or t is bool or t is list or t is tuple or isinstance(other, Tensor):
             h, od = _operand(other)
             d = D.result_type(d, od)
+        else:
+            return NotImplemented  # Python then raises its TypeError
         try:
             r = jsop(self._h, h)
         except B.JsException as e:

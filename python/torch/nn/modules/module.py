@@ -11,7 +11,7 @@ from collections import OrderedDict
 from ... import _bridge as B
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
-from . import _call
+from . import _call, _registration
 
 
 class StateDict(OrderedDict):
@@ -50,6 +50,10 @@ class Module:
         sa(self, "_buffers", {})
         sa(self, "_non_persistent_buffers_set", set())
         sa(self, "_modules", {})
+        for name in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_backward_hooks",
+                     "_backward_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks"):
+            sa(self, name, OrderedDict())
         sa(self, "_hg", _call.engine_module(self))
 
     def __del__(self):
@@ -105,6 +109,7 @@ class Module:
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
+                value = _registration.run(_registration.modules, self, name, value)
                 modules[name] = value
                 _call.add_child(self, name, value)
             elif modules is not None and name in modules:
@@ -155,6 +160,7 @@ class Module:
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created explicitly. "
                 f"To express '{name}' as a function of another Tensor, compute the value in the forward() method."
             )
+        param = _registration.run(_registration.parameters, self, name, param)
         self._parameters[name] = param
         _call.add_parameter(self, name, param)
 
@@ -173,6 +179,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (torch Tensor or None required)")
+        tensor = _registration.run(_registration.buffers, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -421,3 +428,6 @@ RemovableHandle = RemovableHandle
 # torch.nn.modules.module.register_module_*: the global hooks.
 from ._call import (register_module_forward_hook, register_module_forward_pre_hook,  # noqa: E402,F401
                     register_module_full_backward_hook, register_module_full_backward_pre_hook)
+from ._registration import (register_module_buffer_registration_hook,  # noqa: E402,F401
+                            register_module_module_registration_hook,
+                            register_module_parameter_registration_hook)
