@@ -2,7 +2,14 @@
 // written in JS because they are one call here and several across the FFI:
 // flattening values, building arrays and option objects, kinds of values.
 
-const KIND = { tensor: 0, array: 1, object: 2, other: 3, node: 4 };
+const KIND = { tensor: 0, array: 1, object: 2, other: 3, node: 4, pyref: 5 };
+
+/** A Python object passed through a module call: the engine sees an opaque value. */
+class PyRef {
+  constructor(index) {
+    this.index = index;
+  }
+}
 
 /** A Python exception, returned across the FFI and thrown on the JS side. */
 class Threw {
@@ -59,6 +66,7 @@ export function engineHelpers(hg) {
       return new Threw(name, message);
     },
     array: (...xs) => xs,
+    pyref: (index) => new PyRef(index),
     dispose: (h) => h.dispose(),
     unary_op: (name) => (t) => t[name](),
     op_add: (a, b) => a.add(b),
@@ -74,6 +82,7 @@ export function engineHelpers(hg) {
       if (v instanceof Tensor) return KIND.tensor;
       if (Array.isArray(v)) return KIND.array;
       if (v instanceof Node) return KIND.node;
+      if (v instanceof PyRef) return KIND.pyref + v.index;
       if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return KIND.object;
       return KIND.other;
     },

@@ -145,7 +145,7 @@ def proxy(fn, named=None):
 
 # ----- values across the boundary ---------------------------------------------
 
-KIND_TENSOR, KIND_ARRAY, KIND_OBJECT, KIND_OTHER, KIND_NODE = 0, 1, 2, 3, 4
+KIND_TENSOR, KIND_ARRAY, KIND_OBJECT, KIND_OTHER, KIND_NODE, KIND_PYREF = 0, 1, 2, 3, 4, 5
 
 
 def tensor_cls():
@@ -186,9 +186,11 @@ def to_js_value(v, temps):
         return js.array(*[to_js_value(x, temps) for x in v])
     if v is None:
         return None
-    p = create_proxy(v)
-    temps.append(p)
-    return p
+    # Any other Python object crosses as a token the engine treats as opaque
+    # (numbers too: a JS number would come back an int where it was a float).
+    _refs.append(v)
+    temps.append(_REF_MARK)
+    return js.pyref(len(_refs) - 1)
 
 
 def to_js_dict(d, temps):
@@ -218,6 +220,8 @@ def from_js_value(v):
         from .autograd.graph import Node
 
         return Node._wrap(v)
+    if k >= KIND_PYREF:
+        return _refs[k - KIND_PYREF]
     return v
 
 
@@ -240,13 +244,15 @@ def grads_to_js(seq, what):
     return js.array(*out)
 
 
+# Python objects passed through a module call as tokens (helpers.pyref), by
+# index; cleared with the call's temps when the outermost call returns.
+_refs = []
+_REF_MARK = object()
+
+
 def free_temps(temps):
-    for p in temps:
-        if hasattr(p, "destroy"):
-            try:
-                p.destroy()
-            except Exception:
-                pass
+    if _REF_MARK in temps:
+        _refs.clear()
     temps.clear()
 
 
