@@ -192,7 +192,7 @@ pub fn link(input: &Tensor, view: &Tensor, step: ViewStep) -> Result<()> {
     steps.push(step);
     // Share the version counter of the base's storage.
     view.storage().share_version_with(base.storage());
-    base.meta_mut()?.views.push(Rc::downgrade(&view.0));
+    add_view(&base, view)?;
     view.meta_mut()?.view = Some(ViewInfo { base, steps });
     Ok(())
 }
@@ -204,10 +204,20 @@ pub fn link(input: &Tensor, view: &Tensor, step: ViewStep) -> Result<()> {
 pub fn alias(t: &Tensor) -> Result<Tensor> {
     let a = t.detach();
     if let Some(info) = t.view_info() {
-        info.base.meta_mut()?.views.push(Rc::downgrade(&a.0));
+        add_view(&info.base, &a)?;
         a.meta_mut()?.view = Some(info);
     }
     Ok(a)
+}
+
+/// Registers `view` on `base`, dropping the entries of views gone since: a
+/// parameter viewed every step (`w.t()` in `F.linear`, `w[0]`) would
+/// otherwise keep one dead entry (and its allocation) per step.
+fn add_view(base: &Tensor, view: &Tensor) -> Result<()> {
+    let mut m = base.meta_mut()?;
+    m.views.retain(|w: &Weak<TensorImpl>| w.strong_count() > 0);
+    m.views.push(Rc::downgrade(&view.0));
+    Ok(())
 }
 
 fn live_views(base: &Tensor) -> Vec<Tensor> {

@@ -394,3 +394,20 @@ mod view_tests {
         );
     }
 }
+
+#[cfg(test)]
+mod lifetime_tests {
+    use crate::testing::*;
+
+    #[test]
+    fn a_base_forgets_views_that_are_gone() {
+        // A parameter viewed once per step (F.linear's weight.t(), w[0]).
+        let w = leaf(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+        for _ in 0..100 {
+            ok(w.t());
+            ok(w.select(0, 0));
+        }
+        let kept = w.meta().map(|m| m.views.len()).unwrap_or(usize::MAX);
+        assert!(kept <= 1, "{kept} view entries kept");
+    }
+}
