@@ -23,6 +23,18 @@ export function engineHelpers(hg) {
   // The Python side's one dispatcher `(key, ...args)`, and the keys of the
   // functions JS has collected (their Python callables can go).
   let dispatch = null;
+  // Handles by index (index 0 is never used: it means "none yet" in Python).
+  const table = [undefined];
+  const free = [];
+  const put = (h) => {
+    if (free.length) {
+      const i = free.pop();
+      table[i] = h;
+      return i;
+    }
+    table.push(h);
+    return table.length - 1;
+  };
   const collected = [];
   const forget = new FinalizationRegistry((key) => collected.push(key));
   const { Tensor, Node } = hg;
@@ -68,11 +80,25 @@ export function engineHelpers(hg) {
     array: (...xs) => xs,
     pyref: (index) => new PyRef(index),
     dispose: (h) => h.dispose(),
-    unary_op: (name) => (t) => t[name](),
-    op_add: (a, b) => a.add(b),
-    op_sub: (a, b) => a.sub(b),
-    op_mul: (a, b) => a.mul(b),
-    op_div: (a, b) => a.div(b),
+    // The handle table: Python's hot paths name handles by index (a number
+    // crosses the FFI several times cheaper than a proxy of an object).
+    tput: put,
+    tget: (i) => table[i],
+    trelease(i) {
+      const h = table[i];
+      table[i] = undefined;
+      free.push(i);
+      h.dispose();
+    },
+    unary_op: (name) => (i) => put(table[i][name]()),
+    op_add: (a, b) => put(table[a].add(table[b])),
+    op_sub: (a, b) => put(table[a].sub(table[b])),
+    op_mul: (a, b) => put(table[a].mul(table[b])),
+    op_div: (a, b) => put(table[a].div(table[b])),
+    op_add_n: (a, x) => put(table[a].add(x)),
+    op_sub_n: (a, x) => put(table[a].sub(x)),
+    op_mul_n: (a, x) => put(table[a].mul(x)),
+    op_div_n: (a, x) => put(table[a].div(x)),
     object: () => ({}),
     options: (k, v) => ({ [k]: v }),
     set(o, k, v) { o[k] = v; },

@@ -34,7 +34,7 @@ def _infer(data):
     if isinstance(data, bool):
         return [1.0 if data else 0.0], (), D.bool_
     if isinstance(data, int):
-        return [float(data)], (), D.int64
+        return [data], (), D.int64
     if isinstance(data, float):
         return [data], (), D.float32
     if isinstance(data, str):
@@ -64,7 +64,7 @@ def _as_dtype(values, dtype):
         return [1.0 if v else 0.0 for v in values]
     if not dtype.is_floating_point:
         return [float(math.trunc(v)) for v in values]
-    return values
+    return [float(v) for v in values]
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -75,7 +75,18 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         _warnings.copy_construct()
     values, shape, inferred = _infer(data)
     dtype = dtype or inferred
-    return from_flat(_as_dtype(values, dtype), shape, dtype, requires_grad)
+    t = from_flat(_as_dtype(values, dtype), shape, dtype, requires_grad)
+    if D.is_int(dtype) and any(abs(v) > 2 ** 24 for v in values):
+        keep_exact(t, [int(v) for v in values])
+    return t
+
+
+def keep_exact(t, ints):
+    """Integers beyond float32's exact range, as given: the engine computes
+    on float32, so printing and item() read these instead (until the tensor
+    is changed in place)."""
+    t.__dict__["_exact"] = ints
+    return t
 
 
 def scalar_like(x, t):
@@ -191,6 +202,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high  # randint(high, size)
     if high is None:
         low, high = 0, low
     if size is None:

@@ -13,6 +13,7 @@ from ._bridge import hg, js
 
 
 _dispose = js.dispose
+_get, _put, _release = js.tget, js.tput, js.trelease
 
 
 def _num(x):
@@ -37,7 +38,12 @@ _last_operand = [None]
 
 
 class Tensor:
-    __slots__ = ("_h", "_dtype", "__dict__", "__weakref__")
+    # The engine handle is held two ways (both the same JS object): `_i`, its
+    # index in the JS-side table of python-helpers.js, which the hot paths
+    # (arithmetic) pass across the FFI as a plain number; and `_hc`, a Pyodide
+    # proxy of it, made when first needed by the other methods (`_h`).
+    # Returning a proxy from JS costs several times returning a number.
+    __slots__ = ("_i", "_hc", "_dtype", "__dict__", "__weakref__")
 
     def __new__(cls, *args, **kwargs):
         # torch.Tensor(data) / torch.Tensor(2, 3): the legacy constructor.
@@ -50,13 +56,30 @@ class Tensor:
     @classmethod
     def _wrap(cls, h, dtype=None):
         t = object.__new__(cls)
-        t._h = h
+        t._i = 0
+        t._hc = h
         t._dtype = dtype or D.float32
         return t
 
+    @property
+    def _h(self):
+        h = self._hc
+        if h is None:
+            h = self._hc = _get(self._i)
+        return h
+
+    def _id(self):
+        i = self._i
+        if not i:
+            i = self._i = _put(self._hc)
+        return i
+
     def __del__(self):
         try:
-            _dispose(self._h)
+            if self._i:
+                _release(self._i)
+            else:
+                _dispose(self._hc)
         except Exception:
             pass
 
@@ -65,6 +88,9 @@ class Tensor:
 
     # ----- printing (torch/_tensor_str.py's rules, in _tensor_str) ------------
     def _values(self):
+        exact = self.__dict__.get("_exact") if self.__dict__ else None
+        if exact is not None:
+            return exact
         return js.flat(self._h).to_py().tolist()
 
     def __repr__(self, *, tensor_contents=None):
@@ -152,6 +178,9 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        exact = self.__dict__.get("_exact") if self.__dict__ else None
+        if exact is not None:
+            return exact[0]
         v = B.call_engine(self._h.item)
         return _py_scalar(v, self._dtype)
 

@@ -14,7 +14,8 @@ def _binary(method, reflected_method=None):
     # The hot path of every program: one FFI call through a JS function held
     # here (a JsProxy attribute lookup per op would be a second crossing),
     # dtypes decided without a call when both sides are alike.
-    jsop = getattr(js, "op_" + method)
+    jsop = getattr(js, "op_" + method)  # (id, id) -> id
+    jsop_n = getattr(js, "op_" + method + "_n")  # (id, number) -> id
     is_div = method == "div"
     new = object.__new__
     f32 = D.float32
@@ -22,27 +23,32 @@ def _binary(method, reflected_method=None):
     def op(self, other):
         t = type(other)
         d = self._dtype
-        if t is Tensor:
-            if other._dtype is not d:
-                d = D.promote(d, other._dtype)
-            h = other._h
-        elif t is float:
-            if not d.is_floating_point:
-                d = f32
-            h = other
-        elif t is int or t is bool or t is list or t is tuple or isinstance(other, Tensor):
-            h, od = _operand(other)
-            d = D.result_type(d, od)
-        else:
-            return NotImplemented  # Python then raises its TypeError
         try:
-            r = jsop(self._h, h)
+            if t is Tensor:
+                if other._dtype is not d:
+                    d = D.promote(d, other._dtype)
+                r = jsop(self._i or self._id(), other._i or other._id())
+            elif t is float:
+                if not d.is_floating_point:
+                    d = f32
+                r = jsop_n(self._i or self._id(), other)
+            elif t is int or t is bool or t is list or t is tuple or isinstance(other, Tensor):
+                if isinstance(other, Tensor):
+                    d = D.promote(d, other._dtype)
+                    r = jsop(self._id(), other._id())
+                else:
+                    o = _operand_tensor(other) if t is list or t is tuple else other
+                    d = D.result_type(d, o._dtype if isinstance(o, Tensor) else o)
+                    r = jsop(self._id(), o._id()) if isinstance(o, Tensor) else jsop_n(self._id(), float(o))
+            else:
+                return NotImplemented  # Python then raises its TypeError
         except B.JsException as e:
             raise B.translate(e) from None
         if is_div and not d.is_floating_point:
             d = f32
         out = new(Tensor)
-        out._h = r
+        out._i = r
+        out._hc = None
         out._dtype = d
         return out
 
@@ -199,7 +205,10 @@ Tensor.__itruediv__ = Tensor.div_
 
 def _drop(r, t):
     """An in-place op returns its tensor as a new JS handle: Python returns
-    `t` itself, so that handle is released now (not at some later GC)."""
+    `t` itself, so that handle is released now (not at some later GC). Exact
+    integers kept from creation no longer hold after an in-place change."""
+    if t.__dict__:
+        t.__dict__.pop("_exact", None)
     if r is not None and r is not B.jsnull and not js.same(r, t._h):
         r.dispose()
 
@@ -292,7 +301,7 @@ def _expand_vals(vals, shape, to):
 
 # ----- elementwise math ----------------------------------------------------------
 def _unary(method):
-    jsop = js.unary_op(method)  # one JS function per op: a single FFI call per use
+    jsop = js.unary_op(method)  # id -> id: one FFI call of numbers per use
     keeps_int = method in ("abs", "relu")
     new = object.__new__
 
@@ -301,11 +310,12 @@ def _unary(method):
         if not d.is_floating_point and not keeps_int:
             d = D.float32
         try:
-            r = jsop(self._h)
+            r = jsop(self._i or self._id())
         except B.JsException as e:
             raise B.translate(e) from None
         out = new(Tensor)
-        out._h = r
+        out._i = r
+        out._hc = None
         out._dtype = d
         return out
 

@@ -95,6 +95,7 @@ def _node_class(name):
     cls = _classes.get(name)
     if cls is None:
         cls = type(name, (Node,), {"__slots__": ()})
+        cls.__module__ = "builtins"  # PyTorch's node classes print as <class 'MulBackward0'>
         _classes[name] = cls
     return cls
 

@@ -20,7 +20,8 @@ def tensor_hook(t, hook):
 
     def call(g):
         gt = new(Tensor)
-        gt._h = g
+        gt._i = 0
+        gt._hc = g
         gt._dtype = dtype
         r = hook(gt)
         if r is None:
