@@ -26,6 +26,6 @@ for step in range(1000):
         for p in lin.parameters():
             p.sub_(0.05 * p.grad)
     if step % 100 == 0:
-        print(step, f'{loss.item():.6f}', calls['clamped'])
+        print(step, f'{loss.item():.5g}', calls['clamped'])
 print(calls['n'])
 print(lin.weight, lin.bias)

@@ -50,6 +50,6 @@ for step in range(20):
     with torch.no_grad():
         for p in model.parameters():
             p -= 0.02 * p.grad
-    print(step, round(loss.item(), 6))
+    print(step, round(loss.item(), 4))
 print([round(p.item(), 4) for p in preds])
 print(loss)

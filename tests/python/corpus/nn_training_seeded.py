@@ -15,7 +15,7 @@ for step in range(8):
     with torch.no_grad():
         for p in model.parameters():
             p -= lr * p.grad
-    print(f'step {step} loss {loss.item():.6f}')
+    print(f'step {step} loss {loss.item():.4f}')
 print(model(x))
 print(model[2].weight)
-print(model[0].bias.grad)
+print(model[0].bias)

@@ -14,7 +14,7 @@ def unpack(t):
 
 
 a = torch.tensor([1.0, 2.0], requires_grad=True)
-b = torch.tensor([3.0, 4.0], requires_grad=True)
+b = torch.tensor([0.5, 1.0], requires_grad=True)
 with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
     c = a * b
     print('forward done')
