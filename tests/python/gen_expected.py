@@ -6,18 +6,23 @@
 
 For each ``tests/python/corpus/NAME.py`` this runs ``python NAME.py`` (the
 interpreter running this script, so the one whose ``torch`` is the oracle) in
-a subprocess with cwd = ``tests/python/corpus`` -- so tracebacks and warnings
-name the file as plain ``NAME.py`` -- and writes ``tests/python/expected/NAME.json``:
+a subprocess with cwd = ``tests/python/corpus`` and writes
+``tests/python/expected/NAME.json``:
 
     {"torch": "2.15.0+cu132",           # torch.__version__ of the oracle
      "stdout": "...",                    # raw (object addresses kept as printed)
-     "stderr": "...",                    # raw: warnings and the traceback
+     "stderr": "...",                    # warnings and the traceback; paths as the reader sees them
      "exit_code": 0,                     # 1 after an uncaught exception
      "exception": "RuntimeError: msg",   # the traceback's exception text, or null
      "exception_line": 12,               # line of the traceback's last frame in NAME.py, or null
      "traceback_lines": [30, 12],        # every NAME.py frame of the traceback, outermost first
      "warnings": [{"category": "FutureWarning", "message": "...",
                    "file": "NAME.py" or "<torch>", "line": 7 or null}]}
+
+Python 3.9+ makes the script's path absolute (``File "/abs/.../corpus/NAME.py"``):
+stderr is recorded with the corpus directory taken out (``NAME.py``, as the
+program's reader and ``hookgrad run`` show it) and the torch package's
+directory written as ``<torch>``.
 
 ``exception`` is the text after the last traceback's frames: ``Type: message``
 (more than one line when the message has newlines).  ``warnings`` are parsed
