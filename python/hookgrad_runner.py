@@ -74,11 +74,12 @@ def finish():
     _program_globals.clear()
 
 
-def run(source, filename, out, err):
+def run(source, filename, out, err, traced=True):
     import torch  # noqa: F401  (imported before the program: its time is not the program's)
     from torch import _bridge
 
     _bridge.hook_lines.clear()
+    _bridge.tracing[0] = bool(traced)
     from torch.utils.hooks import RemovableHandle
 
     RemovableHandle.next_id = 0  # as in a fresh `python` process

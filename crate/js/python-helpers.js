@@ -67,10 +67,28 @@ export function engineHelpers(hg) {
       return g;
     },
     takeCollected: () => collected.splice(0),
-    /** t.register_hook(fn) in one crossing: PyTorch's check, the function, the registration. */
-    registerTensorHook(t, key, name) {
+    /** t.register_hook(fn) in one crossing of numbers: PyTorch's check, the
+     * function, the registration. The hook gets its gradient as a table
+     * index and answers with one (or undefined). Returns the handle's index. */
+    registerTensorHook(i, key, name) {
+      const t = table[i];
       if (!t.requiresGrad) throw Object.assign(new Error("cannot register a hook on a tensor that doesn't require gradient"), { name: 'RuntimeError' });
-      return t.registerHook(this.callable(key, name));
+      const f = (grad) => {
+        const r = dispatch(key, put(grad));
+        if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
+        return typeof r === 'number' ? table[r] : r;
+      };
+      Object.defineProperty(f, 'name', { value: name });
+      forget.register(f, key);
+      return put(t.registerHook(f));
+    },
+    /** The engine's id of the hook handle at index `i` (for the trace's hook rows). */
+    handleId: (i) => table[i].id,
+    removeHandle: (i) => table[i].remove(),
+    /** Forgets table entry `i` without releasing it (a hook handle owns nothing to free). */
+    tforget(i) {
+      table[i] = undefined;
+      free.push(i);
     },
     same: (a, b) => a === b,
     /** What a Python callable returns when it raised: its wrapper throws this. */

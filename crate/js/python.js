@@ -82,7 +82,7 @@ export async function loadPython(options = {}) {
       const traced = trace ? hg.traceRun : (f) => { f(); return result; };
       result = traced(() => {
         const r = runner.run(source, filename, (s) => { out.text += s; if (out.sink) out.sink(s); },
-          (s) => { err.text += s; if (err.sink) err.sink(s); });
+          (s) => { err.text += s; if (err.sink) err.sink(s); }, trace);
         const info = r ? r.toJs({ dict_converter: Object.fromEntries }) : null;
         if (r) r.destroy();
         if (info) {

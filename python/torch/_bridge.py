@@ -15,6 +15,8 @@ import weakref
 import _hookgrad  # noqa: F401  (registered by loadPython)
 from pyodide.ffi import JsException, create_proxy, jsnull  # noqa: F401 (JsException: for callers)
 
+from .utils.hooks import RemovableHandle
+
 hg = _hookgrad.hg
 js = _hookgrad.helpers
 
@@ -55,15 +57,28 @@ def user_line(skip=2):
 hook_lines = {}
 
 
+# Whether a trace records (set by the runner): hook rows then need the
+# program's line, which costs a frame walk and a crossing per registration.
+tracing = [False]
+
+
+def note_hook_index(hi):
+    """As note_hook, for a hook handle held in the JS table at index `hi`."""
+    if tracing[0]:
+        line = user_line(3)
+        if line is not None:
+            hook_lines[int(js.handleId(hi))] = line
+    return RemovableHandle(None, index=hi)
+
+
 def note_hook(h, hooks_dict=None, hook=None, extra_dict=None):
     """Records where the program registered engine hook handle `h`; returns
     the torch.utils.hooks.RemovableHandle the program gets (listing `hook` in
     `hooks_dict` under the handle's id, as PyTorch's module dicts do)."""
-    from .utils.hooks import RemovableHandle
-
-    line = user_line(3)
-    if line is not None:
-        hook_lines[int(h.id)] = line
+    if tracing[0]:
+        line = user_line(3)
+        if line is not None:
+            hook_lines[int(h.id)] = line
     handle = RemovableHandle(h, hooks_dict, extra_dict=extra_dict)
     if hooks_dict is not None:
         hooks_dict[handle.id] = hook

@@ -285,20 +285,8 @@ class Tensor:
     def detach_(self):
         raise NotImplementedError("hookgrad does not implement torch.Tensor.detach_ yet")
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-    def register_hook(self, hook):
-        from .autograd.hooks import tensor_hook
-
-        return tensor_hook(self, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        from .autograd.hooks import post_accumulate_hook
-
-        return post_accumulate_hook(self, hook)
+    # backward, register_hook and register_post_accumulate_grad_hook are
+    # defined by torch.autograd (autograd/__init__.py, autograd/hooks.py).
 
     # ----- conversions that are the identity on a CPU float32 tensor -----------
     def cpu(self):

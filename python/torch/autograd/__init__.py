@@ -2,7 +2,7 @@
 
 from .. import _bridge as B
 from ..utils.hooks import RemovableHandle  # noqa: F401
-from . import graph  # noqa: F401
+from . import graph, hooks  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 
 
@@ -108,3 +108,16 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         raise NotImplementedError("hookgrad does not implement torch.autograd.Function yet")
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _install():
+    from .._tensor import Tensor
+
+    Tensor.backward = _tensor_backward
+
+
+_install()

@@ -4,7 +4,7 @@ calls like any JS hook (the engine decides order and what it sees)."""
 import weakref
 
 from .. import _bridge as B
-from ..utils.hooks import RemovableHandle
+from .._tensor import Tensor
 
 
 def _check_grad(t):
@@ -13,33 +13,32 @@ def _check_grad(t):
 
 
 def tensor_hook(t, hook):
-    from .._tensor import Tensor
-
     dtype = t._dtype  # not `t`: the engine holds this closure, and t holds the engine's tensor
     new = object.__new__
 
-    def call(g):
+    returned = B.returned
+
+    def call(i):  # the gradient arrives as a handle-table index (cheapest across the FFI)
         gt = new(Tensor)
-        gt._i = 0
-        gt._hc = g
+        gt._i = i
+        gt._hc = None
         gt._dtype = dtype
         r = hook(gt)
         if r is None:
             return None
         if not isinstance(r, Tensor):
             raise TypeError(f"expected Tensor or None as the hook's result (got {type(r).__name__})")
-        return B.hand_over(r)
+        returned.append(r)  # alive until the engine has read it (B.hand_over)
+        return r._i or r._id()
 
-    # One crossing: the JS side checks requires_grad, makes the function and
-    # registers it (the most frequent registration of all).
+    # One crossing of numbers: the JS side checks requires_grad, makes the
+    # function and registers it (the most frequent registration of all).
     key, name = B.callable_key(call, hook)
-    h = B.call_engine(B.js.registerTensorHook, t._h, key, name)
-    return B.note_hook(h)
+    hi = B.call_engine(B.js.registerTensorHook, t._i or t._id(), key, name)
+    return B.note_hook_index(hi)
 
 
 def post_accumulate_hook(t, hook):
-    from .._tensor import Tensor
-
     if not t.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if not t.is_leaf:
@@ -60,8 +59,10 @@ def post_accumulate_hook(t, hook):
 def _same(t, x):
     """The hook gets the very tensor it was registered on, as in PyTorch."""
     if t is None:
-        from .._tensor import Tensor
-
-        return Tensor._wrap(x)
+            return Tensor._wrap(x)
     x.dispose()
     return t
+
+
+Tensor.register_hook = tensor_hook
+Tensor.register_post_accumulate_grad_hook = post_accumulate_hook

@@ -10,8 +10,9 @@ Python-side dict the handle's hook is listed in (a module's
 class RemovableHandle:
     next_id = 0
 
-    def __init__(self, engine_handle=None, hooks_dict=None, *, extra_dict=None, on_remove=None):
+    def __init__(self, engine_handle=None, hooks_dict=None, *, extra_dict=None, on_remove=None, index=0):
         self._h = engine_handle
+        self._index = index  # or the engine handle's index in the JS table (python-helpers.js)
         self._on_remove = on_remove
         self.id = RemovableHandle.next_id
         RemovableHandle.next_id += 1
@@ -20,11 +21,24 @@ class RemovableHandle:
     def remove(self):
         if self._h is not None:
             self._h.remove()
+        if self._index:
+            from .._bridge import js
+
+            js.removeHandle(self._index)
         for d in self._dicts:
             d.pop(self.id, None)
         if self._on_remove is not None:
             self._on_remove()
             self._on_remove = None
+
+    def __del__(self):
+        if self._index:
+            try:
+                from .._bridge import js
+
+                js.tforget(self._index)
+            except Exception:
+                pass
 
     def __enter__(self):
         return self
