@@ -5,6 +5,7 @@
 //! (`norm_backward`), derivatives.yaml (`clamp`).
 
 use super::arith::broadcast_zip;
+use super::backward_ops::map_with;
 use super::{constant, elementwise_layout, grad_in, record, save_result, shape_ops};
 use crate::error::{Error, Result};
 use crate::node::SavedTensor;
@@ -25,7 +26,9 @@ pub fn norm(a: &Tensor, p: f32, dim: Option<i64>, keepdim: bool) -> Result<Tenso
         Some(d) => Some(wrap_dim(d, shape.len())?).filter(|_| !shape.is_empty()),
         None => None,
     };
-    let powered = a.data()?.mapv(|v| match p {
+    // `map_with` (one fn pointer type), not `mapv` with closures: each
+    // closure would be one more copy of the loop in the wasm.
+    let powered = map_with(&*a.data()?, p, |v, p| match p {
         1.0 => v.abs(),
         2.0 => v * v,
         _ => v.abs().powf(p),
@@ -34,7 +37,7 @@ pub fn norm(a: &Tensor, p: f32, dim: Option<i64>, keepdim: bool) -> Result<Tenso
         Some(ax) => powered.sum_axis(ax),
         None => Array::scalar(powered.sum()),
     };
-    let mut out = summed.mapv(|s| match p {
+    let mut out = map_with(&summed, p, |s, p| match p {
         1.0 => s,
         2.0 => s.sqrt(),
         _ => s.powf(1.0 / p),
@@ -58,7 +61,7 @@ pub fn norm(a: &Tensor, p: f32, dim: Option<i64>, keepdim: bool) -> Result<Tenso
             let mut g = grad_in(ctx.grads, &out_shape);
             let factor = {
                 let (x, r) = (ctx.saved[0].data()?, ctx.saved[1].data()?);
-                let mut inv = r.mapv(|n| match p {
+                let mut inv = map_with(&r, p, |n, p| match p {
                     1.0 => 1.0,
                     _ if n == 0.0 => 0.0,
                     2.0 => 1.0 / n,
@@ -67,7 +70,7 @@ pub fn norm(a: &Tensor, p: f32, dim: Option<i64>, keepdim: bool) -> Result<Tenso
                 if let (Some(ax), false) = (axis, keepdim) {
                     inv = inv.insert_axis(ax);
                 }
-                let xf = x.mapv(|v| match p {
+                let xf = map_with(&x, p, |v, p| match p {
                     1.0 => super::backward_ops::sgn_value(v),
                     2.0 => v,
                     _ => v * v.abs().powf(p - 2.0),
@@ -99,9 +102,8 @@ pub fn clamp(a: &Tensor, min: Option<f32>, max: Option<f32>) -> Result<Tensor> {
         max.unwrap_or(f32::INFINITY),
     );
     // PyTorch: min(max(x, lo), hi) (so hi wins when lo > hi); NaN stays.
-    let out = a
-        .data()?
-        .mapv(|v| if v.is_nan() { v } else { v.max(lo).min(hi) });
+    let out = map_with(&*a.data()?, lo, |v, lo| if v < lo { lo } else { v });
+    let out = map_with(&out, hi, |v, hi| if v > hi { hi } else { v });
     let shape = a.shape();
     let t = record(
         "ClampBackward1",
@@ -110,9 +112,10 @@ pub fn clamp(a: &Tensor, min: Option<f32>, max: Option<f32>) -> Result<Tensor> {
         || vec![SavedTensor::save(a)],
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
-            let inside = ctx.saved[0]
-                .data()?
-                .mapv(|v| if v > lo && v < hi { 1.0 } else { 0.0 });
+            let x = ctx.saved[0].data()?;
+            let above = map_with(&x, lo, |v, lo| f32::from(u8::from(v > lo)));
+            let below = map_with(&x, hi, |v, hi| f32::from(u8::from(v < hi)));
+            let inside = broadcast_zip(&above, &below, |a, b| a * b)?;
             Ok(vec![Some(g.mul(&constant(inside))?)])
         }),
     )?;

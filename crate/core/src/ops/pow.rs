@@ -4,10 +4,11 @@
 //! (`pow_backward_self`, `pow_backward_exponent`).
 
 use super::arith::broadcast_zip;
+use super::backward_ops::map_with;
 use super::{constant, elementwise_layout, grad_in, record, save_result};
 use crate::error::Result;
 use crate::node::SavedTensor;
-use crate::tensor::{Array, Tensor};
+use crate::tensor::Tensor;
 
 /// `grad * result * log(base)`'s factor, 0 where `base == 0` and the
 /// exponent is `>= 0` (PyTorch masks what would be `0 * -inf`).
@@ -60,7 +61,7 @@ pub fn pow_tensor(a: &Tensor, e: &Tensor) -> Result<Tensor> {
 
 /// `torch.pow(base, e)` for a number `base` (`PowBackward2`).
 pub fn pow_number_base(base: f32, e: &Tensor) -> Result<Tensor> {
-    let out: Array = e.data()?.mapv(|p| base.powf(p));
+    let out = map_with(&*e.data()?, base, |p, b| b.powf(p));
     let shape = e.shape();
     let t = record(
         "PowBackward2",
@@ -70,11 +71,8 @@ pub fn pow_number_base(base: f32, e: &Tensor) -> Result<Tensor> {
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
             let (e, r) = (ctx.saved[0].data()?, ctx.saved[1].data()?);
-            let f: Vec<f32> = (e.iter().zip(r.iter()))
-                .map(|(&p, &r)| exponent_factor(base, p, r))
-                .collect();
-            let f = Array::from_shape_vec(e.shape(), f)
-                .map_err(|err| crate::error::Error::internal(format!("pow backward: {err}")))?;
+            let log_base = map_with(&e, base, |p, b| exponent_factor(b, p, 1.0));
+            let f = broadcast_zip(&log_base, &r, |l, r| if l == 0.0 { 0.0 } else { l * r })?;
             Ok(vec![Some(g.mul(&constant(f))?)])
         }),
     )?;
