@@ -761,9 +761,7 @@ pub(crate) fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> 
             // not counted (JS cannot tell whether the hook kept them).
             let layout = variable.layout();
             let obeys = crate::layout::obeys_layout_contract(&layout.0, &grad.strides(), &layout.1);
-            // A view is taken over too, as PyTorch does (`x.unsqueeze(0)
-            // .expand(2, 3)`: UnsqueezeBackward0's squeeze of the gradient);
-            // `.grad` then stays a view of its base for in-place changes.
+            // A view too (`view::alias`: `.grad` stays a view of its base).
             let steal = grad.owner_count() <= 2 && obeys;
             let stored = if steal {
                 crate::view::alias(&grad)?
@@ -802,10 +800,7 @@ pub(crate) fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> 
                 *d = sum.into();
             }
             existing.storage().bump_version();
-            // A stolen view's base sees the in-place sum (PyTorch's `+=`).
-            if existing.view_info().is_some() {
-                crate::view::sync_after_write(&existing)?;
-            }
+            crate::view::sync_if_view(&existing)?;
         }
     }
     after_accumulate(variable)

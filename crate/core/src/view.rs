@@ -199,8 +199,10 @@ pub fn link(input: &Tensor, view: &Tensor, step: ViewStep) -> Result<()> {
 
 /// A new tensor sharing `t`'s storage, with no history (`t.detach()`), that
 /// stays a view of `t`'s base when `t` is one: AccumulateGrad's stolen
-/// `.grad` (PyTorch's `new_grad.detach()` aliases the view's memory, so an
-/// in-place change of `.grad` shows in the view's base).
+/// `.grad` (PyTorch takes a view over too — `x.unsqueeze(0).expand(2, 3)`:
+/// UnsqueezeBackward0's squeeze of the gradient — and its
+/// `new_grad.detach()` aliases the view's memory, so an in-place change of
+/// `.grad` shows in the view's base).
 pub fn alias(t: &Tensor) -> Result<Tensor> {
     let a = t.detach();
     if let Some(info) = t.view_info() {
@@ -208,6 +210,16 @@ pub fn alias(t: &Tensor) -> Result<Tensor> {
         a.meta_mut()?.view = Some(info);
     }
     Ok(a)
+}
+
+/// `sync_after_write` for a tensor that is a view (AccumulateGrad's in-place
+/// sum into a `.grad` it took over as a view: its base sees it, as PyTorch's
+/// `+=` on the shared memory shows there).
+pub fn sync_if_view(t: &Tensor) -> Result<()> {
+    if t.view_info().is_some() {
+        sync_after_write(t)?;
+    }
+    Ok(())
 }
 
 /// Registers `view` on `base`, dropping the entries of views gone since: a
