@@ -19,6 +19,12 @@ impl Tensor {
     pub fn div(&self, o: impl Into<Operand>) -> Result<Tensor> {
         arith::div(self, &o.into())
     }
+    pub fn rsub(&self, s: f32) -> Result<Tensor> {
+        arith::rsub(self, s)
+    }
+    pub fn reciprocal(&self) -> Result<Tensor> {
+        unary::reciprocal(self)
+    }
     pub fn neg(&self) -> Result<Tensor> {
         arith::neg(self)
     }

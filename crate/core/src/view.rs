@@ -1,5 +1,5 @@
 //! Views sharing storage with their base, as PyTorch's `reshape` (of a
-//! contiguous tensor), `transpose`, `t`, `expand`, `select` and `slice` return. hookgrad keeps each view's
+//! contiguous tensor), `transpose`, `t`, `permute`, `expand`, `select`, `slice` and `unbind` return. hookgrad keeps each view's
 //! values in its own row-major array (so reads stay plain borrows) and keeps
 //! them in sync on every in-place write; base and views share one version
 //! counter, so modifying either invalidates tensors saved from the other.
@@ -24,6 +24,10 @@ pub enum ViewStep {
     Transpose {
         d0: usize,
         d1: usize,
+    },
+    /// `permute`: axis `perm[i]` as axis `i`.
+    Permute {
+        perm: Vec<usize>,
     },
     /// `expand`: size-1 dims repeated (stride 0). Writes through such a view
     /// are refused (internal overlap), so its inverse only ever maps
@@ -65,6 +69,7 @@ pub fn apply(steps: &[ViewStep], base: &Array) -> Result<Array> {
         a = match s {
             ViewStep::Reshape { to, .. } => reshape(&a, to)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            ViewStep::Permute { perm } => a.permuted(perm),
             ViewStep::Expand { to, .. } => crate::shape::expand(&a, to)?,
             ViewStep::Part {
                 lanes, drop_dim, ..
@@ -93,6 +98,7 @@ pub fn write_back(steps: &[ViewStep], base: &Array, view: &Array) -> Result<Arra
         a = match s {
             ViewStep::Reshape { from, .. } => reshape(&a, from)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            ViewStep::Permute { perm } => a.permuted(&inverse(perm)),
             // Writes through an expanded view are refused (internal
             // overlap), except through a part of one that has none.
             ViewStep::Expand { from, .. } if partial => {
@@ -123,6 +129,7 @@ pub fn apply_t(steps: &[ViewStep], base: &Tensor) -> Result<Tensor> {
         t = match s {
             ViewStep::Reshape { to, .. } => t.reshape(&to_i64(to))?,
             ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
+            ViewStep::Permute { perm } => crate::ops::views::permute_axes(&t, perm.clone())?,
             ViewStep::Expand { to, .. } => t.expand(&to_i64(to))?,
             ViewStep::Part {
                 lanes, drop_dim, ..
@@ -140,6 +147,7 @@ pub fn invert_t(steps: &[ViewStep], view: &Tensor) -> Result<Tensor> {
         t = match s {
             ViewStep::Reshape { from, .. } => t.reshape(&to_i64(from))?,
             ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
+            ViewStep::Permute { perm } => crate::ops::views::permute_axes(&t, inverse(perm))?,
             ViewStep::Expand { from, .. } => crate::ops::reduce::sum_to(&t, from)?,
             ViewStep::Part {
                 from,
@@ -177,6 +185,17 @@ pub fn replace_t(
         Some(b) => kept.add(&b)?,
         None => kept,
     }))
+}
+
+/// The permutation that undoes `perm`.
+pub(crate) fn inverse(perm: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        if let Some(slot) = inv.get_mut(p) {
+            *slot = i;
+        }
+    }
+    inv
 }
 
 fn to_i64(s: &[usize]) -> Vec<i64> {

@@ -22,6 +22,7 @@ mod pool;
 mod tape;
 pub mod tensor;
 mod tensor_ops;
+mod tensor_views;
 mod warnings;
 
 use std::rc::Rc;

@@ -1,4 +1,4 @@
-//! add, sub, mul, div (tensor or number operand, broadcasting), neg, pow.
+//! add, sub, mul, div (tensor or number operand, broadcasting), rsub, neg, pow.
 //! Backward formulas return unreduced gradients; the engine sums them back to
 //! each input's shape, as PyTorch's `validate_outputs` does.
 
@@ -304,6 +304,29 @@ pub fn neg(a: &Tensor) -> Result<Tensor> {
     elementwise_layout(t, &[Some(a)])
 }
 
+/// `torch.rsub(a, number)` = `number - a` (what Python's `2 - t` runs):
+/// `RsubBackward1`, one edge (a number is no input), backward `-grad`.
+pub fn rsub(a: &Tensor, s: f32) -> Result<Tensor> {
+    let out = match a.scalar_value() {
+        Some(x) => Data::Scalar(s - x),
+        None => Data::Array(super::backward_ops::map_with(&*a.data()?, s, |x, s| s - x)),
+    };
+    let t = record_elementwise(
+        "RsubBackward1",
+        &[Some(a)],
+        out,
+        no_saves,
+        // PyTorch: maybe_multiply(-grad, alpha) with alpha 1: `-grad`.
+        Box::new(|ctx| {
+            let g = ctx.grads.first().cloned().flatten();
+            Ok(vec![g.map(|g| neg(&g)).transpose()?])
+        }),
+        |g, _, _| [-g, 0.0],
+        s,
+    )?;
+    elementwise_layout(t, &[Some(a)])
+}
+
 pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
     let out = match a.scalar_value() {
         Some(x) => Data::Scalar(x.powf(exponent)),
@@ -391,5 +414,6 @@ mod tests {
             pow(&p, -0.5)
         });
         check_unary_gradients("neg", &[2, 2], neg);
+        check_unary_gradients("rsub", &[2, 2], |a| rsub(a, 2.0));
     }
 }

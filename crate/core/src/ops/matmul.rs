@@ -8,8 +8,9 @@ use crate::error::{Error, Result};
 use crate::node::SavedTensor;
 use crate::tensor::{Array, Tensor};
 
-/// PyTorch's message when an (m×k) @ (k'×n) product has k ≠ k' (torch 2.x
-/// prefixes it with the op name for `mm`; `F.linear`'s addmm shows none).
+/// PyTorch's message when an (m×k) @ (k'×n) product has k ≠ k', prefixed
+/// with the op's name as torch 2.x does (`mm: `, and `addmm: ` for
+/// `F.linear` with a bias).
 fn check_mm_shapes(prefix: &str, x: (usize, usize), y: (usize, usize)) -> Result<()> {
     if x.1 != y.0 {
         return Err(Error::runtime(format!(
@@ -191,7 +192,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
     let prod = {
         let (xm, wm) = (x.data()?, w.data()?);
-        check_mm_shapes("", dims2(&xm)?, dims2(&wm)?)?;
+        check_mm_shapes("addmm: ", dims2(&xm)?, dims2(&wm)?)?;
         kernel::matmul(&xm, &wm)?
     };
     let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;

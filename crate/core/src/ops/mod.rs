@@ -27,6 +27,7 @@ pub mod reduce;
 pub mod shape_ops;
 pub mod softmax;
 pub mod unary;
+pub mod views;
 
 /// The right-hand side of a binary op: a tensor or a plain number (which
 /// PyTorch wraps into a 0-d tensor that does not require grad, giving a
