@@ -319,6 +319,8 @@ export function stack(tensors: Tensor[], dim?: number): Tensor;
 
 /** Gradients of `outputs` w.r.t. `inputs`, one per input (`null` when unused with `allowUnused`); `.grad` untouched. */
 export function grad(outputs: Tensor | Tensor[], inputs: Tensor | Tensor[], opts?: GradOptions): (Tensor | null)[];
+/** `torch.autograd.backward(tensors, gradients)`: every root in one backward pass (each hook runs once); `gradients` one per tensor (`null`: implicit 1 for a scalar), or omitted. */
+export function backward(tensors: Tensor | Tensor[], gradients?: GradientLike | (GradientLike | null)[] | null, opts?: BackwardOptions): void;
 /** Runs `fn` with graph recording off and returns its result. */
 export function noGrad<R>(fn: () => R): R;
 export function isGradEnabled(): boolean;

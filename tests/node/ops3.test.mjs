@@ -102,3 +102,44 @@ for (const [name, c] of Object.entries(SC.ops3_softmax_bits.cases)) {
     sameBits([V(t.softmax(0))], [c.softmax_0], 'softmax(0)');
   });
 }
+
+test('hg.backward([y1, y2], [g1, null]): one pass, hooks once each in PyTorch\'s order, grads', () => {
+  const M = SC.ops3_multi_backward;
+  const x = hg.tensor(M.x, { requiresGrad: true });
+  const w = hg.tensor(M.w, { requiresGrad: true });
+  const log = [];
+  const h = x.mul(w);
+  h.registerHook((g) => { log.push(['h', V(g)]); });
+  h.gradFn.registerPrehook((go) => { log.push(['h_pre', V(go[0])]); });
+  const y1 = h.mul(2);
+  const y2 = h.mul(h).sum();
+  y1.registerHook((g) => { log.push(['y1', V(g)]); });
+  y2.registerHook((g) => { log.push(['y2', V(g)]); });
+  x.registerHook((g) => { log.push(['x', V(g)]); });
+  w.registerHook((g) => { log.push(['w', V(g)]); });
+  hg.backward([y1, y2], [hg.tensor([1, -1]), null]);
+  approx(log, M.order, 'hook order and values');
+  approx(V(x.grad), M.x_grad, 'x.grad');
+  approx(V(w.grad), M.w_grad, 'w.grad');
+  const x2 = hg.tensor(M.x, { requiresGrad: true });
+  const w2 = hg.tensor(M.w, { requiresGrad: true });
+  const h2 = x2.mul(w2);
+  hg.backward([h2.mul(2), h2.mul(h2).sum()], [[1, -1], null], { inputs: [w2] });
+  approx(V(x2.grad), M.inputs_w.x_grad, 'inputs: x.grad');
+  approx(V(w2.grad), M.inputs_w.w_grad, 'inputs: w.grad');
+});
+
+test('hg.backward: PyTorch\'s errors', () => {
+  const E = SC.ops3_multi_backward.errors;
+  const x = hg.tensor([1, 2], { requiresGrad: true });
+  const y = x.mul(3);
+  const cases = {
+    length: () => hg.backward([y, y.sum()], [hg.ones([2])]),
+    implicit_nonscalar: () => hg.backward([y.sum(), y]),
+    no_grad: () => hg.backward([y.sum(), hg.ones([2])], [null, hg.ones([2])]),
+    shape: () => hg.backward([y], [hg.ones([3])]),
+  };
+  for (const [k, f] of Object.entries(cases)) assert.throws(f, { message: E[k].message }, k);
+  hg.backward(y.sum()); // a single tensor, implicit gradient
+  approx(V(x.grad), [3, 3], 'x.grad');
+});

@@ -32,15 +32,15 @@ pub fn backward(
     retain_graph: bool,
     inputs: Option<&[Tensor]>,
 ) -> Result<()> {
-    backward_ext(root, gradient, retain_graph, false, inputs)
+    backward_ext(&[root.clone()], vec![gradient], retain_graph, false, inputs)
 }
 
-/// `t.backward(gradient, retain_graph, create_graph, inputs)`: with
-/// `create_graph` the gradients are computed with grad mode on, so they
-/// have their own graph (PyTorch's `create_graph=True`).
+/// `torch.autograd.backward(roots, gradients, retain_graph, create_graph,
+/// inputs)`, one pass over every root; with `create_graph` the gradients
+/// have their own graph. `t.backward(...)` is one root.
 pub fn backward_ext(
-    root: &Tensor,
-    gradient: Option<Tensor>,
+    roots: &[Tensor],
+    gradients: Vec<Option<Tensor>>,
     retain_graph: bool,
     create_graph: bool,
     inputs: Option<&[Tensor]>,
@@ -58,8 +58,8 @@ pub fn backward_ext(
     }
     // A fault an infallible accessor recorded during backward fails it.
     crate::error::checked(run_backward(
-        std::slice::from_ref(root),
-        vec![gradient],
+        roots,
+        gradients,
         retain_graph,
         create_graph,
         true,

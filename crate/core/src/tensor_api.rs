@@ -151,6 +151,22 @@ impl Tensor {
     ) -> Result<()> {
         engine::backward(self, gradient, retain_graph, inputs)
     }
+    /// `t.backward(gradient, retain_graph, create_graph, inputs)`.
+    pub fn backward_ext(
+        &self,
+        gradient: Option<Tensor>,
+        retain_graph: bool,
+        create_graph: bool,
+        inputs: Option<&[Tensor]>,
+    ) -> Result<()> {
+        engine::backward_ext(
+            &[self.clone()],
+            vec![gradient],
+            retain_graph,
+            create_graph,
+            inputs,
+        )
+    }
     pub fn repr(&self) -> String {
         crate::repr::tensor_repr(self)
     }
