@@ -32,7 +32,7 @@ pub fn backward(
     retain_graph: bool,
     inputs: Option<&[Tensor]>,
 ) -> Result<()> {
-    backward_ext(&[root.clone()], vec![gradient], retain_graph, false, inputs)
+    root.backward_ext(gradient, retain_graph, false, inputs)
 }
 
 /// `torch.autograd.backward(roots, gradients, retain_graph, create_graph,

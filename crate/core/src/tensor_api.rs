@@ -160,7 +160,7 @@ impl Tensor {
         inputs: Option<&[Tensor]>,
     ) -> Result<()> {
         engine::backward_ext(
-            &[self.clone()],
+            std::slice::from_ref(self),
             vec![gradient],
             retain_graph,
             create_graph,
