@@ -155,3 +155,23 @@ for (const [name, c] of Object.entries(ST.cases)) {
     }
   });
 }
+
+const DB = FIX.scenarios.pymode_double;
+// Node trees of the first gradient that follow PyTorch's formulas node for
+// node; the others give PyTorch's values through other nodes (max and
+// max(dim): PyTorch's masked_fill / scatter are a multiplication by a 0/1
+// mask here; pow with a tensor exponent: the same formula, other node order).
+const SAME_TREE = new Set(['select', 'slice', 'index', 'norm', 'norm_dim', 'norm_p1', 'norm_p3', 'clamp', 'pow_number_base', 'copy', 'linear']);
+
+for (const [name, c] of Object.entries(DB.cases)) {
+  test(`pymode_double/${name}: ${c.js} — second derivatives as PyTorch`, () => {
+    const x = hg.tensor(DB.x, { requiresGrad: true });
+    // eslint-disable-next-line no-new-func
+    const out = new Function('hg', 'x', `return ${c.js};`)(hg, x);
+    const [g] = hg.grad(out.sum(), x, { createGraph: true });
+    approx(V(g), c.g, 'first gradient');
+    if (SAME_TREE.has(name)) assertTree(g.gradFn, c.tree, 'first gradient\'s graph');
+    const [gg] = hg.grad(g.sum(), x, { allowUnused: true });
+    approx(gg === null ? [[0, 0, 0], [0, 0, 0]] : V(gg), c.gg, 'second gradient');
+  });
+}

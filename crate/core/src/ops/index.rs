@@ -295,8 +295,9 @@ pub fn index(a: &Tensor, indices: &Tensor) -> Result<Tensor> {
 }
 
 /// `IndexBackward0`'s formula: `g`'s rows added into zeros of `shape` at
-/// the indices (`IndexPutBackward0` under `create_graph`, whose backward
-/// indexes again).
+/// the indices (PyTorch's `_index_put_impl_` on zeros:
+/// `IndexPutImplBackward0` under `create_graph`, edges to the zeros (none)
+/// and to `g`; its backward indexes again).
 fn index_backward(g: &Tensor, shape: &[usize], indices: &Tensor) -> Result<Tensor> {
     let rows = rows_of(&*indices.data()?, shape[0])?;
     let inner: usize = shape[1..].iter().product();
@@ -315,13 +316,13 @@ fn index_backward(g: &Tensor, shape: &[usize], indices: &Tensor) -> Result<Tenso
     let idx = indices.clone();
     let g_shape: Vec<i64> = g.shape().iter().map(|&d| d as i64).collect();
     record(
-        "IndexPutBackward0",
-        &[Some(g)],
+        "IndexPutImplBackward0",
+        &[None, Some(g)],
         out,
         Vec::new,
         Box::new(move |ctx| {
             let gg = grad_in(ctx.grads, &[]);
-            Ok(vec![Some(index(&gg, &idx)?.reshape(&g_shape)?)])
+            Ok(vec![None, Some(index(&gg, &idx)?.reshape(&g_shape)?)])
         }),
     )
 }

@@ -18,6 +18,7 @@ pub mod join;
 pub mod kernel;
 pub mod linear;
 pub mod loss;
+pub(crate) mod masked;
 pub mod matmul;
 pub mod minmax;
 pub mod norm;

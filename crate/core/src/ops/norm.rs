@@ -6,7 +6,8 @@
 
 use super::arith::broadcast_zip;
 use super::backward_ops::map_with;
-use super::{constant, elementwise_layout, grad_in, record, save_result, shape_ops};
+use super::masked::{keep_where, mask_of, Spelling};
+use super::{elementwise_layout, grad_in, record, save_result, shape_ops};
 use crate::error::{Error, Result};
 use crate::node::SavedTensor;
 use crate::shape::wrap_dim;
@@ -54,35 +55,30 @@ pub fn norm(a: &Tensor, p: f32, dim: Option<i64>, keepdim: bool) -> Result<Tenso
         &[Some(a)],
         out,
         || vec![SavedTensor::save(a)],
-        // PyTorch norm_backward: grad * sgn(x) (p = 1), x * grad / norm
-        // (p = 2), x |x|^(p-2) grad / norm^(p-1) otherwise; 0 where the
-        // norm is 0.
+        // PyTorch norm_backward, with tensor ops (a double backward goes
+        // through them): self.sgn() * grad (p = 1); grad * (self / norm)
+        // (p = 2) or self * |self|^(p-2) * (grad / norm^(p-1)), the
+        // quotient masked_fill_ to 0 where the norm is 0.
         Box::new(move |ctx| {
             let mut g = grad_in(ctx.grads, &out_shape);
-            let factor = {
-                let (x, r) = (ctx.saved[0].data()?, ctx.saved[1].data()?);
-                let mut inv = map_with(&r, p, |n, p| match p {
-                    1.0 => 1.0,
-                    _ if n == 0.0 => 0.0,
-                    2.0 => 1.0 / n,
-                    _ => 1.0 / n.powf(p - 1.0),
-                });
-                if let (Some(ax), false) = (axis, keepdim) {
-                    inv = inv.insert_axis(ax);
-                }
-                let xf = map_with(&x, p, |v, p| match p {
-                    1.0 => super::backward_ops::sgn_value(v),
-                    2.0 => v,
-                    _ => v * v.abs().powf(p - 2.0),
-                });
-                broadcast_zip(&xf, &inv, |a, b| a * b)?
-            };
+            let (x, mut r) = (ctx.saved[0].clone(), ctx.saved[1].clone());
             if let (Some(ax), false) = (axis, keepdim) {
                 g = shape_ops::unsqueeze(&g, ax)?;
+                r = shape_ops::unsqueeze(&r, ax)?;
             }
-            let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-            let e = shape_ops::expand(&g, &sizes)?;
-            Ok(vec![Some(e.mul(&constant(factor))?)])
+            if p == 1.0 {
+                return Ok(vec![Some(super::backward_ops::sgn(&x)?.mul(&g)?)]);
+            }
+            let keep = broadcast_zip(&*x.data()?, &*r.data()?, |_, n| {
+                f32::from(u8::from(n != 0.0))
+            })?;
+            let grad = if p == 2.0 {
+                g.mul(&keep_where(&x.div(&r)?, keep, Spelling::MaskedFill)?)?
+            } else {
+                let q = keep_where(&g.div(&r.pow(p - 1.0)?)?, keep, Spelling::MaskedFill)?;
+                x.mul(&x.abs()?.pow(p - 2.0)?)?.mul(&q)?
+            };
+            Ok(vec![Some(grad)])
         }),
     )?;
     save_result(&t)?;
@@ -110,13 +106,15 @@ pub fn clamp(a: &Tensor, min: Option<f32>, max: Option<f32>) -> Result<Tensor> {
         &[Some(a)],
         out,
         || vec![SavedTensor::save(a)],
+        // PyTorch: where(min < self < max, grad, 0).
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
-            let x = ctx.saved[0].data()?;
-            let above = map_with(&x, lo, |v, lo| f32::from(u8::from(v > lo)));
-            let below = map_with(&x, hi, |v, hi| f32::from(u8::from(v < hi)));
-            let inside = broadcast_zip(&above, &below, |a, b| a * b)?;
-            Ok(vec![Some(g.mul(&constant(inside))?)])
+            let inside = {
+                let x = ctx.saved[0].data()?;
+                let above = mask_of(&x, lo, |v, lo| v > lo);
+                broadcast_zip(&above, &mask_of(&x, hi, |v, hi| v < hi), |a, b| a * b)?
+            };
+            Ok(vec![Some(keep_where(&g, inside, Spelling::Where)?)])
         }),
     )?;
     elementwise_layout(t, &[Some(a)])
