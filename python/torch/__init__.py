@@ -9,6 +9,7 @@ does not implement raises NotImplementedError naming the call.
 import builtins as _builtins
 
 from . import _bridge
+from . import _missing
 from . import _dtype
 from . import _random
 from . import _tensor_str
@@ -111,19 +112,8 @@ class _Cuda:
 cuda = _Cuda()
 
 
-class _Missing(NotImplementedError, AttributeError):
-    """A name PyTorch has and hookgrad lacks: NotImplementedError naming it,
-    still an AttributeError so `hasattr(torch, name)` is False."""
-
-
-_Missing.__name__ = _Missing.__qualname__ = "NotImplementedError"
-_Missing.__module__ = "builtins"
-
-
 def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(f"module 'torch' has no attribute '{name}'")
-    raise _Missing(f"hookgrad does not implement torch.{name} yet")
+    return _missing.missing("torch", name)
 
 
 def set_num_threads(n):

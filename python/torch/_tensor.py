@@ -61,6 +61,11 @@ class Tensor:
         t._dtype = dtype or D.float32
         return t
 
+    def __getattr__(self, name):
+        from ._missing import tensor_attr
+
+        tensor_attr(self, name)
+
     @property
     def _h(self):
         h = self._hc

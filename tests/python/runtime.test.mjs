@@ -58,8 +58,12 @@ test('syntax errors, missing names and autograd errors: Python\'s types and PyTo
   let r = py.run('x = (1,\nprint(x)\n');
   assert.equal(r.exception.type, 'SyntaxError');
   assert.equal(r.exception.line, 1);
-  r = py.run('import torch\ntorch.fft_magic(1)\n');
-  assert.deepEqual(r.exception, { type: 'NotImplementedError', message: 'hookgrad does not implement torch.fft_magic yet', line: 2 });
+  r = py.run('import torch\ntorch.kron(1)\n');
+  assert.deepEqual(r.exception, { type: 'NotImplementedError', message: 'hookgrad does not implement torch.kron yet', line: 2 });
+  r = py.run('import torch\ntorch.kronn(1)\n'); // not PyTorch's either: PyTorch's AttributeError
+  assert.deepEqual(r.exception, { type: 'AttributeError', message: "module 'torch' has no attribute 'kronn'", line: 2 });
+  r = py.run('import torch\ntorch.ones(2).logdet()\n');
+  assert.deepEqual(r.exception, { type: 'NotImplementedError', message: 'hookgrad does not implement torch.Tensor.logdet yet', line: 2 });
   r = py.run('import torch\nx = torch.tensor(1.0)\n(x * 2).backward()\n');
   assert.deepEqual(r.exception, { type: 'RuntimeError', message: 'element 0 of tensors does not require grad and does not have a grad_fn', line: 3 });
   r = py.run('import torch\ntorch.zeros(2).cuda()\n');

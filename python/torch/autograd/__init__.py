@@ -121,3 +121,9 @@ def _install():
 
 
 _install()
+
+
+def __getattr__(name):
+    from .. import _missing
+
+    return _missing.missing("torch.autograd", name)

@@ -5,3 +5,9 @@ from .modules import (CrossEntropyLoss, Identity, Linear, LogSoftmax, Module, Mo
                       ModuleList, MSELoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .parameter import Buffer, Parameter  # noqa: F401
 from . import modules  # noqa: F401
+
+
+def __getattr__(name):
+    from .. import _missing
+
+    return _missing.missing("torch.nn", name)

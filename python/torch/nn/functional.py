@@ -67,3 +67,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 _ = D
+
+
+def __getattr__(name):
+    from .. import _missing
+
+    return _missing.missing("torch.nn.functional", name)
