@@ -155,7 +155,10 @@ export class Tensor {
   /** `-1` keeps a size. */
   expand(shape: number[]): Tensor;
   clone(): Tensor;
+  /** No history; shares values and the version counter (`version`) with this tensor. */
   detach(): Tensor;
+  /** PyTorch's `.data`: no history, shares values, but a version counter of its own (in-place changes through it escape the saved-tensor check). */
+  readonly data: Tensor;
   /** A view without `dim` (`SelectBackward0`); `index` may be negative. */
   select(dim: number, index: number): Tensor;
   /** `t[start:end:step]` along `dim` (default 0): a view (`SliceBackward0`), bounds clamped like a Python slice's; `null` bounds are the ends. */

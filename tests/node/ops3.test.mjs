@@ -143,3 +143,46 @@ test('hg.backward: PyTorch\'s errors', () => {
   hg.backward(y.sum()); // a single tensor, implicit gradient
   approx(V(x.grad), [3, 3], 'x.grad');
 });
+
+test('detach() shares the version counter, t.data has its own (as PyTorch\'s .data)', () => {
+  const R = SC.ops3_versions;
+  const leaf = (v) => hg.tensor(v, { requiresGrad: true });
+  const x = leaf([1, 2, 3]);
+  const y = x.mul(2);
+  const d = y.detach();
+  d.mul_(2);
+  assert.deepEqual([y.version, d.version], [R.detach.y_version, R.detach.d_version], 'detach versions');
+  approx(V(y), R.detach.y, 'y through detach');
+  const y2 = x.mul(2);
+  const a = y2.data;
+  a.add_(1);
+  assert.deepEqual([y2.version, a.version], [R.data.y_version, R.data.a_version], '.data versions');
+  approx(V(y2), R.data.y, 'y through .data');
+  assert.equal(a.requiresGrad, R.data.a_requires_grad);
+  assert.equal(a.isLeaf, R.data.a_is_leaf);
+  y2.mul_(3);
+  assert.deepEqual([y2.version, a.version], [R.data_after_base_write.y_version, R.data_after_base_write.a_version]);
+  approx(V(a), R.data_after_base_write.a, '.data after a write to its tensor');
+  const p = leaf([1, 2, 3]);
+  p.data.mul_(10);
+  approx(V(p), R.leaf_data.p, 'a leaf changed through .data');
+  assert.equal(p.version, R.leaf_data.p_version);
+  const q = leaf([1, 2]);
+  const z = q.mul(q);
+  q.data.add_(1);
+  z.sum().backward(); // no "modified by an inplace operation": .data escapes the check
+  approx(V(q.grad), R.saved_through_data.q_grad, 'q.grad');
+  assert.equal(q.version, R.saved_through_data.q_version);
+  const y3 = x.mul(1);
+  const d3 = y3.select(0, 1).detach();
+  d3.mul_(2);
+  approx(V(y3), R.detach_view.y, 'a view\'s base through detach');
+  assert.deepEqual([y3.version, d3.version, d3.requiresGrad], [R.detach_view.y_version, R.detach_view.d_version, R.detach_view.d_requires_grad]);
+  y3.add_(1);
+  approx(V(d3), R.detach_view_after_base_write.d, 'detached view after a base write');
+  assert.equal(d3.gradFn, R.detach_view_after_base_write.d_grad_fn, 'the detached view keeps no history');
+  const v = x.mul(1).select(0, 0);
+  v.data.fill_(7);
+  approx(V(v), R.view_data.v, 'a view through .data');
+  assert.equal(v.version, R.view_data.v_version);
+});

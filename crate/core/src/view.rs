@@ -50,6 +50,10 @@ pub enum ViewStep {
 pub struct ViewInfo {
     pub base: Tensor,
     pub steps: Vec<ViewStep>,
+    /// False for what `detach()` of a view and `.data` return (PyTorch's
+    /// non-differentiable views): their values stay in sync with the base,
+    /// but an in-place op on them, or on the base, leaves autograd alone.
+    pub differentiable: bool,
 }
 
 fn reshape(a: &Array, shape: &[usize]) -> Result<Array> {
@@ -204,16 +208,52 @@ fn to_i64(s: &[usize]) -> Vec<i64> {
 
 /// Makes `view` (fresh from a view op on `input`) a view of `input`'s root.
 pub fn link(input: &Tensor, view: &Tensor, step: ViewStep) -> Result<()> {
-    let (base, mut steps) = match input.view_info() {
-        Some(info) => (info.base, info.steps),
-        None => (input.clone(), Vec::new()),
+    let (base, mut steps, differentiable) = match input.view_info() {
+        Some(info) => (info.base, info.steps, info.differentiable),
+        None => (input.clone(), Vec::new(), true),
     };
     steps.push(step);
-    // Share the version counter of the base's storage.
-    view.storage().share_version_with(base.storage());
+    // Share the input's version counter: the base's, except through a
+    // `.data` alias, which has its own (PyTorch: a view shares its base's).
+    view.storage().share_version_with(input.storage());
     add_view(&base, view)?;
-    view.meta_mut()?.view = Some(ViewInfo { base, steps });
+    view.meta_mut()?.view = Some(ViewInfo {
+        base,
+        steps,
+        differentiable,
+    });
     Ok(())
+}
+
+/// `t.detach()` (`share_version`) or PyTorch's `t.data` (a version counter
+/// of its own, so in-place changes through it escape autograd's saved-tensor
+/// check): no history, the same values both ways. Of a view, or as `.data`,
+/// a non-differentiable view of `t`'s base.
+pub fn detached(t: &Tensor, share_version: bool) -> Result<Tensor> {
+    let info = t.view_info();
+    if share_version && info.is_none() {
+        return Ok(t.detach());
+    }
+    let a = if share_version {
+        t.detach()
+    } else {
+        let a = Tensor::from_array(t.to_array()?);
+        if t.has_strides() {
+            a.set_strides(t.strides())?;
+        }
+        a
+    };
+    let (base, steps) = match info {
+        Some(info) => (info.base, info.steps),
+        None => (t.clone(), Vec::new()),
+    };
+    add_view(&base, &a)?;
+    a.meta_mut()?.view = Some(ViewInfo {
+        base,
+        steps,
+        differentiable: false,
+    });
+    Ok(a)
 }
 
 /// A new tensor sharing `t`'s storage, with no history (`t.detach()`), that
@@ -309,7 +349,9 @@ pub fn regenerate_view_grad_fns(
         return Ok(());
     }
     for v in live_views(base) {
-        let Some(info) = v.view_info() else { continue };
+        let Some(info) = v.view_info().filter(|i| i.differentiable) else {
+            continue;
+        };
         let steps = info.steps.clone();
         let view_shape = v.shape();
         let backward: BackwardFn = Box::new(move |ctx| {

@@ -375,7 +375,7 @@ impl Tensor {
         wrap(self.tensor()?.clone_op())
     }
     pub fn detach(&self) -> JsResult<Tensor> {
-        Ok(Tensor::wrap(self.tensor()?.detach()))
+        wrap(hookgrad_core::view::detached(&self.tensor()?, true))
     }
     pub fn add_(&self, other: JsValue) -> JsResult<Tensor> {
         wrap(ops::inplace::add_(

@@ -1,7 +1,7 @@
 //! JS `Tensor` methods for what Python's operators and unpacking run:
 //! `rsub` (`2 - t`), `reciprocal` (`2 / t` is `t.reciprocal() * 2`),
-//! `permute` (`t.T`), `mT`, `unbind` (`a, b = t`, `for x in t`) and the
-//! `.data`-style alias. Each is conversion around one core call.
+//! `permute` (`t.T`), `mT`, `unbind` (`a, b = t`, `for x in t`) and
+//! `.data`. Each is conversion around one core call.
 
 use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
@@ -74,6 +74,13 @@ impl Tensor {
             ))));
         }
         wrap(t.transpose(-2, -1))
+    }
+
+    /// `t.data`: PyTorch's `.data`, an alias with no history and a version
+    /// counter of its own (`t.detach()` shares `t`'s).
+    #[wasm_bindgen(getter)]
+    pub fn data(&self) -> JsResult<Tensor> {
+        wrap(hookgrad_core::view::detached(&self.core().js()?, false))
     }
 
     /// `t.unbind(dim = 0)`: an array of views, outputs of one

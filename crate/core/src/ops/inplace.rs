@@ -35,7 +35,8 @@ pub(crate) fn inplace(
     save: &dyn Fn(&Array, Option<crate::node::Edge>) -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
-    let view = t.view_info();
+    // A `.data` / detached alias syncs its values but is no view for autograd.
+    let view = t.view_info().filter(|i| i.differentiable);
     if context::is_grad_enabled() {
         match &view {
             Some(info) if info.base.is_leaf() && info.base.requires_grad() => {
