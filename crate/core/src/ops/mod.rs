@@ -11,6 +11,7 @@ use crate::trace;
 
 pub mod arith;
 pub mod backward_ops;
+pub(crate) mod cpu_math;
 pub mod fill_copy;
 pub mod index;
 pub mod inplace;

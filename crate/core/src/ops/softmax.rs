@@ -11,13 +11,16 @@ use crate::tensor::{Array, Tensor};
 
 /// softmax / log_softmax along `axis` in the order of PyTorch's CPU
 /// kernels (aten/src/ATen/native/cpu/SoftMaxKernel.cpp), so float32 results
-/// match to the bit: per lane, `max`, then `sum += exp(x - max)` in order;
+/// match to the bit: per lane, `max`, then the sum of `exp(x - max)`;
 /// log_softmax is `(x - max) - log(sum)` (adding max and log(sum) first
 /// loses the small term: PyTorch issue 11752); softmax is `e * (1 / sum)`
 /// on the last dim (`_vec_softmax_lastdim`) and `e / sum` on another
-/// (`_vec_softmax`). PyTorch sums a last dim of 8 or more (16 with AVX512)
-/// in vector lanes: there the last bit may differ.
+/// (`_vec_softmax`). The exp is SLEEF's where PyTorch's is vectorized (the
+/// last dim; whole vectors of lanes on another dim), glibc's in its scalar
+/// tails; the last dim's sum in vector order (`cpu_math::vec_sum`). The log
+/// is Rust's, where PyTorch's is SLEEF's: rarely, the last bit differs.
 fn softmax_values(x: &Array, axis: usize, log: bool) -> Array {
+    use super::cpu_math::{scalar_expf, sleef_expf, vec_sum, LANES};
     let shape = x.shape();
     let dim = shape.get(axis).copied().unwrap_or(1);
     let outer: usize = shape[..axis].iter().product();
@@ -26,6 +29,7 @@ fn softmax_values(x: &Array, axis: usize, log: bool) -> Array {
     let src = x.as_slice();
     let mut out = x.clone();
     let dst = out.as_slice_mut();
+    let mut exps = Vec::with_capacity(dim);
     for o in 0..outer {
         for i in 0..inner {
             let at = |d: usize| (o * dim + d) * inner + i;
@@ -36,26 +40,22 @@ fn softmax_values(x: &Array, axis: usize, log: bool) -> Array {
                     max = v;
                 }
             }
-            let mut sum = 0.0f32;
-            for d in 0..dim {
-                let e = (src[at(d)] - max).exp();
-                dst[at(d)] = e;
-                sum += e;
-            }
-            if log {
-                let l = sum.ln();
-                for d in 0..dim {
-                    dst[at(d)] = src[at(d)] - max - l;
-                }
-            } else if last_dim {
-                let r = 1.0 / sum;
-                for d in 0..dim {
-                    dst[at(d)] *= r;
-                }
+            let vectorized = last_dim || i < inner - inner % LANES;
+            let exp = if vectorized { sleef_expf } else { scalar_expf };
+            exps.clear();
+            exps.extend((0..dim).map(|d| exp(src[at(d)] - max)));
+            let sum = if last_dim {
+                vec_sum(&exps)
             } else {
-                for d in 0..dim {
-                    dst[at(d)] /= sum;
-                }
+                exps.iter().fold(0.0, |a, &e| a + e)
+            };
+            let (l, r) = (sum.ln(), 1.0 / sum);
+            for (d, &e) in exps.iter().enumerate() {
+                dst[at(d)] = match (log, last_dim) {
+                    (true, _) => src[at(d)] - max - l,
+                    (false, true) => e * r,
+                    (false, false) => e / sum,
+                };
             }
         }
     }
