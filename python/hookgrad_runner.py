@@ -80,6 +80,9 @@ def run(source, filename, out, err, traced=True):
 
     _bridge.hook_lines.clear()
     _bridge.tracing[0] = bool(traced)
+    from torch import _warnings
+
+    _warnings._registry.clear()  # "once per process" warnings: once per program
     from torch.utils.hooks import RemovableHandle
 
     RemovableHandle.next_id = 0  # as in a fresh `python` process

@@ -151,8 +151,8 @@ export function engineHelpers(hg) {
       if (typeof t.norm !== 'function') throw new Error('hookgrad does not implement torch.norm yet');
       return dims === null || dims === undefined ? t.norm(p) : t.norm(p, dims.length === 1 ? dims[0] : dims, keepdim);
     },
-    backwardMany() {
-      throw new Error('hookgrad does not implement torch.autograd.backward of several tensors yet');
+    backwardMany(tensors, grads, opts) {
+      return hg.backward(tensors, grads, opts);
     },
   };
 }

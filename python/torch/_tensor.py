@@ -214,7 +214,8 @@ class Tensor:
     def __iter__(self):
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._h.shape[0]))
+        # PyTorch iterates over unbind(0): each element has UnbindBackward0
+        return iter(self.unbind(0))
 
     # ----- autograd attributes -------------------------------------------------
     @property
@@ -275,7 +276,8 @@ class Tensor:
 
     @property
     def data(self):
-        return self._new(self._h.detach())
+        # PyTorch's .data: no history, and a version counter of its own
+        return Tensor._wrap(self._h.data, self._dtype)
 
     @data.setter
     def data(self, value):

@@ -88,15 +88,26 @@ def _rmul(self, other):
 
 
 def _rsub(self, other):
-    from ._creation import scalar_like
-
-    return scalar_like(other, self).sub(self)
+    if isinstance(other, (int, float)) and not isinstance(other, bool):
+        # PyTorch: `2 - t` is torch.rsub(t, 2) (RsubBackward1)
+        return Tensor._wrap(call(self._h.rsub, other), D.result_type(self._dtype, other))
+    return _operand_tensor(other).sub(self)
 
 
 def _rdiv(self, other):
-    from ._creation import scalar_like
+    if isinstance(other, (int, float)) and not isinstance(other, bool):
+        # PyTorch's __rtruediv__: self.reciprocal() * other (MulBackward0 over ReciprocalBackward0)
+        d = self._dtype if self._dtype.is_floating_point else D.float32
+        return Tensor._wrap(call(self._h.reciprocal), d).mul(other)
+    return _operand_tensor(other).div(self)
 
-    return scalar_like(other, self).div(self)
+
+def _reciprocal(self):
+    d = self._dtype if self._dtype.is_floating_point else D.float32
+    return Tensor._wrap(call(self._h.reciprocal), d)
+
+
+Tensor.reciprocal = _reciprocal
 
 
 def _operand_tensor(other):

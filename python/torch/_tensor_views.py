@@ -68,17 +68,33 @@ Tensor.reshape_as = lambda self, other: _reshape(self, *other.shape)
 Tensor.transpose = _transpose
 Tensor.swapaxes = _transpose
 Tensor.t = _t
-Tensor.T = property(lambda self: _t(self) if self.dim() <= 2 else _reverse_dims(self))
-Tensor.mT = property(lambda self: _transpose(self, -2, -1))
+def _permute(self, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    return Tensor._wrap(call(self._h.permute, js.array(*[int(d) for d in dims])), self._dtype)
+
+
+def _T(self):
+    # PyTorch 2.x: Tensor.T is a permute of the reversed dims (PermuteBackward0)
+    n = self.dim()
+    return self if n < 2 else _permute(self, *range(n - 1, -1, -1))
+
+
+Tensor.permute = _permute
+Tensor.T = property(_T)
+Tensor.mT = property(lambda self: Tensor._wrap(call(lambda: self._h.mT), self._dtype))
+
+
+def _unbind(self, dim=0):
+    return tuple(Tensor._wrap(h, self._dtype) for h in call(self._h.unbind, _dim(dim, max(self.dim(), 1))))
+
+
+Tensor.unbind = _unbind
 Tensor.unsqueeze = _unsqueeze
 Tensor.squeeze = _squeeze
 Tensor.clone = _clone
 Tensor.contiguous = _contiguous
 Tensor.flatten = lambda self, start_dim=0, end_dim=-1: _flatten(self, start_dim, end_dim)
-
-
-def _reverse_dims(self):
-    raise NotImplementedError("hookgrad does not implement Tensor.T on tensors of more than 2 dimensions yet")
 
 
 def _flatten(self, start_dim, end_dim):

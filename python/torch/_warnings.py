@@ -8,14 +8,20 @@ import warnings
 
 from . import _bridge as B
 
-# Texts PyTorch warns from its own Python code (placed inside torch), with
-# their categories; every other engine warning is a UserWarning at the
-# caller's line, as TORCH_WARN gives.
+# Texts PyTorch warns from its own code (placed inside torch: shown once per
+# process), with their categories; every other engine warning is a
+# UserWarning at the program's line, as PyTorch's C++ TORCH_WARN gives.
 _LIBRARY = {
     "Using a non-full backward hook": (FutureWarning, "torch/nn/modules/module.py"),
-    "Full backward hook is firing when gradients are computed with respect to module outputs": (
-        UserWarning, "torch/utils/hooks.py"),
-    "Using backward() with create_graph=True": (UserWarning, "torch/_tensor.py"),
+    "Using backward() with create_graph=True": (UserWarning, "torch/autograd/graph.py"),
+}
+# What PyTorch's C++ warnings end with in the PyPI wheels of 2.15 (the build's
+# source paths): part of the text a reader sees and searches for.
+_TRIGGERED = {
+    "The .grad attribute of a Tensor that is not a leaf Tensor":
+        " (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:488.)",
+    "Using backward() with create_graph=True":
+        " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1445.)",
 }
 _registry = {}
 
@@ -35,15 +41,14 @@ def warn(message, category=UserWarning):
 
 def engine_warning(message, at_caller):
     message = str(message)
+    for prefix, suffix in _TRIGGERED.items():
+        if message.startswith(prefix) and not message.endswith(suffix):
+            message += suffix
     for prefix, (category, where) in _LIBRARY.items():
         if message.startswith(prefix):
-            if category is UserWarning and "create_graph" in prefix:
-                break
             warnings.warn_explicit(message, category, where, 1, module="torch", registry=_registry)
             return
-    else:
-        category = UserWarning
-    warnings.warn(message, category, stacklevel=_stacklevel())
+    warnings.warn(message, UserWarning, stacklevel=_stacklevel())
 
 
 def copy_construct():

@@ -56,13 +56,13 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     reduction = _reduction(size_average, reduce, reduction)
-    if weight is not None or label_smoothing or reduction != "mean" or ignore_index != -100:
-        raise NotImplementedError("hookgrad does not implement cross_entropy's weight, label_smoothing, "
-                                  "ignore_index or reduction other than 'mean' yet")
+    if weight is not None or label_smoothing or ignore_index != -100:
+        raise NotImplementedError("hookgrad does not implement cross_entropy's weight, label_smoothing "
+                                  "or ignore_index yet")
     if target.dtype.is_floating_point:
         raise NotImplementedError("hookgrad does not implement cross_entropy with class probabilities yet")
     classes = B.js.array(*[int(v) for v in target.tolist()] if target.dim() else [int(target.item())])
-    h = B.call_engine(B.hg.nn.functional.crossEntropy, input._h, classes)
+    h = B.call_engine(B.hg.nn.functional.crossEntropy, input._h, classes, B.js.options("reduction", reduction))
     return Tensor._wrap(h, input.dtype)
 
 
