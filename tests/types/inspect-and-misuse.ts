@@ -24,8 +24,8 @@ console.log(run.trace.length, run.graph.nodes.map((n) => n.name));
 // Misuse the types catch (each line must be an error for tsc to pass):
 // @ts-expect-error a tensor hook returns a Tensor or nothing, not a number
 c.registerHook((g) => g.item());
-// @ts-expect-error pow takes a number exponent
-a.pow(a);
+// @ts-expect-error pow takes a number or a Tensor exponent, not a string
+a.pow('2');
 // @ts-expect-error unknown semantics
 hg.setSemantics('pytorch-3');
 // @ts-expect-error the option is requiresGrad (camelCase)
