@@ -1,6 +1,7 @@
 //! PyTorch's float32 CPU math where hookgrad reproduces it bit for bit:
-//! SLEEF's `expf` (the u10 version with FMA, what `Vectorized<float>::exp`
-//! calls on x86-64) and the AVX512 order of `vec::reduce_all`'s sum. The
+//! SLEEF's `expf` and `logf` (the u10 versions with FMA, what
+//! `Vectorized<float>::exp` / `log` call on x86-64) and the AVX512 order of
+//! `vec::reduce_all`'s sum. The
 //! softmax kernels (aten/src/ATen/native/cpu/SoftMaxKernel.cpp) use both;
 //! a plain `f32::exp` differs from SLEEF's in about one result in ten.
 
@@ -47,6 +48,52 @@ pub(crate) fn sleef_expf(d: f32) -> f32 {
     // NaN: `q as i32` is 0 and `u` stays NaN.
     let e = q as i32;
     u * pow2(e >> 1) * pow2(e - (e >> 1))
+}
+
+/// SLEEF's `xlogf_u1` as built for AVX512 (`getexp` / `getmant`), what
+/// `Vectorized<float>::log` calls: `log(m · 2^e) = e·ln2 + 2·atanh((m-1)/(m+1))`
+/// in double-float arithmetic (a value and its rounding error). Inputs
+/// outside the positive normal floats take Rust's `ln` (same special values).
+pub(crate) fn sleef_logf(d: f32) -> f32 {
+    if !(d.is_finite() && d >= f32::MIN_POSITIVE) {
+        return d.ln();
+    }
+    // `getexp(d / 0.75)` (128 when that overflows) and `getmant(d)` in
+    // [0.75, 1.5), each from its own bits as the instructions do.
+    let scaled = d * (1.0f32 / 0.75);
+    let e = if scaled.is_infinite() {
+        128.0
+    } else {
+        (((scaled.to_bits() >> 23) & 0xff) as i32 - 127) as f32
+    };
+    let m = f32::from_bits((d.to_bits() & 0x007f_ffff) | 0x3f80_0000);
+    let m = if m >= 1.5 { m * 0.5 } else { m };
+    // e·ln2, with ln2 split in two floats.
+    let (lx, ly) = (0.693_147_2_f32, -1.904_654_3e-9_f32);
+    let sx = lx * e;
+    let sy = fma(ly, e, fma(lx, e, -sx));
+    // (m - 1) / (m + 1) as a double-float.
+    let two_sum = |x: f32, y: f32| {
+        let s = x + y;
+        let v = s - x;
+        (s, (x - (s - v)) + (y - v))
+    };
+    let (nx, ny) = two_sum(-1.0, m);
+    let (dx, dy) = two_sum(1.0, m);
+    let t = 1.0 / dx;
+    let xx = nx * t;
+    let u = fma(t, nx, -xx);
+    let v = fma(-dy, t, fma(-dx, t, 1.0));
+    let xy = fma(xx, v, fma(ny, t, u));
+    let x2 = xx * xx;
+    let p = fma(fma(0.302_729_5, x2, 0.399_610_8), x2, 0.666_669_5);
+    // s + 2x, then + x³·p.
+    let (ax, ay) = (xx * 2.0, xy * 2.0);
+    let s2 = sx + ax;
+    let s2y = (((sx - s2) + ax) + sy) + ay;
+    let w = (x2 * xx) * p;
+    let s3 = s2 + w;
+    s3 + (((s2 - s3) + w) + s2y)
 }
 
 /// glibc's `expf` (PyTorch's scalar tails call `std::exp`): correctly
@@ -99,6 +146,17 @@ mod tests {
         let rel = |x: f32| (sleef_expf(x) as f64 / (x as f64).exp() - 1.0).abs();
         for x in [-87.5f32, -20.25, -1.0, 0.3, 5.5, 88.0] {
             assert!(rel(x) < 3e-7, "{x}");
+        }
+    }
+
+    #[test]
+    fn sleef_logf_values() {
+        assert_eq!(sleef_logf(1.0), 0.0);
+        assert!(sleef_logf(-1.0).is_nan() && sleef_logf(0.0) == f32::NEG_INFINITY);
+        assert_eq!(sleef_logf(f32::INFINITY), f32::INFINITY);
+        for x in [1.5f32, 2.0, 3.25, 17.0, 1e6, 3.0e38] {
+            let rel = (sleef_logf(x) as f64 / (x as f64).ln() - 1.0).abs();
+            assert!(rel < 3e-7, "{x}");
         }
     }
 
