@@ -163,6 +163,8 @@ export class Tensor {
   select(dim: number, index: number): Tensor;
   /** `t[start:end:step]` along `dim` (default 0): a view (`SliceBackward0`), bounds clamped like a Python slice's; `null` bounds are the ends. */
   slice(dim?: number, start?: number | null, end?: number | null, step?: number): Tensor;
+  /** A view of the whole tensor (`AliasBackward0`): what PyTorch's `t[...]`, `t[:, :]` return. */
+  alias(): Tensor;
   /** `t[indices]` with integers (nested arrays, or a Tensor of integer values) along dim 0: a copy (`IndexBackward0`). */
   index(indices: number[] | number[][] | Tensor): Tensor;
   /** Always a view (`ViewBackward0`); PyTorch's error where `reshape` would copy. */

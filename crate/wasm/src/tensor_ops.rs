@@ -65,6 +65,12 @@ impl Tensor {
         wrap(index::slice(&self.core().js()?, d, s, e, st))
     }
 
+    /// `t.alias()`: a view of the whole tensor (`AliasBackward0`), what
+    /// PyTorch's `t[...]` / `t[:, :]` return.
+    pub fn alias(&self) -> JsResult<Tensor> {
+        wrap(index::alias(&self.core().js()?))
+    }
+
     /// `t.index(indices)`: `t[indices]` for an array of integers (nested
     /// arrays allowed) or a Tensor of integer values, along dim 0
     /// (`IndexBackward0`, a copy).

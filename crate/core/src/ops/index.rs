@@ -234,6 +234,27 @@ pub(crate) fn apply_part(t: &Tensor, lanes: Lanes, drop_dim: bool) -> Result<Ten
     }
 }
 
+/// `t.alias()`: a view of the whole tensor (`AliasBackward0`). PyTorch's
+/// indexing returns it when no index changes anything (`t[...]`,
+/// `t[:, :]`, `t[()]`: a tuple of indices skips its full slices).
+pub fn alias(a: &Tensor) -> Result<Tensor> {
+    let (shape, strides) = a.layout();
+    let t = record(
+        "AliasBackward0",
+        &[Some(a)],
+        a.to_array()?,
+        Vec::new,
+        Box::new(|ctx| Ok(vec![ctx.grads.first().cloned().flatten()])),
+    )?;
+    t.set_strides(strides)?;
+    let step = ViewStep::Reshape {
+        from: shape.clone(),
+        to: shape,
+    };
+    crate::view::link(a, &t, step)?;
+    Ok(t)
+}
+
 /// The rows `indices` (integer values; negative count from the end) pick
 /// along dim 0 of size `size`, or PyTorch's IndexError.
 fn rows_of(indices: &Array, size: usize) -> Result<Vec<usize>> {
@@ -335,6 +356,9 @@ mod tests {
     #[test]
     fn select_and_slice_values_and_names() {
         let a = leaf(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
+        let al = ok(alias(&a));
+        assert_eq!(al.grad_fn().map(|f| f.name), Some("AliasBackward0"));
+        assert_eq!(values(&al), values(&a));
         let s = ok(select(&a, 0, -1));
         assert_eq!(values(&s), vec![4.0, 5.0, 6.0]);
         assert_eq!(s.grad_fn().map(|f| f.name), Some("SelectBackward0"));
