@@ -25,6 +25,7 @@ from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no
 from . import return_types  # noqa: F401
 from . import utils  # noqa: F401
 from . import nn  # noqa: F401
+from . import optim  # noqa: F401
 
 __version__ = "2.15.0+hookgrad"
 
