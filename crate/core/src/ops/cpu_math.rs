@@ -69,7 +69,7 @@ pub(crate) fn sleef_logf(d: f32) -> f32 {
     let m = f32::from_bits((d.to_bits() & 0x007f_ffff) | 0x3f80_0000);
     let m = if m >= 1.5 { m * 0.5 } else { m };
     // e·ln2, with ln2 split in two floats.
-    let (lx, ly) = (0.693_147_2_f32, -1.904_654_3e-9_f32);
+    let (lx, ly) = (std::f32::consts::LN_2, -1.904_654_3e-9_f32);
     let sx = lx * e;
     let sy = fma(ly, e, fma(lx, e, -sx));
     // (m - 1) / (m + 1) as a double-float.
