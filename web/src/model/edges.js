@@ -44,16 +44,29 @@ export function edgeSpecs(model, input, boxes, lod, dir = input.dir || 'TB') {
   return out;
 }
 
+/**
+ * An edge's value label: the gradient it carries, or "before → after" at the
+ * step a node's post-hook replaced it (trace-model.js frameAt's `before`).
+ */
+export function edgeLabelText(value, before) {
+  return before === undefined ? abbreviate(value, 18) : `${abbreviate(before, 12)} → ${abbreviate(value, 12)}`;
+}
+
 /** The widest value label each next_functions edge will show over the run (keyed as the edges). */
 export function labelWidths(model) {
   const widths = new Map();
+  const widen = (node, j, txt) => {
+    const e = model.nodes.get(node)?.next?.[j];
+    if (e?.node == null) return;
+    const key = `${node}>${e.node}#${j}`;
+    widths.set(key, Math.max(widths.get(key) || 0, labelWidth(txt)));
+  };
   for (const ev of model.trace) {
-    if (ev.type !== 'node') continue;
-    (model.nodes.get(ev.node)?.next || []).forEach((e, j) => {
-      if (e.node == null) return;
-      const key = `${ev.node}>${e.node}#${j}`;
-      widths.set(key, Math.max(widths.get(key) || 0, labelWidth(abbreviate(ev.gradInputs?.[j] ?? null, 18))));
-    });
+    if (ev.type === 'node') (ev.gradInputs || []).forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null)));
+    // A post-hook that replaced grad_inputs labels the edge with before → after.
+    else if (ev.type === 'hook' && ev.node != null && (ev.kind === 'node-post' || ev.kind === 'module-backward') && Array.isArray(ev.after)) {
+      ev.after.forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null, Array.isArray(ev.before) ? ev.before[j] ?? null : null)));
+    }
   }
   return widths;
 }

@@ -11,6 +11,8 @@ import { formatList, formatValue } from './format.js';
 const BACKWARD_HOOK_KINDS = new Set([
   'tensor', 'retain-grad', 'node-pre', 'node-post', 'post-accumulate',
   'module-backward', 'module-full-backward', 'module-full-backward-pre',
+  // Backward needs a saved tensor back; a multi-grad hook sees gradients.
+  'unpack', 'multi-grad',
 ]);
 
 /** True for events that belong to a backward pass. */
@@ -26,7 +28,15 @@ export const HOOK_KIND_LABEL = {
   'post-accumulate': 'post-accumulate-grad hook', 'module-pre': 'forward pre-hook', 'module-forward': 'forward hook',
   'module-backward': 'legacy backward hook', 'module-full-backward': 'full backward hook',
   'module-full-backward-pre': 'full backward pre-hook',
+  pack: 'pack hook', unpack: 'unpack hook', 'multi-grad': 'multi-grad hook',
 };
+
+/** "tensor hook cHook": the kind, then the function's name unless it only repeats the kind ("pack hook", not "pack hook pack"). */
+export function hookTitle(ev) {
+  const kind = HOOK_KIND_LABEL[ev.kind] || ev.kind;
+  if (ev.kind === 'retain-grad' || !ev.name || ev.name === '<lambda>' || ev.name.toLowerCase() === ev.kind) return kind;
+  return `${kind} ${ev.name}`;
+}
 
 /**
  * Builds the static model: lookups, module calls, step list with labels, and
@@ -108,8 +118,9 @@ export function analyze(graph, fullTrace = []) {
       case 'hook': {
         // The function's name, as the user wrote it, when it has one: the
         // reader finds "tensor hook double on y" in the program.
-        const kind = [HOOK_KIND_LABEL[ev.kind] || ev.kind, ev.kind === 'retain-grad' ? '' : ev.name].filter(Boolean).join(' ');
-        if (ev.tensor != null) f = { tensor: ev.tensor, node: nodeOfTensor(ev.tensor) };
+        const kind = hookTitle(ev);
+        if (ev.tensor != null) f = { tensor: ev.tensor, node: ev.kind === 'pack' || ev.kind === 'unpack' ? ev.node ?? null : nodeOfTensor(ev.tensor) };
+        else if (Array.isArray(ev.tensors) && ev.tensors.length) f = { tensor: ev.tensors[0], node: nodeOfTensor(ev.tensors[0]) };
         else if (ev.node != null) f = { node: ev.node, tensor: tensorOfNode.get(ev.node) ?? null };
         if (ev.tensor == null && ev.node == null) {
           const o = handleOwner.get(ev.handle);
@@ -117,8 +128,7 @@ export function analyze(graph, fullTrace = []) {
           else if (o?.node != null) f = { node: o.node, tensor: tensorOfNode.get(o.node) ?? null };
         }
         if (ev.moduleId != null) f.module = lastCallOf.get(ev.moduleId) ?? top?.key;
-        const on = ev.tensor != null ? tName(ev.tensor) : ev.module != null ? ev.module : ev.node != null ? nName(ev.node) : '';
-        label = `${kind} on ${on}`;
+        label = `${kind} on ${hookPlace(ev, tName, nName)}`;
         break;
       }
       case 'accumulate':
@@ -164,7 +174,20 @@ export function analyze(graph, fullTrace = []) {
   // a training loop, the passes of earlier (released) steps are not drawn.
   const forwardEnd = firstDrawnBackward >= 0 ? firstDrawnBackward : firstBackward >= 0 ? firstBackward : trace.length;
   const userHookSteps = steps.filter((s) => isUserHookEvent(s.event)).map((s) => s.index);
-  return { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd, tName, nName };
+  // The first event of what the figure draws: the op that made its first
+  // drawn tensor (a training loop's earlier, released steps come before).
+  let figureStart = Math.min(forwardEnd, ...[...createdAt.tensor].filter(([id]) => tensors.has(id)).map(([, i]) => i));
+  // What led up to that op belongs to it: module calls opening, forward
+  // pre-hooks, and the pack hooks of the tensors it saved.
+  const leadsIn = (ev) => (ev.type === 'module' && ev.phase !== 'end') || (ev.type === 'hook' && (ev.kind === 'pack' || ev.kind === 'module-pre'));
+  while (figureStart > 0 && leadsIn(trace[figureStart - 1])) figureStart--;
+  return { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd, figureStart, tName, nName };
+}
+
+/** What a hook event ran on, in words: a tensor, a module, a node, or the tensors a multi-grad hook watches. */
+export function hookPlace(ev, tName, nName) {
+  if (Array.isArray(ev.tensors)) return ev.tensors.map(tName).join(', ');
+  return ev.tensor != null ? tName(ev.tensor) : ev.module != null ? ev.module : ev.node != null ? nName(ev.node) : '';
 }
 
 /** Pins a warning or error where it happened; the same message at the same place (e.g. a hook's error and the aborted backward) is pinned once. */
@@ -204,12 +227,17 @@ export function frameAt(model, k) {
       if (ev.kind === 'retain-grad' && ev.tensor != null) grads.set(ev.tensor, ev.after ?? ev.before ?? null);
       const fire = { before: ev.before, after: ev.after, kind: ev.kind, step: i, count: (hookFires.get(ev.handle)?.count || 0) + 1 };
       hookFires.set(ev.handle, fire);
+      // A node's post-hook (the legacy module hook is one) runs after the
+      // node's own event and may replace its grad_inputs: from now on the
+      // edges carry what the hook returned, and this step shows the change.
+      const io = POST_HOOK_KINDS.has(ev.kind) && ev.node != null ? nodeIO.get(ev.node) : null;
+      if (io && Array.isArray(ev.after)) {
+        nodeIO.set(ev.node, { ...io, gradInputs: ev.after });
+        if (last) edges = edgesOf(model, ev.node, ev.after, Array.isArray(ev.before) ? ev.before : null);
+      }
     } else if (ev.type === 'node') {
       done.add(ev.node); nodeIO.set(ev.node, { gradOutputs: ev.gradOutputs, gradInputs: ev.gradInputs });
-      if (last) {
-        const n = model.nodes.get(ev.node);
-        edges = (n?.next || []).map((e, j) => ({ from: ev.node, to: e.node, index: j, value: ev.gradInputs?.[j] ?? null })).filter((e) => e.to != null);
-      }
+      if (last) edges = edgesOf(model, ev.node, ev.gradInputs, null);
     } else if (ev.type === 'warning' || ev.type === 'error') addPin(pins, ev, focus, i);
   }
   const cur = k > 0 ? model.steps[k - 1] : null;
@@ -219,6 +247,25 @@ export function frameAt(model, k) {
     tensorCreated: (id) => created(model.createdAt.tensor, id),
     nodeCreated: (id) => created(model.createdAt.node, id),
   };
+}
+
+/** Hook kinds that run after their node and receive (and may replace) its grad_inputs. */
+const POST_HOOK_KINDS = new Set(['node-post', 'module-backward']);
+
+/** The value each next_functions edge of `node` carries now (`before`: what it carried before a hook changed it). */
+function edgesOf(model, node, values, before) {
+  const n = model.nodes.get(node);
+  return (n?.next || []).map((e, j) => {
+    const edge = { from: node, to: e.node, index: j, value: values?.[j] ?? null };
+    if (before && !sameValue(before[j] ?? null, edge.value)) edge.before = before[j] ?? null;
+    return edge;
+  }).filter((e) => e.to != null);
+}
+
+/** Equal values (numbers or nested arrays of them; null for None). */
+export function sameValue(a, b) {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  return Object.is(a, b) || (a === b);
 }
 
 /**

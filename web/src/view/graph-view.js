@@ -16,7 +16,7 @@ import { fitView, panToInclude } from '../model/camera.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
 import { runPins, samePin } from '../model/trace-model.js';
 import { placeLabels, labelWidth } from '../model/edge-labels.js';
-import { edgeSpecs, labelWidths, maxGradNorm, edgeWidth, curveMid } from '../model/edges.js';
+import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid } from '../model/edges.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
 import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
 import { Minimap } from './minimap.js';
@@ -294,7 +294,7 @@ export class GraphView {
     }
     for (const e of frame.edges) {
       const key = `${e.from}>${e.to}#${e.index}`;
-      if (this.edgeEls.has(key)) want.set(key, { cls: 'hot', value: e.value });
+      if (this.edgeEls.has(key)) want.set(key, { cls: 'hot', value: e.value, before: e.before });
     }
     for (const [key, cls] of this.edgeState) {
       if (want.get(key)?.cls === cls) continue;
@@ -324,7 +324,7 @@ export class GraphView {
     const labels = new Map();
     for (const [key, w] of want) {
       const mid = this.edgeMid.get(key); if (!mid) continue;
-      labels.set(key, { cls: w.cls === 'hot' ? 'now' : 'past', txt: abbreviate(w.value, 18), mid });
+      labels.set(key, { cls: w.cls === 'hot' ? 'now' : 'past', txt: edgeLabelText(w.value, w.before), mid });
     }
     for (const [key, l] of this.flowLabels) {
       const n = labels.get(key);
@@ -332,7 +332,7 @@ export class GraphView {
     }
     for (const [key, l] of labels) {
       if (this.flowLabels.has(key)) continue;
-      this.flowLabels.set(key, { ...l, g: this.edgeLabel(l.mid, l.txt, l.cls) });
+      this.flowLabels.set(key, { ...l, g: this.edgeLabel(l.mid, l.txt, l.cls, key) });
     }
     this.drawPins(frame.pins);
     // (Drawn right away: this runs in an animation frame; the canvas is rasterized once per frame anyway.)
@@ -347,8 +347,8 @@ export class GraphView {
   }
 
   /** A value label centred on an edge's midpoint. */
-  edgeLabel(mid, txt, cls) {
-    const g = el('g', { class: `flow-label ${cls}` }, cls === 'now' ? this.gNow : this.gPast);
+  edgeLabel(mid, txt, cls, key) {
+    const g = el('g', { class: `flow-label ${cls}`, 'data-edge': key }, cls === 'now' ? this.gNow : this.gPast);
     const w = labelWidth(txt);
     el('rect', { x: mid.x - w / 2, y: mid.y - 10, width: w, height: 19, rx: 9 }, g);
     el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' }, g, txt);
