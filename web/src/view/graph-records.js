@@ -5,6 +5,7 @@
 import { pyBool } from '../model/format.js';
 import { abbreviate, badgeLabel, shapeText, HEAD, ROW, BADGE, LABEL_X, VALUE_X, MONO_CHAR } from '../model/records.js';
 import { HOOK_KIND_LABEL } from '../model/trace-model.js';
+import { badgeText, BADGE_CHAR } from '../model/shown-values.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 export function el(tag, attrs = {}, parent = null, text = null) {
@@ -13,18 +14,6 @@ export function el(tag, attrs = {}, parent = null, text = null) {
   if (text !== null) e.textContent = text;
   if (parent) parent.appendChild(e);
   return e;
-}
-
-const BADGE_CHAR = 6.9; // 11.5 px mono
-
-/** Hook value in a badge: lists as tuples, tensors as values; at most n characters. */
-function hookValue(kind, v, n) {
-  if (Array.isArray(v) && kind !== 'tensor' && kind !== 'retain-grad' && kind !== 'post-accumulate') {
-    const parts = v.map((x) => abbreviate(x, Math.max(4, Math.floor(n / Math.max(1, v.length)) - 2)));
-    const s = v.length === 1 ? `(${parts[0]},)` : `(${parts.join(', ')})`;
-    return s.length <= n ? s : `(${v.length} values)`;
-  }
-  return abbreviate(v, n);
 }
 
 /** Tooltip text with everything the record does not show. */
@@ -105,10 +94,7 @@ export function updateBadge(r, frame, setClass) {
     c.fireStep = step;
     r.count.textContent = fire && fire.count > 1 ? `×${fire.count}` : '';
     if (!fire || r.room < 5) r.val.textContent = fire ? '✓' : '';
-    else {
-      const half = Math.max(3, Math.floor((r.room - 3) / 2));
-      r.val.textContent = `${hookValue(r.kind, fire.before, half)} → ${hookValue(r.kind, fire.after, half)}`;
-    }
+    else r.val.textContent = badgeText(r.kind, fire.before, fire.after, r.room);
   }
   setClass(r.g, c, 'fired', !!fire);
   setClass(r.g, c, 'firing', !!fire && fire.step === frame.k - 1);
