@@ -108,7 +108,8 @@ export class Controller {
     // A big graph's first frame (step text, inspector, canvas) is a task of its own.
     if (session.input.units.length > BIG_UNITS) { await yieldToPage(); if (this.running !== myRun) return false; }
     // A forward-only program opens at its start, with its forward story to play.
-    this.player.load(model.steps.length, step ?? (hasBackward(model) ? model.forwardEnd : 0));
+    // (A failed run opens at its error, at the end.)
+    this.player.load(model.steps.length, step ?? (hasBackward(model) || result.error ? model.forwardEnd : 0));
     if (!(await this.refitToPane(pane)) || this.running !== myRun) return false;
     if (typeof step === 'number' && !(await this.showStep(this.player.k))) return false;
     this.setBusy(false);

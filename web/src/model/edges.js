@@ -52,14 +52,21 @@ export function edgeLabelText(value, before) {
   return before === undefined ? abbreviate(value, 18) : `${abbreviate(before, 12)} → ${abbreviate(value, 12)}`;
 }
 
-/** The widest value label each next_functions edge will show over the run (keyed as the edges). */
+/**
+ * Room a label is placed with (and the figure is fitted to): an 18-character
+ * label at most. A whole short vector may be wider; it overhangs its place
+ * rather than spreading every figure that has one (issue 32: λ in full).
+ */
+export const PLACED_LABEL_W = labelWidth('x'.repeat(18));
+
+/** The widest value label each next_functions edge will show over the run (keyed as the edges), up to PLACED_LABEL_W. */
 export function labelWidths(model) {
   const widths = new Map();
   const widen = (node, j, txt) => {
     const e = model.nodes.get(node)?.next?.[j];
     if (e?.node == null) return;
     const key = `${node}>${e.node}#${j}`;
-    widths.set(key, Math.max(widths.get(key) || 0, labelWidth(txt)));
+    widths.set(key, Math.min(PLACED_LABEL_W, Math.max(widths.get(key) || 0, labelWidth(txt))));
   };
   for (const ev of model.trace) {
     if (ev.type === 'node') (ev.gradInputs || []).forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null)));
