@@ -99,3 +99,26 @@ const d = net.call(hg.tensor(1, { requiresGrad: true, name: 'a' })); d.name = 'd
   assert.match(start, /runs forward only/); assert.match(start, /1 hook call/);
   assert.match(stepSentence(m, m.steps.length, frameAt(m, m.steps.length)).text, /never calls backward\(\)/);
 });
+
+// By hand (lesson 3): e = c + d, c = a·b. AddBackward0 hands one tensor (1.)
+// to both edges; d's AccumulateGrad runs first (the later node), and dHook
+// multiplies that tensor by 100 in place, so MulBackward0 receives 100.
+const INPLACE = `const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
+const b = hg.tensor(3, { requiresGrad: true, name: 'b' });
+const c = a.mul(b); c.name = 'c';
+const d = hg.tensor(4, { requiresGrad: true, name: 'd' });
+const e = c.add(d); e.name = 'e';
+d.registerHook(function dHook(grad) { grad.mul_(100); });
+e.backward();`;
+
+test('a hook that changes its gradient in place changes the other edge at its own step, drawn 1. → 100.', () => {
+  const m = run(INPLACE);
+  const add = m.tensors.get(tid(m, 'e')).gradFn; const mul = m.tensors.get(tid(m, 'c')).gradFn;
+  const hook = m.steps.findIndex((s) => s.event.type === 'hook' && s.event.name === 'dHook');
+  assert.deepEqual(m.inPlace.get(hook), [{ from: add, to: mul, index: 0, before: 1, after: 100, by: 'dHook' }]);
+  const f = frameAt(m, hook + 1);
+  assert.deepEqual(f.edges.map((e) => [e.from, e.to, e.before, e.value, e.inPlaceBy]), [[add, mul, 1, 100, 'dHook']]);
+  assert.equal(f.nodeIO.get(add).gradInputs[0], 100, 'the edge carries 100 from then on');
+  assert.match(describeStep(m, f.step), /^tensor hook dHook on d: 1\. → 100\., changed in place — the same tensor is on the edge AddBackward0 → MulBackward0, which now carries 100\. too$/);
+  assert.equal(frameAt(m, hook).nodeIO.get(add).gradInputs[0], 1, 'before the hook: 1.');
+});

@@ -53,20 +53,26 @@ export function edgeLabelText(value, before) {
 }
 
 /**
- * Room a label is placed with (and the figure is fitted to): an 18-character
- * label at most. A whole short vector may be wider; it overhangs its place
- * rather than spreading every figure that has one (issue 32: λ in full).
+ * The width of label the figure is fitted to: an 18-character label at most.
+ * A whole short vector is wider; it is placed at its own width (off the
+ * boxes) but may overhang the fitted view, rather than shrink every figure
+ * that has one (issue 32: λ in full).
  */
 export const PLACED_LABEL_W = labelWidth('x'.repeat(18));
 
-/** The widest value label each next_functions edge will show over the run (keyed as the edges), up to PLACED_LABEL_W. */
+/** A label's box as the figure's fit counts it: at most PLACED_LABEL_W wide, centred. */
+export function fitLabelBox(b) {
+  return b.w <= PLACED_LABEL_W ? b : { ...b, x: b.x + (b.w - PLACED_LABEL_W) / 2, w: PLACED_LABEL_W };
+}
+
+/** The widest value label each next_functions edge will show over the run (keyed as the edges). */
 export function labelWidths(model) {
   const widths = new Map();
   const widen = (node, j, txt) => {
     const e = model.nodes.get(node)?.next?.[j];
     if (e?.node == null) return;
     const key = `${node}>${e.node}#${j}`;
-    widths.set(key, Math.min(PLACED_LABEL_W, Math.max(widths.get(key) || 0, labelWidth(txt))));
+    widths.set(key, Math.max(widths.get(key) || 0, labelWidth(txt)));
   };
   for (const ev of model.trace) {
     if (ev.type === 'node') (ev.gradInputs || []).forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null)));
@@ -75,6 +81,7 @@ export function labelWidths(model) {
       ev.after.forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null, Array.isArray(ev.before) ? ev.before[j] ?? null : null)));
     }
   }
+  for (const list of model.inPlace?.values() || []) for (const c of list) widen(c.from, c.index, edgeLabelText(c.after, c.before));
   return widths;
 }
 

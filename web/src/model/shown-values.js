@@ -3,7 +3,7 @@
 // for them before the figure is drawn and a short value (≤ SHORT_VALUE
 // numbers) is never cut. Shared by the layout (sizes) and the view (texts).
 import { abbreviate, isShortValue, MAX_W, VALUE_X, MONO_CHAR } from './records.js';
-import { sameValue } from './trace-model.js';
+import { sameValue } from './format.js';
 
 /** Width of a 11.5 px mono character in a badge. */
 export const BADGE_CHAR = 6.9;

@@ -2,7 +2,10 @@
 // No DOM, no engine: `frameAt(model, k)` is what the page shows after the
 // first k trace events, so stepping back and scrubbing are free. The types
 // are the engine's (crate/js/protocol.d.ts, copied to web/pkg).
-import { formatList, formatValue } from './format.js';
+import { formatList, formatValue, sameValue } from './format.js';
+import { inPlaceChanges } from './inplace.js';
+
+export { sameValue };
 
 /** @typedef {import('../../pkg/protocol').GraphInfo} GraphInfo */
 /** @typedef {import('../../pkg/protocol').TraceEvent} TraceEvent */
@@ -181,7 +184,10 @@ export function analyze(graph, fullTrace = []) {
   // pre-hooks, and the pack hooks of the tensors it saved.
   const leadsIn = (ev) => (ev.type === 'module' && ev.phase !== 'end') || (ev.type === 'hook' && (ev.kind === 'pack' || ev.kind === 'module-pre'));
   while (figureStart > 0 && leadsIn(trace[figureStart - 1])) figureStart--;
-  return { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd, figureStart, tName, nName };
+  const model = { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd, figureStart, tName, nName };
+  // Edges whose gradient a hook changed in place, at that hook's step.
+  model.inPlace = inPlaceChanges(model);
+  return model;
 }
 
 /** What a hook event ran on, in words: a tensor, a module, a node, or the tensors a multi-grad hook watches. */
@@ -235,6 +241,12 @@ export function frameAt(model, k) {
         nodeIO.set(ev.node, { ...io, gradInputs: ev.after });
         if (last) edges = edgesOf(model, ev.node, ev.after, Array.isArray(ev.before) ? ev.before : null);
       }
+      // The same tensor on other edges, changed in place by this hook.
+      for (const c of model.inPlace?.get(i) || []) {
+        const from = nodeIO.get(c.from);
+        if (from) nodeIO.set(c.from, { ...from, gradInputs: Object.assign([...from.gradInputs], { [c.index]: c.after }) });
+        if (last) edges.push({ from: c.from, to: c.to, index: c.index, value: c.after, before: c.before, inPlaceBy: c.by });
+      }
     } else if (ev.type === 'node') {
       done.add(ev.node); nodeIO.set(ev.node, { gradOutputs: ev.gradOutputs, gradInputs: ev.gradInputs });
       if (last) edges = edgesOf(model, ev.node, ev.gradInputs, null);
@@ -262,11 +274,6 @@ function edgesOf(model, node, values, before) {
   }).filter((e) => e.to != null);
 }
 
-/** Equal values (numbers or nested arrays of them; null for None). */
-export function sameValue(a, b) {
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
-  return Object.is(a, b) || (a === b);
-}
 
 /**
  * The console pane's lines: the program's output and the engine's warnings
@@ -286,7 +293,12 @@ export function describeStep(model, step) {
   const ev = step.event;
   switch (ev.type) {
     case 'node': return `${step.label}: grad_outputs ${formatList(ev.gradOutputs)} → grad_inputs ${formatList(ev.gradInputs)}`;
-    case 'hook': return `${step.label}: ${formatHookValue(ev.kind, ev.before)} → ${formatHookValue(ev.kind, ev.after)}`;
+    case 'hook': {
+      const changed = model.inPlace?.get(step.index) || [];
+      const also = changed.map((c) => `${nName(model, c.from)} → ${nName(model, c.to)}`).join(', ');
+      return `${step.label}: ${formatHookValue(ev.kind, ev.before)} → ${formatHookValue(ev.kind, ev.after)}${changed.length
+        ? `, changed in place — the same tensor is on the edge ${also}, which now carries ${formatValue(changed[0].after)} too` : ''}`;
+    }
     case 'accumulate': return `${step.label}: ${formatValue(ev.grad)}`;
     // What PyTorch does with it: AccumulateGrad (and retain_grad) write a
     // fresh gradient into a None .grad and add to any other value.
@@ -297,6 +309,8 @@ export function describeStep(model, step) {
     default: return step.label;
   }
 }
+
+const nName = (model, id) => model.nName(id);
 
 /** Hook kinds whose before/after values are lists (tuples in PyTorch). */
 export const LIST_HOOK_KINDS = new Set(['node-pre', 'node-post', 'module-pre', 'module-forward', 'module-backward', 'module-full-backward', 'module-full-backward-pre']);
