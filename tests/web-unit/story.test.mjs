@@ -122,3 +122,16 @@ test('a hook that changes its gradient in place changes the other edge at its ow
   assert.match(describeStep(m, f.step), /^tensor hook dHook on d: 1\. → 100\., changed in place — the same tensor is on the edge AddBackward0 → MulBackward0, which now carries 100\. too$/);
   assert.equal(frameAt(m, hook).nodeIO.get(add).gradInputs[0], 1, 'before the hook: 1.');
 });
+
+test('the legacy hook step says whose gradients it sees: the grad_inputs of the node it sits on', () => {
+  // By hand: Mul3(p=2, q=3, r=4) = (p·q)·r; the last MulBackward0's inputs
+  // are x·y = p·q = 6 and r = 4, so it computes (r, x·y) = (4, 6).
+  const m = run(`function mul3(x, y, z) { const xy = x.mul(y); xy.name = 'x·y'; return xy.mul(z); }
+const m3 = new hg.Module('Mul3', mul3);
+m3.registerBackwardHook(function legacyHook() {});
+const [p, q, r] = [2, 3, 4].map((v, i) => hg.tensor(v, { requiresGrad: true, name: 'pqr'[i] }));
+const out = m3.call(p, q, r); out.name = 'out';
+out.backward();`);
+  const step = m.steps.find((s) => s.event.kind === 'module-backward');
+  assert.equal(describeStep(m, step), 'legacy backward hook legacyHook on Mul3: sees (4., 6.), the grad_inputs of out’s MulBackward0: 4. for x·y, 6. for r — one per input of that node, not of the module.');
+});

@@ -60,6 +60,19 @@ export function edgeLabelText(value, before) {
  */
 export const PLACED_LABEL_W = labelWidth('x'.repeat(18));
 
+/**
+ * How a value label is drawn: its width and font size (px). A label wider
+ * than 1.2 × PLACED_LABEL_W (a whole 3-vector) is set in a smaller font, down
+ * to 8.5 px, so that it keeps to the room it was placed in.
+ */
+export function labelSize(txt) {
+  const natural = labelWidth(txt);
+  const room = PLACED_LABEL_W * 1.2;
+  if (natural <= room) return { w: natural, font: 12 };
+  const font = Math.max(8.5, 12 * (room - 12) / (natural - 12));
+  return { w: Math.round((natural - 12) * font / 12 + 12), font: Math.round(font * 10) / 10 };
+}
+
 /** A label's box as the figure's fit counts it: at most PLACED_LABEL_W wide, centred. */
 export function fitLabelBox(b) {
   return b.w <= PLACED_LABEL_W ? b : { ...b, x: b.x + (b.w - PLACED_LABEL_W) / 2, w: PLACED_LABEL_W };
@@ -72,7 +85,7 @@ export function labelWidths(model) {
     const e = model.nodes.get(node)?.next?.[j];
     if (e?.node == null) return;
     const key = `${node}>${e.node}#${j}`;
-    widths.set(key, Math.max(widths.get(key) || 0, labelWidth(txt)));
+    widths.set(key, Math.max(widths.get(key) || 0, labelSize(txt).w));
   };
   for (const ev of model.trace) {
     if (ev.type === 'node') (ev.gradInputs || []).forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null)));

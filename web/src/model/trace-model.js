@@ -261,6 +261,15 @@ export function frameAt(model, k) {
   };
 }
 
+/** Where the program registered the hook of a hook step ({ line, column } from graph()'s hook rows), or null. */
+export function stepSource(model, step) {
+  const ev = step?.event;
+  if (ev?.type !== 'hook') return null;
+  for (const t of model.tensors.values()) for (const h of t.hooks || []) if (h.handle === ev.handle) return h.source || null;
+  for (const n of model.nodes.values()) for (const h of [...(n.preHooks || []), ...(n.postHooks || [])]) if (h.handle === ev.handle) return h.source || null;
+  return null;
+}
+
 /** Hook kinds that run after their node and receive (and may replace) its grad_inputs. */
 const POST_HOOK_KINDS = new Set(['node-post', 'module-backward']);
 
@@ -294,6 +303,7 @@ export function describeStep(model, step) {
   switch (ev.type) {
     case 'node': return `${step.label}: grad_outputs ${formatList(ev.gradOutputs)} → grad_inputs ${formatList(ev.gradInputs)}`;
     case 'hook': {
+      if (ev.kind === 'module-backward' && Array.isArray(ev.before)) return `${step.label}: ${legacyCaption(model, ev)}`;
       const changed = model.inPlace?.get(step.index) || [];
       const also = changed.map((c) => `${nName(model, c.from)} → ${nName(model, c.to)}`).join(', ');
       return `${step.label}: ${formatHookValue(ev.kind, ev.before)} → ${formatHookValue(ev.kind, ev.after)}${changed.length
@@ -311,6 +321,30 @@ export function describeStep(model, step) {
 }
 
 const nName = (model, id) => model.nName(id);
+
+/**
+ * Why the legacy hook sees what it sees: its entries are the grad_inputs of
+ * the node it sits on, one per next edge of that node — named by the tensor
+ * at the end of each edge (x·y, r; for Linear: bias, x, the transposed weight).
+ */
+export function legacyCaption(model, ev) {
+  const node = model.nodes.get(ev.node);
+  const out = model.tensorOfNode.get(ev.node);
+  const whose = (j) => {
+    const e = node?.next?.[j];
+    if (!e || e.node == null) return 'a constant (no gradient)';
+    const n = model.nodes.get(e.node);
+    const t = n?.variable ?? model.tensorOfNode.get(e.node);
+    const name = t != null ? model.tName(t) : null;
+    if (name && !/^t\d+$/.test(name)) return name;
+    // An unnamed intermediate: say what it was made of (Linear: TBackward0 of weight, i.e. Wᵀ).
+    const from = (n?.next || []).map((x) => (x.node != null ? model.nodes.get(x.node)?.variable : null)).filter((v) => v != null).map(model.tName);
+    return `the output of ${n?.name || 'a node'}${from.length ? ` of ${from.join(', ')}` : ''}`;
+  };
+  const parts = ev.before.map((v, j) => `${formatValue(v)} for ${whose(j)}`);
+  const changed = !sameValue(ev.before, ev.after);
+  return `sees ${formatList(ev.before)}, the grad_inputs of ${out != null ? `${model.tName(out)}’s ` : ''}${node?.name || 'its node'}: ${parts.join(', ')} — one per input of that node, not of the module${changed ? `; it returns ${formatList(ev.after)}` : ''}.`;
+}
 
 /** Hook kinds whose before/after values are lists (tuples in PyTorch). */
 export const LIST_HOOK_KINDS = new Set(['node-pre', 'node-post', 'module-pre', 'module-forward', 'module-backward', 'module-full-backward', 'module-full-backward-pre']);

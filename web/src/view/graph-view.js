@@ -16,8 +16,8 @@ import { CameraMethods } from './graph-camera.js';
 import { OverviewMethods, overviewItems } from './graph-overview.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
 import { runPins, samePin } from '../model/trace-model.js';
-import { placeLabels, labelWidth } from '../model/edge-labels.js';
-import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox } from '../model/edges.js';
+import { placeLabels } from '../model/edge-labels.js';
+import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox, labelSize } from '../model/edges.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
 import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
 import { Minimap } from './minimap.js';
@@ -343,9 +343,9 @@ export class GraphView {
   /** A value label centred on an edge's midpoint. */
   edgeLabel(mid, txt, cls, key) {
     const g = el('g', { class: `flow-label ${cls}`, 'data-edge': key }, cls === 'now' ? this.gNow : this.gPast);
-    const w = labelWidth(txt);
+    const { w, font } = labelSize(txt);
     el('rect', { x: mid.x - w / 2, y: mid.y - 10, width: w, height: 19, rx: 9 }, g);
-    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' }, g, txt);
+    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle', style: font < 12 ? `font-size:${font}px` : undefined }, g, txt);
     return g;
   }
 
