@@ -199,6 +199,8 @@ const head = new hg.nn.Linear(3, 2, { seed: 2 });
 const net = new hg.Module('Net', (x) => head.call(encoder.call(x).relu()));
 net.addModule('encoder', encoder);
 net.addModule('head', head);
+// Name each parameter by its qualified name, so the figure tells them apart.
+for (const [name, p] of net.namedParameters()) p.name = name; // encoder.weight, …, head.bias
 
 const activations = []; const gradients = [];
 for (const [name, m] of net.namedModules()) {
@@ -335,7 +337,7 @@ hg.registerMultiGradHook([a, b], function firstGrad(g) {
 
 const c = a.mul(b); c.name = 'c';
 c.sum().backward();           // both gradients: 'all' fires once with (b, a)
-a.mul(2).sum().backward();    // b is not reached: 'all' gets null for it
+a.mul(2).sum().backward();    // b is not reached: 'all' gets None (null) for it
 h.remove();
 `;
 
@@ -347,7 +349,7 @@ LESSONS.push(
     text: ['Ops keep some tensors for backward: mul keeps both inputs, exp keeps its result. savedTensorsHooks lets you decide how: pack runs when an op saves a tensor during forward, unpack when backward needs it back.',
       'Here pack stores plain numbers and unpack rebuilds a tensor, the pattern used to offload activations to the CPU or a disk. Watch the three packs at forward and the three unpacks while backward runs.'] },
   { id: 'multi-grad', n: 13, title: 'One hook for several tensors', program: L13,
-    text: ['registerMultiGradHook watches a group of tensors. In mode all it fires once per backward, when every gradient that backward will compute has arrived, with null for the tensors it does not reach.',
+    text: ['registerMultiGradHook watches a group of tensors. In mode all it fires once per backward, when every gradient that backward will compute has arrived, with None (null in JavaScript) for the tensors it does not reach.',
       'In mode any it fires once per backward, for the first gradient that arrives.'] },
 );
 

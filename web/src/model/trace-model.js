@@ -305,6 +305,8 @@ export function describeStep(model, step) {
     case 'hook': {
       if (ev.kind === 'module-backward' && Array.isArray(ev.before)) return `${step.label}: ${legacyCaption(model, ev)}`;
       const changed = model.inPlace?.get(step.index) || [];
+      // A hook that left its value as it was: say what it saw, once.
+      if (!changed.length && sameValue(ev.before ?? null, ev.after ?? null)) return `${step.label}: sees ${formatHookValue(ev.kind, ev.after)} and leaves it unchanged`;
       const also = changed.map((c) => `${nName(model, c.from)} → ${nName(model, c.to)}`).join(', ');
       return `${step.label}: ${formatHookValue(ev.kind, ev.before)} → ${formatHookValue(ev.kind, ev.after)}${changed.length
         ? `, changed in place — the same tensor is on the edge ${also}, which now carries ${formatValue(changed[0].after)} too` : ''}`;
