@@ -85,7 +85,10 @@ export function labelWidths(model) {
     const e = model.nodes.get(node)?.next?.[j];
     if (e?.node == null) return;
     const key = `${node}>${e.node}#${j}`;
-    widths.set(key, Math.max(widths.get(key) || 0, labelSize(txt).w));
+    // Placed in the room of an 18-character label at most: a whole vector
+    // (set smaller, labelSize) overhangs that room a little rather than move
+    // its label off the edge and widen the fitted figure.
+    widths.set(key, Math.max(widths.get(key) || 0, Math.min(labelSize(txt).w, PLACED_LABEL_W)));
   };
   for (const ev of model.trace) {
     if (ev.type === 'node') (ev.gradInputs || []).forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null)));
