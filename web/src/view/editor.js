@@ -138,7 +138,11 @@ function mountEditor(parent, parts) {
       const doc = view.state.doc;
       if (line == null || line < 1 || line > doc.lines) { view.dispatch({ effects: setStep.of(Decoration.none) }); return; }
       const l = doc.line(line);
-      view.dispatch({ effects: [setStep.of(Decoration.set([Decoration.line({ class: 'cm-step-line', attributes: { title } }).range(l.from)])), EditorView.scrollIntoView(l.from, { y: 'nearest' })] });
+      view.dispatch({ effects: setStep.of(Decoration.set([Decoration.line({ class: 'cm-step-line', attributes: { title } }).range(l.from)])) });
+      // Only the editor scrolls (EditorView.scrollIntoView would scroll the
+      // page too, moving the figure away from a reader who pressed Step).
+      const block = view.lineBlockAt(l.from); const sd = view.scrollDOM;
+      if (block.top < sd.scrollTop || block.bottom > sd.scrollTop + sd.clientHeight) sd.scrollTop = Math.max(0, block.top - sd.clientHeight / 3);
     },
     /** Highlights lines from..to (1-based) as just inserted and scrolls them into view. */
     markInserted(from, to) {
