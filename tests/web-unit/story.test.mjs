@@ -133,5 +133,5 @@ const [p, q, r] = [2, 3, 4].map((v, i) => hg.tensor(v, { requiresGrad: true, nam
 const out = m3.call(p, q, r); out.name = 'out';
 out.backward();`);
   const step = m.steps.find((s) => s.event.kind === 'module-backward');
-  assert.equal(describeStep(m, step), 'legacy backward hook legacyHook on Mul3: sees (4., 6.), the grad_inputs of out’s MulBackward0: 4. for x·y, 6. for r — one per input of that node, not of the module.');
+  assert.equal(describeStep(m, step), 'legacy backward hook legacyHook on Mul3: sees (4., 6.), the grad_inputs of out’s MulBackward0: 4. for x·y, 6. for r — one per input of that node, not of Mul3 (x·y was made inside it).');
 });

@@ -345,7 +345,14 @@ export function legacyCaption(model, ev) {
   };
   const parts = ev.before.map((v, j) => `${formatValue(v)} for ${whose(j)}`);
   const changed = !sameValue(ev.before, ev.after);
-  return `sees ${formatList(ev.before)}, the grad_inputs of ${out != null ? `${model.tName(out)}’s ` : ''}${node?.name || 'its node'}: ${parts.join(', ')} — one per input of that node, not of the module${changed ? `; it returns ${formatList(ev.after)}` : ''}.`;
+  // PyTorch's own test (its FutureWarning): a forward of one backward node
+  // is reported right; with more, the hook sees only the last node's inputs.
+  const call = model.moduleCalls.find((c) => c.nodes.has(ev.node));
+  const mod = ev.module || 'the module';
+  const inner = (node?.next || []).map((e) => (e.node != null ? model.tensorOfNode.get(e.node) : null)).filter((t) => t != null && call?.tensors.has(t)).map(model.tName);
+  const verdict = !call || call.nodes.size <= 1 ? `that node’s inputs are ${mod}’s own, so here the legacy hook happens to be right`
+    : `one per input of that node, not of ${mod} (${inner.length ? `${inner.join(', ')} was made inside it` : `its forward has ${call.nodes.size} backward nodes`})`;
+  return `sees ${formatList(ev.before)}, the grad_inputs of ${out != null ? `${model.tName(out)}’s ` : ''}${node?.name || 'its node'}: ${parts.join(', ')} — ${verdict}${changed ? `; it returns ${formatList(ev.after)}` : ''}.`;
 }
 
 /** Hook kinds whose before/after values are lists (tuples in PyTorch). */
