@@ -135,3 +135,16 @@ out.backward();`);
   const step = m.steps.find((s) => s.event.kind === 'module-backward');
   assert.equal(describeStep(m, step), 'legacy backward hook legacyHook on Mul3: sees (4., 6.), the grad_inputs of out’s MulBackward0: 4. for x·y, 6. for r — one per input of that node, not of Mul3 (x·y was made inside it).');
 });
+
+test('tensors made by forward (pre-)hooks are marked with the hook that made them', () => {
+  // By hand: the pre-hook makes a + 10 (a new tensor), the forward hook output + 100.
+  const m = run(`const net = new hg.Module('Net', (a) => a.mul(2));
+net.registerForwardPreHook(function plusTen(mod, args) { return [args[0].add(10)]; });
+net.registerForwardHook(function plusHundred(mod, args, out) { return out.add(100); });
+const a = hg.tensor(1, { requiresGrad: true, name: 'a' });
+const d = net.call(a); d.name = 'd';`);
+  const by = [...m.madeByHook.values()].map((x) => [x.kind, x.name]);
+  assert.deepEqual(by, [['module-pre', 'plusTen'], ['module-forward', 'plusHundred']]);
+  assert.equal(m.madeByHook.get(tid(m, 'd')).name, 'plusHundred');
+  assert.match(m.steps[m.createdAt.tensor.get(tid(m, 'd'))].label, /^d created from \(t\d+\) by the forward hook plusHundred, grad_fn AddBackward0$/);
+});

@@ -85,6 +85,8 @@ export function analyze(graph, fullTrace = []) {
 
   const moduleCalls = []; const stack = []; const lastCallOf = new Map(); const callsOf = new Map();
   const createdAt = { tensor: new Map(), node: new Map() };
+  const hookOps = []; // op steps run inside a forward (pre-)hook that has not returned yet
+  const madeByHook = new Map(); // tensor id → the forward (pre-)hook that made it
   const steps = [];
   let focus = {}; let firstBackward = -1; let firstDrawnBackward = -1;
   trace.forEach((ev, i) => {
@@ -98,6 +100,8 @@ export function analyze(graph, fullTrace = []) {
         if (top) { if (ev.output != null) top.tensors.add(ev.output); if (ev.node != null) top.nodes.add(ev.node); }
         const ins = (ev.inputs || []).map(tName).join(', ');
         label = `${tName(ev.output)} created from (${ins}), grad_fn ${ev.name || nName(ev.node)}`;
+        // Made inside a forward (pre-)hook: named by that hook once it returns.
+        if (top && (top.phase === 'pre-hook' || top.phase === 'hook')) hookOps.push(i);
         break;
       }
       case 'module': {
@@ -109,6 +113,7 @@ export function analyze(graph, fullTrace = []) {
           }
         }
         const cur = stack[stack.length - 1];
+        if (cur) cur.phase = ev.phase;
         f = { module: cur?.key };
         label = `${ev.module}: ${{ 'pre-hook': 'forward pre-hooks', forward: 'forward()', hook: 'forward hooks', end: 'returns' }[ev.phase] || ev.phase}`;
         if (ev.phase === 'end' && cur) { cur.end = i; stack.pop(); }
@@ -131,6 +136,13 @@ export function analyze(graph, fullTrace = []) {
           else if (o?.node != null) f = { node: o.node, tensor: tensorOfNode.get(o.node) ?? null };
         }
         if (ev.moduleId != null) f.module = lastCallOf.get(ev.moduleId) ?? top?.key;
+        if (ev.kind === 'module-pre' || ev.kind === 'module-forward') {
+          for (const j of hookOps.splice(0)) {
+            const op = trace[j];
+            madeByHook.set(op.output, { name: ev.name, kind: ev.kind, step: i });
+            steps[j].label = `${tName(op.output)} created from (${(op.inputs || []).map(tName).join(', ')}) by the ${HOOK_KIND_LABEL[ev.kind]} ${ev.name || ''}, grad_fn ${op.name || nName(op.node)}`.replace(' ,', ',');
+          }
+        }
         label = `${kind} on ${hookPlace(ev, tName, nName)}`;
         break;
       }
@@ -184,7 +196,7 @@ export function analyze(graph, fullTrace = []) {
   // pre-hooks, and the pack hooks of the tensors it saved.
   const leadsIn = (ev) => (ev.type === 'module' && ev.phase !== 'end') || (ev.type === 'hook' && (ev.kind === 'pack' || ev.kind === 'module-pre'));
   while (figureStart > 0 && leadsIn(trace[figureStart - 1])) figureStart--;
-  const model = { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd, figureStart, tName, nName };
+  const model = { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, madeByHook, steps, initialGrad, userHookSteps, forwardEnd, figureStart, tName, nName };
   // Edges whose gradient a hook changed in place, at that hook's step.
   model.inPlace = inPlaceChanges(model);
   return model;

@@ -19,7 +19,8 @@ export function el(tag, attrs = {}, parent = null, text = null) {
 /** Tooltip text with everything the record does not show. */
 function tensorDetails(model, t) {
   const gfn = t.gradFn != null ? model.nName(t.gradFn) : 'None';
-  return [`${t.name || `t${t.id}`} = ${abbreviate(t.data, 80)}`, `shape ${shapeText(t)}`, `requires_grad ${pyBool(t.requiresGrad)} · is_leaf ${pyBool(t.isLeaf)} · retains_grad ${pyBool(t.retainsGrad)}`,
+  const by = model.madeByHook?.get(t.id);
+  return [`${t.name || `t${t.id}`} = ${abbreviate(t.data, 80)}`, ...(by ? [`made by the ${HOOK_KIND_LABEL[by.kind]} ${by.name} (step ${by.step + 1})`] : []), `shape ${shapeText(t)}`, `requires_grad ${pyBool(t.requiresGrad)} · is_leaf ${pyBool(t.isLeaf)} · retains_grad ${pyBool(t.retainsGrad)}`,
     `grad_fn ${gfn}${t.version != null ? ` · version ${t.version}` : ''}`, ...(t.hooks || []).map((h, i) => `hook ${i + 1}: ${HOOK_KIND_LABEL[h.kind] || h.kind} ${h.name || ''}`)].join('\n');
 }
 function nodeDetails(model, n) {
@@ -43,7 +44,8 @@ function badge(g, h, y, w, two) {
 
 export function drawTensor(view, parent, t, b, lod) {
   const name = t.name || `t${t.id}`;
-  const g = el('g', { class: `tensor${t.requiresGrad ? ' rg' : ''} lod-${lod}`, 'data-tensor': t.id, transform: `translate(${b.x},${b.y})`, role: 'button', tabindex: 0, 'aria-label': `Tensor ${name}` }, parent);
+  const by = view.model.madeByHook?.get(t.id);
+  const g = el('g', { class: `tensor${t.requiresGrad ? ' rg' : ''}${by ? ' by-hook' : ''} lod-${lod}`, 'data-tensor': t.id, transform: `translate(${b.x},${b.y})`, role: 'button', tabindex: 0, 'aria-label': `Tensor ${name}${by ? `, made by the ${HOOK_KIND_LABEL[by.kind]} ${by.name}` : ''}` }, parent);
   el('rect', { width: b.w, height: b.h, rx: 9, class: 'box' }, g);
   el('text', { x: LABEL_X, y: 19, class: 'title' }, g, name);
   const details = tensorDetails(view.model, t);
