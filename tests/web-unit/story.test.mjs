@@ -148,3 +148,13 @@ const d = net.call(a); d.name = 'd';`);
   assert.equal(m.madeByHook.get(tid(m, 'd')).name, 'plusHundred');
   assert.match(m.steps[m.createdAt.tensor.get(tid(m, 'd'))].label, /^d created from \(t\d+\) by the forward hook plusHundred, grad_fn AddBackward0$/);
 });
+
+test('the player starts no earlier than the first step the figure shows (a training loop: its last pass)', async () => {
+  const { Player } = await import('../../web/src/view/player.js');
+  const seen = [];
+  const p = new Player({ onFrame: (k) => seen.push(k) });
+  p.load(20, 15, 12);
+  p.seek(0); assert.equal(p.k, 12, 'Home goes to the first shown step');
+  p.seek(20); p.play(); p.pause(); assert.equal(p.k, 12, 'playing from the end starts over at the first shown step');
+  assert.deepEqual(seen, [15, 12, 20, 12]);
+});

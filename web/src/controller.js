@@ -109,7 +109,7 @@ export class Controller {
     if (session.input.units.length > BIG_UNITS) { await yieldToPage(); if (this.running !== myRun) return false; }
     // A forward-only program opens at its start, with its forward story to play.
     // (A failed run opens at its error, at the end.)
-    this.player.load(model.steps.length, step ?? (hasBackward(model) || result.error ? model.forwardEnd : 0));
+    this.player.load(model.steps.length, step ?? (hasBackward(model) || result.error ? model.forwardEnd : 0), model.figureStart);
     if (!(await this.refitToPane(pane)) || this.running !== myRun) return false;
     if (typeof step === 'number' && !(await this.showStep(this.player.k))) return false;
     this.setBusy(false);
@@ -198,8 +198,14 @@ export class Controller {
     }
     this.view.update(frame, { selected: this.selected, animate, follow: this.follow });
     const total = model.steps.length;
-    if ($('scrub')) { $('scrub').max = String(total); $('scrub').value = String(k); $('scrub').setAttribute('aria-valuetext', `step ${k} of ${total}`); }
-    if ($('step-count')) $('step-count').textContent = `${k} / ${total}`;
+    // Steps are counted from the first one the figure shows: a training loop's
+    // earlier steps (their tensors released) are not part of the story.
+    const base = model.figureStart || 0;
+    if ($('scrub')) { $('scrub').min = String(base); $('scrub').max = String(total); $('scrub').value = String(k); $('scrub').setAttribute('aria-valuetext', `step ${k - base} of ${total - base}`); }
+    if ($('step-count')) {
+      $('step-count').textContent = `${k - base} / ${total - base}`;
+      $('step-count').title = base ? `The last pass, the one the figure draws; ${base} earlier events of the run (released tensors) are not replayed.` : '';
+    }
     const s = stepSentence(model, k, frame, result.error);
     renderStepText($('step-text'), s, s.summary ? summaryParts(s.summary, 26) : null);
     const lesson = this.getSource().lesson;
