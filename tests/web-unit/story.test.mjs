@@ -158,3 +158,15 @@ test('the player starts no earlier than the first step the figure shows (a train
   p.seek(20); p.play(); p.pause(); assert.equal(p.k, 12, 'playing from the end starts over at the first shown step');
   assert.deepEqual(seen, [15, 12, 20, 12]);
 });
+
+test('lesson 5 asks for a prediction right before the Mul3 legacy hook fires; both choices come from the run', async () => {
+  const { LESSONS } = await import('../../web/src/model/lessons.js');
+  const { predictionAt } = await import('../../web/src/model/predict.js');
+  const lesson = LESSONS.find((l) => l.id === 'legacy-hook');
+  const m = run(lesson.program);
+  const at = m.steps.findIndex((s) => s.event.kind === 'module-backward' && s.event.module === 'Mul3');
+  assert.equal(predictionAt(m, at - 1, lesson.predict), null);
+  const p = predictionAt(m, at, lesson.predict); // frame `at`: the hook's event is the next step
+  // PyTorch (module_legacy_Mul3): the hook sees (4, 6); the inputs' .grad are (12, 8, 6).
+  assert.deepEqual(p.choices.map((c) => [c.text, c.right]), [['(12., 8., 6.), one per input (p, q, r)', false], ['(4., 6.)', true]]);
+});

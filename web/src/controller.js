@@ -11,6 +11,8 @@ import { Player, renderStepText } from './view/player.js';
 import { PLAY, PAUSE } from './view/icons.js';
 import { renderCompare } from './view/compare-view.js';
 import { downloadSvg, downloadPng } from './view/export.js';
+import { predictionAt } from './model/predict.js';
+import { renderPrediction } from './view/predict-view.js';
 
 /**
  * opts:
@@ -209,6 +211,10 @@ export class Controller {
     const s = stepSentence(model, k, frame, result.error);
     renderStepText($('step-text'), s, s.summary ? summaryParts(s.summary, 26) : null);
     const lesson = this.getSource().lesson;
+    // Before the lesson's key hook fires, the reader is asked what it will see (and playing stops there).
+    const question = $('step-text') ? predictionAt(model, k, lesson?.predict) : null;
+    if (question && this.player.playing) this.player.pause();
+    renderPrediction($('step-text'), question, this.picked ||= new Map());
     if ($('compare')) {
       renderCompare($('compare'), { model, k, columns: lesson?.compare, warnRoot: $('compare-warning') || $('compare'),
         onSelectNode: (node) => { this.selected = { node }; this.render(); this.view.reveal(this.view.boxOf({ node }), { force: true }); } });

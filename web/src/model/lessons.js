@@ -255,7 +255,7 @@ export const LESSONS = [
     text: ['A forward pre-hook runs before forward() and may replace the positional arguments; a forward hook runs after it and may replace the output.',
       'SumNet gets a and b positionally and c as a keyword, so the pre-hook only sees two arguments. With both hooks the result is 116; after removing them it is 6.'] },
   { id: 'legacy-hook', n: 5, title: 'Why the legacy module backward hook lies', program: L5, flagship: true, view: { module: 'Mul3' },
-    compare: { module: 'Mul3', control: 'Mul2' },
+    compare: { module: 'Mul3', control: 'Mul2' }, predict: { module: 'Mul3', kind: 'module-backward' },
     text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module. It hooks the grad_fn of the module’s output, whichever node that is, and reports that node’s grad_inputs.',
       'Mul3 computes (x·y)·z, so its hook sits on the second MulBackward0, whose inputs are x·y and z. It reports their two gradients for the module’s three inputs: the first is the gradient of x·y (an intermediate tensor, not p), the second is z’s (that is r’s, shown in q’s place), and r gets none.',
       'The full backward hook wraps the module’s inputs and output in BackwardHookFunctionBackward nodes, so it reports one gradient per input, equal to .grad. Mul2 has a single MulBackward0, so there the legacy hook happens to be right. Press Backward and watch where each hook fires.'] },

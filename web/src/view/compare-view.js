@@ -5,6 +5,9 @@
 import { h } from './dom.js';
 import { formatValue, formatList, flatten } from '../model/format.js';
 import { frameAt } from '../model/trace-model.js';
+import { callInputs } from '../model/module-inputs.js';
+
+export { callInputs };
 
 /** Latest matching hook event at or before frame k, per column (kept for the unit tests). */
 export function compareColumns(model, k, columns) {
@@ -25,17 +28,6 @@ function hookRow(model, kind, name) {
     for (const r of [...(n.preHooks || []), ...(n.postHooks || [])]) if (r.kind === kind && r.module === name) return { row: r, node: n.id };
   }
   return null;
-}
-
-/** Tensors a module call consumed that it did not create, in order of first use (its inputs). */
-export function callInputs(model, call) {
-  const ins = [];
-  for (let i = call.start; i < Math.min(call.end, model.trace.length); i++) {
-    const ev = model.trace[i];
-    if (ev.type !== 'op') continue;
-    for (const t of ev.inputs || []) if (!call.tensors.has(t) && !ins.includes(t)) ins.push(t);
-  }
-  return ins;
 }
 
 /** The hook event of `handle` at or before frame k, or null. */
