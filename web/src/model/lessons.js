@@ -362,6 +362,7 @@ const model = new hg.nn.Sequential(
   new hg.nn.Linear(2, 4, { seed: 1 }), new hg.nn.Tanh(), new hg.nn.Linear(4, 1, { seed: 2 }));
 const x = hg.tensor([[0, 0], [0, 1], [1, 0], [1, 1]], { name: 'x' });
 const y = hg.tensor([[0], [1], [1], [0]], { name: 'y' });
+for (const [name, p] of model.namedParameters()) p.name = name; // 0.weight, …, 2.bias: told apart in the figure
 
 // A hook that lives through the whole run: the gradient at the Tanh output.
 // Its arguments belong to the step (tidy releases them), so it keeps a number.
