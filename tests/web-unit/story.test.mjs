@@ -89,6 +89,17 @@ hg.registerMultiGradHook([a, b], function firstGrad(g) {}, { mode: 'any' });
 a.mul(b).sum().backward();`);
   const step = m.steps.find((s) => s.event.type === 'hook' && s.event.kind === 'multi-grad');
   assert.match(step.label, /^multi-grad hook firstGrad on a, b$/);
+  // By hand: a.mul(b).sum() gives a the gradient b = [3, -4]; 'any' sees that one, as a tuple.
+  assert.equal(describeStep(m, step), 'multi-grad hook firstGrad on a, b: sees ([3., -4.],) and leaves it unchanged');
+});
+
+test("a multi-grad hook's missing gradient reads None, as PyTorch prints it", () => {
+  const m = run(`const a = hg.tensor([1, 2], { requiresGrad: true, name: 'a' });
+const b = hg.tensor([3, -4], { requiresGrad: true, name: 'b' });
+hg.registerMultiGradHook([a, b], function bothGrads(grads) {});
+a.mul(2).sum().backward();`);
+  const step = m.steps.find((s) => s.event.type === 'hook' && s.event.kind === 'multi-grad');
+  assert.equal(describeStep(m, step), 'multi-grad hook bothGrads on a, b: sees ([2., 2.], None) and leaves it unchanged');
 });
 
 test('a forward-only program opens with a forward story, and ends saying so', () => {

@@ -316,6 +316,9 @@ export function describeStep(model, step) {
     case 'node': return `${step.label}: grad_outputs ${formatList(ev.gradOutputs)} → grad_inputs ${formatList(ev.gradInputs)}`;
     case 'hook': {
       if (ev.kind === 'module-backward' && Array.isArray(ev.before)) return `${step.label}: ${legacyCaption(model, ev)}`;
+      // Saved tensors: what the op saved, and what pack kept instead (not a tensor: no value to show).
+      if (ev.kind === 'pack') return `${step.label}: ${nName(model, ev.node)} saves ${formatValue(ev.before)} for backward${ev.after == null ? '; pack keeps something else in its place (not a tensor)' : `; pack keeps ${formatValue(ev.after)}`}`;
+      if (ev.kind === 'unpack') return `${step.label}: ${nName(model, ev.node)} needs it back; unpack gives ${formatValue(ev.after)}`;
       const changed = model.inPlace?.get(step.index) || [];
       // A hook that left its value as it was: say what it saw, once.
       if (!changed.length && sameValue(ev.before ?? null, ev.after ?? null)) return `${step.label}: sees ${formatHookValue(ev.kind, ev.after)} and leaves it unchanged`;
@@ -368,7 +371,7 @@ export function legacyCaption(model, ev) {
 }
 
 /** Hook kinds whose before/after values are lists (tuples in PyTorch). */
-export const LIST_HOOK_KINDS = new Set(['node-pre', 'node-post', 'module-pre', 'module-forward', 'module-backward', 'module-full-backward', 'module-full-backward-pre']);
+export const LIST_HOOK_KINDS = new Set(['node-pre', 'node-post', 'module-pre', 'module-forward', 'module-backward', 'module-full-backward', 'module-full-backward-pre', 'multi-grad']);
 
 /** Formats a hook's before/after value according to its kind. */
 export function formatHookValue(kind, v, maxLen = Infinity) {
