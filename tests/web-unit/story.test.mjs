@@ -9,6 +9,7 @@ import { runProgram } from '../../web/src/model/run-program.js';
 import { backwardSummary, stepSentence } from '../../web/src/model/step-text.js';
 import { abbreviate } from '../../web/src/model/records.js';
 import { badgeText, widestShown } from '../../web/src/model/shown-values.js';
+import { edgeLabelText } from '../../web/src/model/edges.js';
 import { hg } from './fixtures.mjs';
 
 const run = (program) => { const r = runProgram(hg, program, { semantics: 'pytorch-2' }); assert.equal(r.error ?? null, null); return analyze(r.graph, r.trace); };
@@ -128,7 +129,8 @@ test('a hook that changes its gradient in place changes the other edge at its ow
   const hook = m.steps.findIndex((s) => s.event.type === 'hook' && s.event.name === 'dHook');
   assert.deepEqual(m.inPlace.get(hook), [{ from: add, to: mul, index: 0, before: 1, after: 100, by: 'dHook' }]);
   const f = frameAt(m, hook + 1);
-  assert.deepEqual(f.edges.map((e) => [e.from, e.to, e.before, e.value, e.inPlaceBy]), [[add, mul, 1, 100, 'dHook']]);
+  assert.deepEqual(f.edges.map((e) => [e.from, e.to, e.before, e.value, e.by]), [[add, mul, 1, 100, 'dHook']]);
+  assert.equal(edgeLabelText(f.edges[0].value, f.edges[0].before, f.edges[0].by), '1. → 100. (dHook)');
   assert.equal(f.nodeIO.get(add).gradInputs[0], 100, 'the edge carries 100 from then on');
   assert.match(describeStep(m, f.step), /^tensor hook dHook on d: 1\. → 100\., changed in place — the same tensor is on the edge AddBackward0 → MulBackward0, which now carries 100\. too$/);
   assert.equal(frameAt(m, hook).nodeIO.get(add).gradInputs[0], 1, 'before the hook: 1.');

@@ -48,8 +48,10 @@ export function edgeSpecs(model, input, boxes, lod, dir = input.dir || 'TB') {
  * An edge's value label: the gradient it carries, or "before → after" at the
  * step a node's post-hook replaced it (trace-model.js frameAt's `before`).
  */
-export function edgeLabelText(value, before) {
-  return before === undefined ? abbreviate(value, 18) : `${abbreviate(before, 12)} → ${abbreviate(value, 12)}`;
+export function edgeLabelText(value, before, by = null) {
+  if (before === undefined) return abbreviate(value, 18);
+  // Changed in place by a hook on another tensor: the label names that hook (issue 32).
+  return `${abbreviate(before, 12)} → ${abbreviate(value, 12)}${by ? ` (${by})` : ''}`;
 }
 
 /**
@@ -97,7 +99,7 @@ export function labelWidths(model) {
       ev.after.forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null, Array.isArray(ev.before) ? ev.before[j] ?? null : null)));
     }
   }
-  for (const list of model.inPlace?.values() || []) for (const c of list) widen(c.from, c.index, edgeLabelText(c.after, c.before));
+  for (const list of model.inPlace?.values() || []) for (const c of list) widen(c.from, c.index, edgeLabelText(c.after, c.before, c.by));
   return widths;
 }
 

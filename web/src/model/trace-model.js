@@ -257,7 +257,7 @@ export function frameAt(model, k) {
       for (const c of model.inPlace?.get(i) || []) {
         const from = nodeIO.get(c.from);
         if (from) nodeIO.set(c.from, { ...from, gradInputs: Object.assign([...from.gradInputs], { [c.index]: c.after }) });
-        if (last) edges.push({ from: c.from, to: c.to, index: c.index, value: c.after, before: c.before, inPlaceBy: c.by });
+        if (last) edges.push({ from: c.from, to: c.to, index: c.index, value: c.after, before: c.before, by: c.by });
       }
     } else if (ev.type === 'node') {
       done.add(ev.node); nodeIO.set(ev.node, { gradOutputs: ev.gradOutputs, gradInputs: ev.gradInputs });
@@ -318,6 +318,8 @@ export function describeStep(model, step) {
       if (ev.kind === 'module-backward' && Array.isArray(ev.before)) return `${step.label}: ${legacyCaption(model, ev)}`;
       // Saved tensors: what the op saved, and what pack kept instead (not a tensor: no value to show).
       if (ev.kind === 'pack') return `${step.label}: ${nName(model, ev.node)} saves ${formatValue(ev.before)} for backward${ev.after == null ? '; pack keeps something else in its place (not a tensor)' : `; pack keeps ${formatValue(ev.after)}`}`;
+      // retain_grad stores the gradient it sees in .grad (PyTorch 2: after the tensor's other hooks).
+      if (ev.kind === 'retain-grad' && ev.tensor != null) return `${step.label}: ${model.tName(ev.tensor)}.grad = ${formatValue(ev.after ?? ev.before)}`;
       if (ev.kind === 'unpack') return `${step.label}: ${nName(model, ev.node)} needs it back; unpack gives ${formatValue(ev.after)}`;
       const changed = model.inPlace?.get(step.index) || [];
       // A hook that left its value as it was: say what it saw, once.

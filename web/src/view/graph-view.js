@@ -295,7 +295,7 @@ export class GraphView {
     }
     for (const e of frame.edges) {
       const key = `${e.from}>${e.to}#${e.index}`;
-      if (this.edgeEls.has(key)) want.set(key, { cls: 'hot', value: e.value, before: e.before });
+      if (this.edgeEls.has(key)) want.set(key, { cls: 'hot', value: e.value, before: e.before, by: e.by });
     }
     for (const [key, cls] of this.edgeState) {
       if (want.get(key)?.cls === cls) continue;
@@ -325,7 +325,7 @@ export class GraphView {
     const labels = new Map();
     for (const [key, w] of want) {
       const mid = this.edgeMid.get(key); if (!mid) continue;
-      labels.set(key, { cls: w.cls === 'hot' ? 'now' : 'past', txt: edgeLabelText(w.value, w.before), mid });
+      labels.set(key, { cls: w.cls === 'hot' ? 'now' : 'past', txt: edgeLabelText(w.value, w.before, w.by), mid });
     }
     for (const [key, l] of this.flowLabels) {
       const n = labels.get(key);
