@@ -189,13 +189,13 @@ export function analyze(graph, fullTrace = []) {
   // a training loop, the passes of earlier (released) steps are not drawn.
   const forwardEnd = firstDrawnBackward >= 0 ? firstDrawnBackward : firstBackward >= 0 ? firstBackward : trace.length;
   const userHookSteps = steps.filter((s) => isUserHookEvent(s.event)).map((s) => s.index);
-  // The first event of what the figure draws: the op that made its first
-  // drawn tensor (a training loop's earlier, released steps come before).
-  let figureStart = Math.min(forwardEnd, ...[...createdAt.tensor].filter(([id]) => tensors.has(id)).map(([, i]) => i));
-  // What led up to that op belongs to it: module calls opening, forward
-  // pre-hooks, and the pack hooks of the tensors it saved.
-  const leadsIn = (ev) => (ev.type === 'module' && ev.phase !== 'end') || (ev.type === 'hook' && (ev.kind === 'pack' || ev.kind === 'module-pre'));
-  while (figureStart > 0 && leadsIn(trace[figureStart - 1])) figureStart--;
+  // The first event of the pass the figure draws: after the last backward
+  // event of earlier passes whose tensors are gone (a training loop's tidied
+  // steps), 0 when there were none. What follows it (zeroGrad, the last
+  // forward) is part of the story.
+  const firstDrawnOp = Math.min(forwardEnd, ...[...createdAt.tensor].filter(([id]) => tensors.has(id)).map(([, i]) => i));
+  let figureStart = 0;
+  for (let i = firstDrawnOp - 1; i >= 0; i--) if (isBackwardEvent(trace[i])) { figureStart = i + 1; break; }
   const model = { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, madeByHook, steps, initialGrad, userHookSteps, forwardEnd, figureStart, tName, nName };
   // Edges whose gradient a hook changed in place, at that hook's step.
   model.inPlace = inPlaceChanges(model);
