@@ -84,7 +84,7 @@ class HookgradPlayground extends HTMLElement {
     if (step) params.set('step', step);
     if (this.hasAttribute('autoplay') && this.getAttribute('autoplay') !== 'false') params.set('autoplay', '1');
     const theme = this.getAttribute('theme');
-    if (theme === 'light' || theme === 'dark') params.set('theme', theme);
+    if (theme === 'light' || theme === 'dark' || theme === 'auto') params.set('theme', theme);
     if (!this.fixedHeight()) params.set('autosize', '1');
     params.set('id', this.frameId);
     return new URL(`embed.html#${params}`, base).href;

@@ -33,14 +33,15 @@ test('lesson 14: after zeroGrad() the parameters\' .grad is None where the last 
   await waitForRun(page, 30000);
   await page.getByRole('button', { name: 'Backward', exact: true }).click(); // to the start of the drawn pass
   await page.waitForTimeout(300);
-  // Linear(2, 4), Linear(4, 1): weight, bias, weight, bias (no other leaf needs grad).
-  assert.deepEqual(await gradTable(page), [['weight.grad', 'None'], ['bias.grad', 'None'], ['weight.grad', 'None'], ['bias.grad', 'None']]);
+  // Linear(2, 4), Linear(4, 1): weight, bias, weight, bias (no other leaf needs grad), named by
+  // the lesson with their qualified names (namedParameters).
+  assert.deepEqual(await gradTable(page), [['0.weight.grad', 'None'], ['0.bias.grad', 'None'], ['2.weight.grad', 'None'], ['2.bias.grad', 'None']]);
   await toEnd(page);
   await page.waitForTimeout(300);
   const g = FIX.lesson_training_loop.grads;
   assert.deepEqual(await gradTable(page), [
-    ['weight.grad', formatValue(g['0.weight'])], ['bias.grad', formatValue(g['0.bias'])],
-    ['weight.grad', formatValue(g['2.weight'])], ['bias.grad', formatValue(g['2.bias'])],
+    ['0.weight.grad', formatValue(g['0.weight'])], ['0.bias.grad', formatValue(g['0.bias'])],
+    ['2.weight.grad', formatValue(g['2.weight'])], ['2.bias.grad', formatValue(g['2.bias'])],
   ]);
   assert.deepEqual(page.errors, []);
   await page.close();

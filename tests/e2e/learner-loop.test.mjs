@@ -79,9 +79,12 @@ test('Stop ends a runaway program and says so', async () => {
   await page.close();
 });
 
-test('a forward-only lesson says there is no backward to play', async () => {
+test('a forward-only lesson opens at its first step with a forward story, and ends saying there is no backward to play', async () => {
   const page = await env.page('#lesson=module-forward');
   await waitForRun(page);
+  assert.match(await page.locator('#step-text').textContent(), /runs forward only/);
+  assert.match(await page.locator('#step-count').textContent(), /^0 \//);
+  await toEnd(page);
   assert.match(await page.locator('#step-text').textContent(), /no backward pass to play/);
   await page.close();
 });

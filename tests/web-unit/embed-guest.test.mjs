@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readEmbedParams, EmbedGuest } from '../../web/src/embed-guest.js';
 
 test('readEmbedParams: flags, step, theme, id; bad values fall back', () => {
-  assert.deepEqual(readEmbedParams('#lesson=legacy-hook'), { program: false, autoplay: false, autosize: false, theme: 'auto', step: null, id: null });
+  assert.deepEqual(readEmbedParams('#lesson=legacy-hook'), { program: false, autoplay: false, autosize: false, theme: 'auto', themeAsked: false, step: null, id: null });
   assert.deepEqual(readEmbedParams('#s=abc&program=1&autoplay&autosize=1&theme=dark&step=12&id=hg3'),
-    { program: true, autoplay: true, autosize: true, theme: 'dark', step: 12, id: 'hg3' });
+    { program: true, autoplay: true, autosize: true, theme: 'dark', themeAsked: true, step: 12, id: 'hg3' });
   assert.equal(readEmbedParams('#step=end').step, 'end');
   assert.equal(readEmbedParams('#step=-3').step, null);
   assert.equal(readEmbedParams('#step=two').step, null);
@@ -58,4 +58,25 @@ test('started: step=end seeks the last step; autoplay plays once, or shows the e
   assert.equal(followed, 1);
   p = player(); mk('#autoplay=1', true).started({ total: 9, player: p });
   assert.deepEqual(p.calls, [['seek', 9]]);
+});
+
+test('a host hears ready before any step: the first frame (drawn before the run is ready) is held until ready', () => {
+  const { win, doc, posted } = fakeWindow();
+  const g = new EmbedGuest({ params: readEmbedParams('#lesson=1'), win, doc });
+  g.step(4, 9, 'Forward pass recorded'); // the controller draws the first frame, then reports the run
+  assert.deepEqual(posted, []);
+  g.ready(9);
+  assert.deepEqual(posted.map((p) => [p.msg.type, p.msg.step ?? p.msg.total]), [['ready', 9], ['step', 4]]);
+});
+
+test('theme: inside a host page the light look unless the host asks; on its own, the reader\'s system', () => {
+  const hosted = fakeWindow();
+  new EmbedGuest({ params: readEmbedParams('#lesson=1'), win: hosted.win, doc: hosted.doc });
+  assert.equal(hosted.doc.documentElement.dataset.theme, 'light');
+  const asked = fakeWindow();
+  new EmbedGuest({ params: readEmbedParams('#lesson=1&theme=auto'), win: asked.win, doc: asked.doc });
+  assert.equal(asked.doc.documentElement.dataset.theme, undefined, 'theme=auto follows the system');
+  const alone = fakeWindow({ hosted: false });
+  new EmbedGuest({ params: readEmbedParams('#lesson=1'), win: alone.win, doc: alone.doc });
+  assert.equal(alone.doc.documentElement.dataset.theme, undefined);
 });

@@ -7,12 +7,13 @@ import { panToInclude, fitView, unionBox } from '../../web/src/model/camera.js';
 test('abbreviate keeps short values whole and never cuts inside a number', () => {
   assert.equal(abbreviate(2), '2.');
   assert.equal(abbreviate([1, 0.5, -1], 30), '[1.0000, 0.5000, -1.0000]');
-  assert.equal(abbreviate([1, 0.5, -1], 24), '[1.0000, …, -1.0000]'); // 25 characters whole
+  assert.equal(abbreviate([1, 0.5, -1], 24), '[1.0000, 0.5000, -1.0000]', 'at most 6 numbers: whole, whatever the room');
+  assert.equal(abbreviate([1, 0.5, -1, 2, 3, 4, 5], 24), '[1.0000, …, 5.0000]');
   assert.equal(abbreviate([1, 2, 3, 4, 5, 6, 7, 8, 9], 16), '[1., 2., …, 9.]');
-  assert.equal(abbreviate([[1, 2, 3], [4, 5, 6]], 16), '[[1., …, 3.], …]');
-  assert.equal(abbreviate([[1, 2, 3], [4, 5, 6]], 14), '[[1., …], …]');
+  assert.equal(abbreviate([[1, 2, 3, 4], [4, 5, 6, 7]], 16), '[[1., …, 4.], …]');
+  assert.equal(abbreviate([[1, 2, 3, 4], [4, 5, 6, 7]], 14), '[[1., …], …]');
   assert.equal(abbreviate(null), 'None');
-  for (const s of [abbreviate([0.1234, 5.5, -7.25, 1e-6], 12), abbreviate([[0.25, -0.5, -0.25]], 12)]) {
+  for (const s of [abbreviate([0.1234, 5.5, -7.25, 1e-6, 2, 3, 4], 12), abbreviate([[0.25, -0.5, -0.25, 1, 2, 3, 4]], 12)]) {
     assert.ok(s.length <= 12, s);
     assert.doesNotMatch(s, /\d…|…\d/, `no number cut: ${s}`);
   }

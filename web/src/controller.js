@@ -11,6 +11,8 @@ import { Player, renderStepText } from './view/player.js';
 import { PLAY, PAUSE } from './view/icons.js';
 import { renderCompare } from './view/compare-view.js';
 import { downloadSvg, downloadPng } from './view/export.js';
+import { predictionAt } from './model/predict.js';
+import { renderPrediction } from './view/predict-view.js';
 
 /**
  * opts:
@@ -107,7 +109,9 @@ export class Controller {
     const { model } = session;
     // A big graph's first frame (step text, inspector, canvas) is a task of its own.
     if (session.input.units.length > BIG_UNITS) { await yieldToPage(); if (this.running !== myRun) return false; }
-    this.player.load(model.steps.length, step ?? model.forwardEnd);
+    // A forward-only program opens at its start, with its forward story to play.
+    // (A failed run opens at its error, at the end.)
+    this.player.load(model.steps.length, step ?? (hasBackward(model) || result.error ? model.forwardEnd : 0), model.figureStart);
     if (!(await this.refitToPane(pane)) || this.running !== myRun) return false;
     if (typeof step === 'number' && !(await this.showStep(this.player.k))) return false;
     this.setBusy(false);
@@ -142,11 +146,7 @@ export class Controller {
    */
   async showStep(k) {
     for (let i = 0; i < 8; i++) {
-      const s = this.session; const frame = frameAt(s.model, k); const f = frame.focus || {};
-      const ev = frame.step?.event;
-      const grad = ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
-      const units = [f.node != null ? s.input.unitOfNode[f.node] : null, f.tensor != null ? s.input.unitOfTensor[f.tensor] : null, grad != null ? s.input.unitOfTensor[grad] : null];
-      const hiding = new Set(units.filter(Boolean).map((id) => s.input.units.find((u) => u.id === id)?.placeholder).filter(Boolean));
+      const s = this.session; const hiding = this.hidingModules(frameAt(s.model, k));
       if (!hiding.size) break;
       const set = new Set(s.collapsed); for (const key of hiding) set.delete(key);
       this.session = await relayout(s, set);
@@ -156,11 +156,20 @@ export class Controller {
     return true;
   }
 
+  /** The collapsed modules that hide frame's running node, focused tensor or changed .grad. */
+  hidingModules(frame) {
+    const s = this.session; const f = frame.focus || {}; const ev = frame.step?.event;
+    const grad = ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
+    const units = [f.node != null ? s.input.unitOfNode[f.node] : null, f.tensor != null ? s.input.unitOfTensor[f.tensor] : null, grad != null ? s.input.unitOfTensor[grad] : null];
+    return new Set(units.filter(Boolean).map((id) => s.input.units.find((u) => u.id === id)?.placeholder).filter(Boolean));
+  }
+
   backward() {
     this.follow = true;
     const s = this.session;
     if (!s || this.dirty) return this.run({ backward: true });
-    if (!hasBackward(s.model)) { this.player.seek(s.model.steps.length); return null; }
+    // A forward-only program: Backward plays its forward story instead.
+    if (!hasBackward(s.model)) { const k = this.player.k; return this.player.play({ from: k >= s.model.steps.length ? 0 : k }); }
     const k = this.player.k;
     return this.player.play({ from: k >= s.model.steps.length || k < s.model.forwardEnd ? s.model.forwardEnd : k });
   }
@@ -182,13 +191,30 @@ export class Controller {
     if (!this.session) return;
     const { $ } = this; const { model, result } = this.session;
     const frame = frameAt(model, k); this.frame = frame;
+    // A backward step never runs inside a closed box: the module holding
+    // its node opens (for this run; the reader's own choice is kept).
+    if (frame.step?.backward && !this.revealing && this.hidingModules(frame).size) {
+      this.revealing = true;
+      this.showStep(k).finally(() => { this.revealing = false; });
+      return;
+    }
     this.view.update(frame, { selected: this.selected, animate, follow: this.follow });
     const total = model.steps.length;
-    if ($('scrub')) { $('scrub').max = String(total); $('scrub').value = String(k); $('scrub').setAttribute('aria-valuetext', `step ${k} of ${total}`); }
-    if ($('step-count')) $('step-count').textContent = `${k} / ${total}`;
+    // Steps are counted from the first one the figure shows: a training loop's
+    // earlier steps (their tensors released) are not part of the story.
+    const base = model.figureStart || 0;
+    if ($('scrub')) { $('scrub').min = String(base); $('scrub').max = String(total); $('scrub').value = String(k); $('scrub').setAttribute('aria-valuetext', `step ${k - base} of ${total - base}`); }
+    if ($('step-count')) {
+      $('step-count').textContent = `${k - base} / ${total - base}`;
+      $('step-count').title = base ? `The last pass, the one the figure draws; ${base} earlier events of the run (released tensors) are not replayed.` : '';
+    }
     const s = stepSentence(model, k, frame, result.error);
     renderStepText($('step-text'), s, s.summary ? summaryParts(s.summary, 26) : null);
     const lesson = this.getSource().lesson;
+    // Before the lesson's key hook fires, the reader is asked what it will see (and playing stops there).
+    const question = $('step-text') ? predictionAt(model, k, lesson?.predict) : null;
+    if (question && this.player.playing) this.player.pause();
+    renderPrediction($('step-text'), question, this.picked ||= new Map());
     if ($('compare')) {
       renderCompare($('compare'), { model, k, columns: lesson?.compare, warnRoot: $('compare-warning') || $('compare'),
         onSelectNode: (node) => { this.selected = { node }; this.render(); this.view.reveal(this.view.boxOf({ node }), { force: true }); } });

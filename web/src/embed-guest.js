@@ -18,6 +18,10 @@ export function readEmbedParams(hash) {
   const q = new URLSearchParams(String(hash || '').replace(/^#/, ''));
   const flag = (k) => q.has(k) && !['0', 'false', 'no'].includes(q.get(k));
   const theme = ['light', 'dark'].includes(q.get('theme')) ? q.get('theme') : 'auto';
+  // No theme asked for: inside a host page the figure takes the light look
+  // (most pages are light, and the host's look should win over the reader's
+  // system setting); theme=auto follows the reader's system (issue 32).
+  const themeAsked = q.get('theme') === 'auto' || theme !== 'auto';
   let step = null;
   if (q.get('step') === 'end') step = 'end';
   else if (q.has('step') && /^\d+$/.test(q.get('step'))) step = Number(q.get('step'));
@@ -26,6 +30,7 @@ export function readEmbedParams(hash) {
     autoplay: flag('autoplay'),
     autosize: flag('autosize'),
     theme,
+    themeAsked,
     step,
     id: q.get('id') || null,
   };
@@ -57,7 +62,8 @@ export class EmbedGuest {
    * :root[data-theme=…], which wins over either (higher specificity).
    */
   applyTheme() {
-    const { theme } = this.params; const root = this.doc.documentElement;
+    const theme = this.params.theme === 'auto' && !this.params.themeAsked && this.hosted ? 'light' : this.params.theme;
+    const root = this.doc.documentElement;
     if (theme === 'auto') return;
     root.dataset.theme = theme;
     root.style.colorScheme = theme;
@@ -106,8 +112,16 @@ export class EmbedGuest {
     io.observe(elem);
   }
 
-  /** The graph was drawn for the first time (or again after a run). */
-  ready(total) { this.post('ready', { total }); }
+  /**
+   * The graph was drawn for the first time (or again after a run): `ready`,
+   * then the step the player shows (held until now, so that a host hears
+   * `ready` before any `step`).
+   */
+  ready(total) {
+    this.post('ready', { total }); this.isReady = true;
+    const held = this.heldStep; this.heldStep = null;
+    if (held) this.step(...held);
+  }
 
   /** The player's first step for a run: a number from the hash, else `fallback`. */
   firstStep(fallback) { return typeof this.params.step === 'number' ? this.params.step : fallback; }
@@ -129,6 +143,7 @@ export class EmbedGuest {
 
   /** The player shows step k of total; `done` when it arrives at the last one. */
   step(k, total, text) {
+    if (!this.isReady) { this.heldStep = [k, total, text]; return; }
     if (k === this.lastStep) return;
     const was = this.lastStep; this.lastStep = k;
     this.post('step', { step: k, total, text });

@@ -23,7 +23,8 @@ if (guest.params.program) { $('program-box').hidden = false; $('program').textCo
 
 // Cooperative gestures: inside a host page, wheel and touch scroll the page
 // until the reader clicks or focuses the figure (or holds Ctrl / pinches).
-const ctl = new Controller({
+// (Reachable like the playground's, for the end-to-end tests.)
+const ctl = globalThis.hookgradController = new Controller({
   cooperative: true, getSource: () => ({ program: state.program, semantics: state.semantics, lesson }),
   onFrame: (k, frame, c) => guest.step(k, c.session.model.steps.length, $('step-text').textContent),
   onSession: (s, c) => guest.started({ total: s.model.steps.length, player: c.player, error: s.result.error, follow: () => { c.follow = true; } }),

@@ -3,6 +3,7 @@
 import { LESSONS, DEFAULT_LESSON, findLesson } from './model/lessons.js';
 import { decodeHash, encodeState, defaultState, MAX_HASH } from './model/state.js';
 import { Controller } from './controller.js';
+import { stepSource } from './model/trace-model.js';
 import { renderInspector } from './view/inspector.js';
 import { renderConsole } from './view/console-view.js';
 import { h, richText } from './view/dom.js';
@@ -128,6 +129,9 @@ function renderExtras(k, frame) {
   const stale = !app.formsKey || formsKey.some((x, i) => x !== app.formsKey[i]);
   if (stale) app.formsKey = formsKey;
   renderInspector($('inspector'), { session, frame, selected: ctl.selected, program: app.state.program, onProgram: setProgram, onEditBlock: editBlock, formsRoot: stale ? $('inspector-forms') : null });
+  // The line that registered the hook now firing is marked in the program.
+  const src = stepSource(session.model, frame.step);
+  if (!ctl.dirty) editorView?.markStep(src?.line ?? null, src ? `step ${k}: ${frame.step.label}` : '');
   clearTimeout(hashTimer); hashTimer = setTimeout(saveHash, 300);
 }
 

@@ -5,6 +5,8 @@
 //!
 //! tensor hooks → retain-grad (PyTorch 2: after all tensor hooks) → node
 //! pre-hooks → the node → output validation → node post-hooks.
+//! Each step's trace event is recorded as it happens (the `node` event
+//! right after the node computed), so the trace order is this order.
 //!
 //! No engine state lives in a `RefCell` while a hook runs: the graph task is
 //! a local value, so hooks may re-enter (`g.mul(2)`, even `backward()`).
@@ -614,6 +616,10 @@ fn call_node(
 
     let mut outputs = match &node.kind {
         NodeKind::AccumulateGrad { variable } => {
+            // Its `node` event first: writing `.grad` and the
+            // post-accumulate-grad hooks are what this node's apply does
+            // (PyTorch: accumulate_grad.h), so they follow it.
+            record_node(node, &inputs, &[]);
             accumulate(variable, inputs.first().cloned().flatten())?;
             Vec::new()
         }
@@ -630,7 +636,12 @@ fn call_node(
             if !task.keep_graph {
                 node.release_variables();
             }
-            validate_outputs(node, raw, &needs)?
+            let outputs = validate_outputs(node, raw, &needs)?;
+            // The node computed: its event now, before its post-hooks run
+            // (PyTorch: engine.cpp call_function), carrying what it returned;
+            // a post-hook's change is that hook's own before → after.
+            record_node(node, &inputs, &outputs);
+            outputs
         }
     };
 
@@ -667,13 +678,17 @@ fn call_node(
         });
     }
 
+    Ok(outputs)
+}
+
+/// The `node` event: the gradients a node received and the ones it computed.
+fn record_node(node: &NodeRef, inputs: &[Option<Tensor>], outputs: &[Option<Tensor>]) {
     trace::record(|| Event::Node {
         node: node.id,
         name: node.name,
-        grad_outputs: trace::copy_grads(&inputs),
-        grad_inputs: trace::copy_grads(&outputs),
+        grad_outputs: trace::copy_grads(inputs),
+        grad_inputs: trace::copy_grads(outputs),
     });
-    Ok(outputs)
 }
 
 /// PyTorch's `validate_outputs`: right count, and each gradient reduced to

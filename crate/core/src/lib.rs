@@ -51,6 +51,8 @@ mod scalar_tests;
 mod scenario_tests;
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod trace_order_tests;
 
 pub use error::{Error, Result};
 pub use ops::Operand;

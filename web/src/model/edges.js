@@ -44,17 +44,62 @@ export function edgeSpecs(model, input, boxes, lod, dir = input.dir || 'TB') {
   return out;
 }
 
+/**
+ * An edge's value label: the gradient it carries, or "before → after" at the
+ * step a node's post-hook replaced it (trace-model.js frameAt's `before`).
+ */
+export function edgeLabelText(value, before, by = null) {
+  if (before === undefined) return abbreviate(value, 18);
+  // Changed in place by a hook on another tensor: the label names that hook (issue 32).
+  return `${abbreviate(before, 12)} → ${abbreviate(value, 12)}${by ? ` (${by})` : ''}`;
+}
+
+/**
+ * The width of label the figure is fitted to: an 18-character label at most.
+ * A whole short vector is wider; it is placed at its own width (off the
+ * boxes) but may overhang the fitted view, rather than shrink every figure
+ * that has one (issue 32: λ in full).
+ */
+export const PLACED_LABEL_W = labelWidth('x'.repeat(18));
+
+/**
+ * How a value label is drawn: its width and font size (px). A label wider
+ * than 1.2 × PLACED_LABEL_W (a whole 3-vector) is set in a smaller font, down
+ * to 8.5 px, so that it keeps to the room it was placed in.
+ */
+export function labelSize(txt) {
+  const natural = labelWidth(txt);
+  const room = PLACED_LABEL_W * 1.2;
+  if (natural <= room) return { w: natural, font: 12 };
+  const font = Math.max(8.5, 12 * (room - 12) / (natural - 12));
+  return { w: Math.round((natural - 12) * font / 12 + 12), font: Math.round(font * 10) / 10 };
+}
+
+/** A label's box as the figure's fit counts it: at most PLACED_LABEL_W wide, centred. */
+export function fitLabelBox(b) {
+  return b.w <= PLACED_LABEL_W ? b : { ...b, x: b.x + (b.w - PLACED_LABEL_W) / 2, w: PLACED_LABEL_W };
+}
+
 /** The widest value label each next_functions edge will show over the run (keyed as the edges). */
 export function labelWidths(model) {
   const widths = new Map();
+  const widen = (node, j, txt) => {
+    const e = model.nodes.get(node)?.next?.[j];
+    if (e?.node == null) return;
+    const key = `${node}>${e.node}#${j}`;
+    // Placed in the room of an 18-character label at most: a whole vector
+    // (set smaller, labelSize) overhangs that room a little rather than move
+    // its label off the edge and widen the fitted figure.
+    widths.set(key, Math.max(widths.get(key) || 0, Math.min(labelSize(txt).w, PLACED_LABEL_W)));
+  };
   for (const ev of model.trace) {
-    if (ev.type !== 'node') continue;
-    (model.nodes.get(ev.node)?.next || []).forEach((e, j) => {
-      if (e.node == null) return;
-      const key = `${ev.node}>${e.node}#${j}`;
-      widths.set(key, Math.max(widths.get(key) || 0, labelWidth(abbreviate(ev.gradInputs?.[j] ?? null, 18))));
-    });
+    if (ev.type === 'node') (ev.gradInputs || []).forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null)));
+    // A post-hook that replaced grad_inputs labels the edge with before → after.
+    else if (ev.type === 'hook' && ev.node != null && (ev.kind === 'node-post' || ev.kind === 'module-backward') && Array.isArray(ev.after)) {
+      ev.after.forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null, Array.isArray(ev.before) ? ev.before[j] ?? null : null)));
+    }
   }
+  for (const list of model.inPlace?.values() || []) for (const c of list) widen(c.from, c.index, edgeLabelText(c.after, c.before, c.by));
   return widths;
 }
 

@@ -54,3 +54,9 @@ export function formatShape(shape) {
 }
 
 export const pyBool = (b) => (b ? 'True' : 'False');
+
+/** Equal values (numbers or nested arrays of them; null for None). */
+export function sameValue(a, b) {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  return Object.is(a, b) || a === b;
+}

@@ -9,6 +9,7 @@ import * as dagre from '@dagrejs/dagre';
 
 import { tensorRecord, nodeRecord, mergedRecord, GAP } from './records.js';
 import { layeredLayout } from './layered.js';
+import { widestShown } from './shown-values.js';
 
 /**
  * Above this many units a graph is "big": laid out by layered.js (dagre
@@ -27,8 +28,8 @@ export function layoutFor(input) {
 
 export { GAP };
 /** Box sizes of the records (records.js); `lod` is 'full' or 'compact'. */
-export const tensorBoxSize = (t, lod = 'full') => tensorRecord(t, lod);
-export const nodeBoxSize = (n, lod = 'full') => nodeRecord(n, lod);
+export const tensorBoxSize = (t, lod = 'full', shown = null) => tensorRecord(t, lod, shown);
+export const nodeBoxSize = (n, lod = 'full', shown = null) => nodeRecord(n, lod, shown);
 
 /** Text of a node's hook row; a module's hook rows carry the module's name. */
 export function nodeHookLabel(h) {
@@ -45,6 +46,8 @@ export function nodeHookLabel(h) {
  */
 export function buildLayoutInput(model, { collapsed = new Set(), lod = 'full', dir = 'TB' } = {}) {
   const units = new Map(); const unitOfNode = new Map(); const unitOfTensor = new Map();
+  // Boxes wide enough for the short values they will show over the run.
+  const shown = lod === 'full' ? widestShown(model) : null;
   for (const t of model.tensors.values()) {
     const pairId = t.gradFn != null && model.tensorOfNode.get(t.gradFn) === t.id ? t.gradFn : model.accOf.get(t.id) ?? null;
     const pair = pairId != null ? model.nodes.get(pairId) : null;
@@ -53,14 +56,14 @@ export function buildLayoutInput(model, { collapsed = new Set(), lod = 'full', d
       const m = mergedRecord(t, pair);
       units.set(id, { id, tensor: t.id, node: pair ? pair.id : null, tw: m.w, th: m.h, nw: 0, nh: 0, w: m.w, h: m.h, parent: null });
     } else {
-      const tb = tensorBoxSize(t, lod); const nb = pair ? nodeBoxSize(pair, lod) : { w: 0, h: 0 };
+      const tb = tensorBoxSize(t, lod, shown); const nb = pair ? nodeBoxSize(pair, lod, shown) : { w: 0, h: 0 };
       units.set(id, { id, tensor: t.id, node: pair ? pair.id : null, tw: tb.w, th: tb.h, nw: nb.w, nh: nb.h, w: tb.w + (pair ? GAP + nb.w : 0), h: Math.max(tb.h, nb.h), parent: null });
     }
     unitOfTensor.set(t.id, id); if (pair) unitOfNode.set(pair.id, id);
   }
   for (const n of model.nodes.values()) {
     if (unitOfNode.has(n.id)) continue;
-    const nb = lod === 'compact' ? mergedRecord(null, n) : nodeBoxSize(n, lod); const id = `n${n.id}`;
+    const nb = lod === 'compact' ? mergedRecord(null, n) : nodeBoxSize(n, lod, shown); const id = `n${n.id}`;
     units.set(id, { id, tensor: null, node: n.id, tw: 0, th: 0, nw: nb.w, nh: nb.h, w: nb.w, h: nb.h, parent: null });
     unitOfNode.set(n.id, id);
   }

@@ -199,6 +199,8 @@ const head = new hg.nn.Linear(3, 2, { seed: 2 });
 const net = new hg.Module('Net', (x) => head.call(encoder.call(x).relu()));
 net.addModule('encoder', encoder);
 net.addModule('head', head);
+// Name each parameter by its qualified name, so the figure tells them apart.
+for (const [name, p] of net.namedParameters()) p.name = name; // encoder.weight, …, head.bias
 
 const activations = []; const gradients = [];
 for (const [name, m] of net.namedModules()) {
@@ -253,7 +255,7 @@ export const LESSONS = [
     text: ['A forward pre-hook runs before forward() and may replace the positional arguments; a forward hook runs after it and may replace the output.',
       'SumNet gets a and b positionally and c as a keyword, so the pre-hook only sees two arguments. With both hooks the result is 116; after removing them it is 6.'] },
   { id: 'legacy-hook', n: 5, title: 'Why the legacy module backward hook lies', program: L5, flagship: true, view: { module: 'Mul3' },
-    compare: { module: 'Mul3', control: 'Mul2' },
+    compare: { module: 'Mul3', control: 'Mul2' }, predict: { module: 'Mul3', kind: 'module-backward' },
     text: ['registerBackwardHook (PyTorch’s deprecated register_backward_hook) does not hook the module. It hooks the grad_fn of the module’s output, whichever node that is, and reports that node’s grad_inputs.',
       'Mul3 computes (x·y)·z, so its hook sits on the second MulBackward0, whose inputs are x·y and z. It reports their two gradients for the module’s three inputs: the first is the gradient of x·y (an intermediate tensor, not p), the second is z’s (that is r’s, shown in q’s place), and r gets none.',
       'The full backward hook wraps the module’s inputs and output in BackwardHookFunctionBackward nodes, so it reports one gradient per input, equal to .grad. Mul2 has a single MulBackward0, so there the legacy hook happens to be right. Press Backward and watch where each hook fires.'] },
@@ -335,7 +337,7 @@ hg.registerMultiGradHook([a, b], function firstGrad(g) {
 
 const c = a.mul(b); c.name = 'c';
 c.sum().backward();           // both gradients: 'all' fires once with (b, a)
-a.mul(2).sum().backward();    // b is not reached: 'all' gets null for it
+a.mul(2).sum().backward();    // b is not reached: 'all' gets None (null) for it
 h.remove();
 `;
 
@@ -347,7 +349,7 @@ LESSONS.push(
     text: ['Ops keep some tensors for backward: mul keeps both inputs, exp keeps its result. savedTensorsHooks lets you decide how: pack runs when an op saves a tensor during forward, unpack when backward needs it back.',
       'Here pack stores plain numbers and unpack rebuilds a tensor, the pattern used to offload activations to the CPU or a disk. Watch the three packs at forward and the three unpacks while backward runs.'] },
   { id: 'multi-grad', n: 13, title: 'One hook for several tensors', program: L13,
-    text: ['registerMultiGradHook watches a group of tensors. In mode all it fires once per backward, when every gradient that backward will compute has arrived, with null for the tensors it does not reach.',
+    text: ['registerMultiGradHook watches a group of tensors. In mode all it fires once per backward, when every gradient that backward will compute has arrived, with None (null in JavaScript) for the tensors it does not reach.',
       'In mode any it fires once per backward, for the first gradient that arrives.'] },
 );
 
@@ -360,6 +362,7 @@ const model = new hg.nn.Sequential(
   new hg.nn.Linear(2, 4, { seed: 1 }), new hg.nn.Tanh(), new hg.nn.Linear(4, 1, { seed: 2 }));
 const x = hg.tensor([[0, 0], [0, 1], [1, 0], [1, 1]], { name: 'x' });
 const y = hg.tensor([[0], [1], [1], [0]], { name: 'y' });
+for (const [name, p] of model.namedParameters()) p.name = name; // 0.weight, …, 2.bias: told apart in the figure
 
 // A hook that lives through the whole run: the gradient at the Tanh output.
 // Its arguments belong to the step (tidy releases them), so it keeps a number.

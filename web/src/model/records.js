@@ -12,14 +12,32 @@ export const MONO_CHAR = 7.6; // width of a 12.5 px mono character
 export const HEAD = 26; export const ROW = 17; export const BADGE = 19; export const PADB = 8;
 export const GAP = 14; // between a tensor and its backward node
 export const MAX_W = 250;
+/** A record may grow to this width so that short values (SHORT_VALUE) show whole. */
+export const WIDE_W = 380;
 export const LABEL_X = 10; export const VALUE_X = 48;
 
 /**
+ * Values of up to this many numbers are always printed in full: a 3-vector
+ * cut to `[5.0186, …]` hides the very numbers a lesson is about.
+ */
+export const SHORT_VALUE = 6;
+
+/** True when `v` has at most SHORT_VALUE numbers (always printed whole). */
+export const isShortValue = (v) => flatten(v).length <= SHORT_VALUE;
+
+/**
  * A value abbreviated to at most `max` characters, never cut inside a number:
- * `[1., 2., …, 9.]` for vectors, `[[1., 2., …], …]` for matrices.
+ * `[1., 2., …, 9.]` for vectors, `[[1., 2., …], …]` for matrices. Values of
+ * at most SHORT_VALUE numbers are never abbreviated (their boxes and labels
+ * are sized for them).
  */
 export function abbreviate(v, max = 24) {
   if (v === null || v === undefined) return 'None';
+  return cut(v, flatten(v).length <= SHORT_VALUE ? Infinity : max);
+}
+
+/** `v` in at most `max` characters (a row of a long matrix may be cut, however short). */
+function cut(v, max) {
   const fmt = chooseFormat(flatten(v));
   const full = (x) => (Array.isArray(x) ? `[${x.map(full).join(', ')}]` : formatScalar(x, fmt));
   const s = full(v);
@@ -29,7 +47,7 @@ export function abbreviate(v, max = 24) {
   // Rows of a matrix: the first row abbreviated, then "…".
   if (nested) {
     for (let room = max - 5; room >= 6; room--) {
-      const first = abbreviate(v[0], room);
+      const first = cut(v[0], room);
       const out = v.length > 1 ? `[${first}, …]` : `[${first}]`;
       if (out.length <= max) return out;
     }
@@ -74,8 +92,18 @@ export function badgeLabel(h) {
 
 const titleW = (s) => s.length * TITLE_CHAR;
 
+/**
+ * Width a record needs for the run's widest grad row and hook badge lines
+ * (`shown`: shown-values.js widestShown; badge lines are 11.5 px mono, 6.9 wide).
+ */
+function shownWidth(grads, handles, shown) {
+  if (!shown) return 0;
+  const badge = Math.max(0, ...handles.map((h) => shown.badge.get(h) || 0));
+  return Math.max(grads != null ? VALUE_X + (shown.grad.get(grads) || 0) * MONO_CHAR + 12 : 0, badge ? badge * 6.9 + 28 : 0);
+}
+
 /** Tensor record size: title row, data row, grad row, one row per hook badge. */
-export function tensorRecord(t, lod = 'full') {
+export function tensorRecord(t, lod = 'full', shown = null) {
   const name = t.name || `t${t.id}`;
   const shape = shapeText(t);
   const hooks = (t.hooks || []).length;
@@ -85,16 +113,18 @@ export function tensorRecord(t, lod = 'full') {
   const data = abbreviate(t.data, Math.floor((MAX_W - VALUE_X - 10) / MONO_CHAR));
   const badgeW = Math.max(0, ...(t.hooks || []).map((h) => badgeLabel(h).length * MONO_CHAR + 60));
   const w = Math.max(104, titleW(name) + shape.length * MONO_CHAR * 0.9 + 30, VALUE_X + data.length * MONO_CHAR + 12, Math.min(MAX_W, badgeW));
-  return { w: Math.round(Math.min(MAX_W, w)), h: HEAD + ROW * 2 + 2 * BADGE * hooks + PADB, rows: 2, data };
+  const grow = shownWidth(t.id, (t.hooks || []).map((h) => h.handle), shown);
+  // Long values are abbreviated to MAX_W; short ones widen the box up to WIDE_W.
+  return { w: Math.round(Math.min(w > MAX_W || grow > MAX_W ? WIDE_W : MAX_W, Math.max(w, grow))), h: HEAD + ROW * 2 + 2 * BADGE * hooks + PADB, rows: 2, data };
 }
 
 /** Backward node record size: title, then one badge per pre-hook and hook. */
-export function nodeRecord(n, lod = 'full') {
+export function nodeRecord(n, lod = 'full', shown = null) {
   const hooks = [...(n.preHooks || []), ...(n.postHooks || [])];
   if (lod === 'compact') return { w: Math.round(Math.min(MAX_W, titleW(n.name || '') + 22 + (hooks.length ? 34 : 0))), h: HEAD + 4 };
   const badgeW = Math.max(0, ...hooks.map((h) => badgeLabel(h).length * MONO_CHAR + 60));
-  const w = Math.max(100, titleW(n.name || '') + 20, Math.min(MAX_W, badgeW), hooks.length ? 190 : 0);
-  return { w: Math.round(Math.min(MAX_W, w)), h: HEAD + (hooks.length ? BADGE * 2 * hooks.length + 4 : 6) };
+  const w = Math.max(100, titleW(n.name || '') + 20, Math.min(MAX_W, badgeW), hooks.length ? 190 : 0, shownWidth(null, hooks.map((h) => h.handle), shown));
+  return { w: Math.round(Math.min(WIDE_W, w)), h: HEAD + (hooks.length ? BADGE * 2 * hooks.length + 4 : 6) };
 }
 
 /**

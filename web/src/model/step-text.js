@@ -1,7 +1,7 @@
 // Pure: the sentence under the player for frame k (shared by the playground
 // and the embed, and unit-tested), and the "backward done" summary.
-import { describeStep, HOOK_KIND_LABEL } from './trace-model.js';
-import { formatValue } from './format.js';
+import { describeStep, HOOK_KIND_LABEL, hookPlace, isUserHookEvent } from './trace-model.js';
+import { abbreviate } from './records.js';
 
 /** True when the trace has no backward event at all (e.g. a forward-hooks-only lesson). */
 export const hasBackward = (model) => model.forwardEnd < model.steps.length;
@@ -44,9 +44,11 @@ function hookName(model, ev) {
 export function backwardSummary(model, frame) {
   const leaves = [...model.tensors.values()].filter((t) => t.isLeaf && t.requiresGrad)
     .map((t) => ({ id: t.id, name: model.tName(t.id), grad: frame.grads.get(t.id) ?? null }));
-  const hooks = model.steps.filter((s) => s.backward && s.event.type === 'hook' && s.index < frame.k).map((s) => {
+  // Every user hook call of the run so far: backward hooks, and pack /
+  // unpack / multi-grad hooks (a forward's pack hooks included).
+  const hooks = model.steps.filter((s) => (s.backward || s.event.kind === 'pack') && isUserHookEvent(s.event) && s.index < frame.k).map((s) => {
     const ev = s.event;
-    const on = ev.tensor != null ? model.tName(ev.tensor) : ev.module != null ? ev.module : ev.node != null ? model.nName(ev.node) : '';
+    const on = hookPlace(ev, model.tName, model.nName);
     return { step: s.index, name: hookName(model, ev), kind: HOOK_KIND_LABEL[ev.kind] || ev.kind, on };
   });
   return { leaves, hooks };
@@ -64,7 +66,11 @@ export function stepSentence(model, k, frame, error = null) {
     return { text: `Error${where ? ` (${where}${error.hook ? `, in ${error.hook}` : ''})` : ''}: ${error.message}${hint ? ` ${hint}` : ''}`, error: true };
   }
   if (!hasBackward(model) && k === total && total > 0) {
-    return { text: `Forward pass recorded: ${model.tensors.size} tensors, ${model.nodes.size} backward nodes. This program never calls backward(), so there is no backward pass to play.`, error: false };
+    return { text: `Forward pass done: ${model.tensors.size} tensors, ${model.nodes.size} backward nodes. This program never calls backward(), so there is no backward pass to play.`, error: false };
+  }
+  if (k === 0 && !hasBackward(model) && total > 0) {
+    const hooks = model.userHookSteps.length;
+    return { text: `Start: this program runs forward only (it never calls backward()). Press Play or → to watch its ${total} steps: each op${hooks ? `, and the ${hooks} hook call${hooks === 1 ? '' : 's'} that change${hooks === 1 ? 's' : ''} what the module gets or returns` : ''}.`, error: false };
   }
   if (k === 0) return { text: 'Start: nothing has run yet.', error: false };
   if (k === model.forwardEnd && k < total) {
@@ -82,7 +88,7 @@ export function stepSentence(model, k, frame, error = null) {
 /** The summary as short strings (the view lays them out). */
 export function summaryParts(summary, maxLen = 32) {
   return {
-    leaves: summary.leaves.map((l) => `${l.name} = ${formatValue(l.grad, maxLen)}`),
+    leaves: summary.leaves.map((l) => `${l.name} = ${abbreviate(l.grad, maxLen)}`),
     hooks: runs(summary.hooks.map((x) => `${x.name} (${x.on})`)),
   };
 }

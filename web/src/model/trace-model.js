@@ -2,7 +2,10 @@
 // No DOM, no engine: `frameAt(model, k)` is what the page shows after the
 // first k trace events, so stepping back and scrubbing are free. The types
 // are the engine's (crate/js/protocol.d.ts, copied to web/pkg).
-import { formatList, formatValue } from './format.js';
+import { formatList, formatValue, sameValue } from './format.js';
+import { inPlaceChanges } from './inplace.js';
+
+export { sameValue };
 
 /** @typedef {import('../../pkg/protocol').GraphInfo} GraphInfo */
 /** @typedef {import('../../pkg/protocol').TraceEvent} TraceEvent */
@@ -11,6 +14,8 @@ import { formatList, formatValue } from './format.js';
 const BACKWARD_HOOK_KINDS = new Set([
   'tensor', 'retain-grad', 'node-pre', 'node-post', 'post-accumulate',
   'module-backward', 'module-full-backward', 'module-full-backward-pre',
+  // Backward needs a saved tensor back; a multi-grad hook sees gradients.
+  'unpack', 'multi-grad',
 ]);
 
 /** True for events that belong to a backward pass. */
@@ -26,7 +31,15 @@ export const HOOK_KIND_LABEL = {
   'post-accumulate': 'post-accumulate-grad hook', 'module-pre': 'forward pre-hook', 'module-forward': 'forward hook',
   'module-backward': 'legacy backward hook', 'module-full-backward': 'full backward hook',
   'module-full-backward-pre': 'full backward pre-hook',
+  pack: 'pack hook', unpack: 'unpack hook', 'multi-grad': 'multi-grad hook',
 };
+
+/** "tensor hook cHook": the kind, then the function's name unless it only repeats the kind ("pack hook", not "pack hook pack"). */
+export function hookTitle(ev) {
+  const kind = HOOK_KIND_LABEL[ev.kind] || ev.kind;
+  if (ev.kind === 'retain-grad' || !ev.name || ev.name === '<lambda>' || ev.name.toLowerCase() === ev.kind) return kind;
+  return `${kind} ${ev.name}`;
+}
 
 /**
  * Builds the static model: lookups, module calls, step list with labels, and
@@ -72,6 +85,8 @@ export function analyze(graph, fullTrace = []) {
 
   const moduleCalls = []; const stack = []; const lastCallOf = new Map(); const callsOf = new Map();
   const createdAt = { tensor: new Map(), node: new Map() };
+  const hookOps = []; // op steps run inside a forward (pre-)hook that has not returned yet
+  const madeByHook = new Map(); // tensor id → the forward (pre-)hook that made it
   const steps = [];
   let focus = {}; let firstBackward = -1; let firstDrawnBackward = -1;
   trace.forEach((ev, i) => {
@@ -85,6 +100,8 @@ export function analyze(graph, fullTrace = []) {
         if (top) { if (ev.output != null) top.tensors.add(ev.output); if (ev.node != null) top.nodes.add(ev.node); }
         const ins = (ev.inputs || []).map(tName).join(', ');
         label = `${tName(ev.output)} created from (${ins}), grad_fn ${ev.name || nName(ev.node)}`;
+        // Made inside a forward (pre-)hook: named by that hook once it returns.
+        if (top && (top.phase === 'pre-hook' || top.phase === 'hook')) hookOps.push(i);
         break;
       }
       case 'module': {
@@ -96,6 +113,7 @@ export function analyze(graph, fullTrace = []) {
           }
         }
         const cur = stack[stack.length - 1];
+        if (cur) cur.phase = ev.phase;
         f = { module: cur?.key };
         label = `${ev.module}: ${{ 'pre-hook': 'forward pre-hooks', forward: 'forward()', hook: 'forward hooks', end: 'returns' }[ev.phase] || ev.phase}`;
         if (ev.phase === 'end' && cur) { cur.end = i; stack.pop(); }
@@ -108,8 +126,9 @@ export function analyze(graph, fullTrace = []) {
       case 'hook': {
         // The function's name, as the user wrote it, when it has one: the
         // reader finds "tensor hook double on y" in the program.
-        const kind = [HOOK_KIND_LABEL[ev.kind] || ev.kind, ev.kind === 'retain-grad' ? '' : ev.name].filter(Boolean).join(' ');
-        if (ev.tensor != null) f = { tensor: ev.tensor, node: nodeOfTensor(ev.tensor) };
+        const kind = hookTitle(ev);
+        if (ev.tensor != null) f = { tensor: ev.tensor, node: ev.kind === 'pack' || ev.kind === 'unpack' ? ev.node ?? null : nodeOfTensor(ev.tensor) };
+        else if (Array.isArray(ev.tensors) && ev.tensors.length) f = { tensor: ev.tensors[0], node: nodeOfTensor(ev.tensors[0]) };
         else if (ev.node != null) f = { node: ev.node, tensor: tensorOfNode.get(ev.node) ?? null };
         if (ev.tensor == null && ev.node == null) {
           const o = handleOwner.get(ev.handle);
@@ -117,8 +136,14 @@ export function analyze(graph, fullTrace = []) {
           else if (o?.node != null) f = { node: o.node, tensor: tensorOfNode.get(o.node) ?? null };
         }
         if (ev.moduleId != null) f.module = lastCallOf.get(ev.moduleId) ?? top?.key;
-        const on = ev.tensor != null ? tName(ev.tensor) : ev.module != null ? ev.module : ev.node != null ? nName(ev.node) : '';
-        label = `${kind} on ${on}`;
+        if (ev.kind === 'module-pre' || ev.kind === 'module-forward') {
+          for (const j of hookOps.splice(0)) {
+            const op = trace[j];
+            madeByHook.set(op.output, { name: ev.name, kind: ev.kind, step: i });
+            steps[j].label = `${tName(op.output)} created from (${(op.inputs || []).map(tName).join(', ')}) by the ${HOOK_KIND_LABEL[ev.kind]} ${ev.name || ''}, grad_fn ${op.name || nName(op.node)}`.replace(' ,', ',');
+          }
+        }
+        label = `${kind} on ${hookPlace(ev, tName, nName)}`;
         break;
       }
       case 'accumulate':
@@ -164,7 +189,23 @@ export function analyze(graph, fullTrace = []) {
   // a training loop, the passes of earlier (released) steps are not drawn.
   const forwardEnd = firstDrawnBackward >= 0 ? firstDrawnBackward : firstBackward >= 0 ? firstBackward : trace.length;
   const userHookSteps = steps.filter((s) => isUserHookEvent(s.event)).map((s) => s.index);
-  return { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, steps, initialGrad, userHookSteps, forwardEnd, tName, nName };
+  // The first event of the pass the figure draws: after the last backward
+  // event of earlier passes whose tensors are gone (a training loop's tidied
+  // steps), 0 when there were none. What follows it (zeroGrad, the last
+  // forward) is part of the story.
+  const firstDrawnOp = Math.min(forwardEnd, ...[...createdAt.tensor].filter(([id]) => tensors.has(id)).map(([, i]) => i));
+  let figureStart = 0;
+  for (let i = firstDrawnOp - 1; i >= 0; i--) if (isBackwardEvent(trace[i])) { figureStart = i + 1; break; }
+  const model = { graph, trace, lines, tensors, nodes, accOf, tensorOfNode, handleOwner, moduleCalls: shownCalls, createdAt, madeByHook, steps, initialGrad, userHookSteps, forwardEnd, figureStart, tName, nName };
+  // Edges whose gradient a hook changed in place, at that hook's step.
+  model.inPlace = inPlaceChanges(model);
+  return model;
+}
+
+/** What a hook event ran on, in words: a tensor, a module, a node, or the tensors a multi-grad hook watches. */
+export function hookPlace(ev, tName, nName) {
+  if (Array.isArray(ev.tensors)) return ev.tensors.map(tName).join(', ');
+  return ev.tensor != null ? tName(ev.tensor) : ev.module != null ? ev.module : ev.node != null ? nName(ev.node) : '';
 }
 
 /** Pins a warning or error where it happened; the same message at the same place (e.g. a hook's error and the aborted backward) is pinned once. */
@@ -204,12 +245,23 @@ export function frameAt(model, k) {
       if (ev.kind === 'retain-grad' && ev.tensor != null) grads.set(ev.tensor, ev.after ?? ev.before ?? null);
       const fire = { before: ev.before, after: ev.after, kind: ev.kind, step: i, count: (hookFires.get(ev.handle)?.count || 0) + 1 };
       hookFires.set(ev.handle, fire);
+      // A node's post-hook (the legacy module hook is one) runs after the
+      // node's own event and may replace its grad_inputs: from now on the
+      // edges carry what the hook returned, and this step shows the change.
+      const io = POST_HOOK_KINDS.has(ev.kind) && ev.node != null ? nodeIO.get(ev.node) : null;
+      if (io && Array.isArray(ev.after)) {
+        nodeIO.set(ev.node, { ...io, gradInputs: ev.after });
+        if (last) edges = edgesOf(model, ev.node, ev.after, Array.isArray(ev.before) ? ev.before : null);
+      }
+      // The same tensor on other edges, changed in place by this hook.
+      for (const c of model.inPlace?.get(i) || []) {
+        const from = nodeIO.get(c.from);
+        if (from) nodeIO.set(c.from, { ...from, gradInputs: Object.assign([...from.gradInputs], { [c.index]: c.after }) });
+        if (last) edges.push({ from: c.from, to: c.to, index: c.index, value: c.after, before: c.before, by: c.by });
+      }
     } else if (ev.type === 'node') {
       done.add(ev.node); nodeIO.set(ev.node, { gradOutputs: ev.gradOutputs, gradInputs: ev.gradInputs });
-      if (last) {
-        const n = model.nodes.get(ev.node);
-        edges = (n?.next || []).map((e, j) => ({ from: ev.node, to: e.node, index: j, value: ev.gradInputs?.[j] ?? null })).filter((e) => e.to != null);
-      }
+      if (last) edges = edgesOf(model, ev.node, ev.gradInputs, null);
     } else if (ev.type === 'warning' || ev.type === 'error') addPin(pins, ev, focus, i);
   }
   const cur = k > 0 ? model.steps[k - 1] : null;
@@ -220,6 +272,29 @@ export function frameAt(model, k) {
     nodeCreated: (id) => created(model.createdAt.node, id),
   };
 }
+
+/** Where the program registered the hook of a hook step ({ line, column } from graph()'s hook rows), or null. */
+export function stepSource(model, step) {
+  const ev = step?.event;
+  if (ev?.type !== 'hook') return null;
+  for (const t of model.tensors.values()) for (const h of t.hooks || []) if (h.handle === ev.handle) return h.source || null;
+  for (const n of model.nodes.values()) for (const h of [...(n.preHooks || []), ...(n.postHooks || [])]) if (h.handle === ev.handle) return h.source || null;
+  return null;
+}
+
+/** Hook kinds that run after their node and receive (and may replace) its grad_inputs. */
+const POST_HOOK_KINDS = new Set(['node-post', 'module-backward']);
+
+/** The value each next_functions edge of `node` carries now (`before`: what it carried before a hook changed it). */
+function edgesOf(model, node, values, before) {
+  const n = model.nodes.get(node);
+  return (n?.next || []).map((e, j) => {
+    const edge = { from: node, to: e.node, index: j, value: values?.[j] ?? null };
+    if (before && !sameValue(before[j] ?? null, edge.value)) edge.before = before[j] ?? null;
+    return edge;
+  }).filter((e) => e.to != null);
+}
+
 
 /**
  * The console pane's lines: the program's output and the engine's warnings
@@ -239,7 +314,20 @@ export function describeStep(model, step) {
   const ev = step.event;
   switch (ev.type) {
     case 'node': return `${step.label}: grad_outputs ${formatList(ev.gradOutputs)} → grad_inputs ${formatList(ev.gradInputs)}`;
-    case 'hook': return `${step.label}: ${formatHookValue(ev.kind, ev.before)} → ${formatHookValue(ev.kind, ev.after)}`;
+    case 'hook': {
+      if (ev.kind === 'module-backward' && Array.isArray(ev.before)) return `${step.label}: ${legacyCaption(model, ev)}`;
+      // Saved tensors: what the op saved, and what pack kept instead (not a tensor: no value to show).
+      if (ev.kind === 'pack') return `${step.label}: ${nName(model, ev.node)} saves ${formatValue(ev.before)} for backward${ev.after == null ? '; pack keeps something else in its place (not a tensor)' : `; pack keeps ${formatValue(ev.after)}`}`;
+      // retain_grad stores the gradient it sees in .grad (PyTorch 2: after the tensor's other hooks).
+      if (ev.kind === 'retain-grad' && ev.tensor != null) return `${step.label}: ${model.tName(ev.tensor)}.grad = ${formatValue(ev.after ?? ev.before)}`;
+      if (ev.kind === 'unpack') return `${step.label}: ${nName(model, ev.node)} needs it back; unpack gives ${formatValue(ev.after)}`;
+      const changed = model.inPlace?.get(step.index) || [];
+      // A hook that left its value as it was: say what it saw, once.
+      if (!changed.length && sameValue(ev.before ?? null, ev.after ?? null)) return `${step.label}: sees ${formatHookValue(ev.kind, ev.after)} and leaves it unchanged`;
+      const also = changed.map((c) => `${nName(model, c.from)} → ${nName(model, c.to)}`).join(', ');
+      return `${step.label}: ${formatHookValue(ev.kind, ev.before)} → ${formatHookValue(ev.kind, ev.after)}${changed.length
+        ? `, changed in place — the same tensor is on the edge ${also}, which now carries ${formatValue(changed[0].after)} too` : ''}`;
+    }
     case 'accumulate': return `${step.label}: ${formatValue(ev.grad)}`;
     // What PyTorch does with it: AccumulateGrad (and retain_grad) write a
     // fresh gradient into a None .grad and add to any other value.
@@ -251,8 +339,41 @@ export function describeStep(model, step) {
   }
 }
 
+const nName = (model, id) => model.nName(id);
+
+/**
+ * Why the legacy hook sees what it sees: its entries are the grad_inputs of
+ * the node it sits on, one per next edge of that node — named by the tensor
+ * at the end of each edge (x·y, r; for Linear: bias, x, the transposed weight).
+ */
+export function legacyCaption(model, ev) {
+  const node = model.nodes.get(ev.node);
+  const out = model.tensorOfNode.get(ev.node);
+  const whose = (j) => {
+    const e = node?.next?.[j];
+    if (!e || e.node == null) return 'a constant (no gradient)';
+    const n = model.nodes.get(e.node);
+    const t = n?.variable ?? model.tensorOfNode.get(e.node);
+    const name = t != null ? model.tName(t) : null;
+    if (name && !/^t\d+$/.test(name)) return name;
+    // An unnamed intermediate: say what it was made of (Linear: TBackward0 of weight, i.e. Wᵀ).
+    const from = (n?.next || []).map((x) => (x.node != null ? model.nodes.get(x.node)?.variable : null)).filter((v) => v != null).map(model.tName);
+    return `the output of ${n?.name || 'a node'}${from.length ? ` of ${from.join(', ')}` : ''}`;
+  };
+  const parts = ev.before.map((v, j) => `${formatValue(v)} for ${whose(j)}`);
+  const changed = !sameValue(ev.before, ev.after);
+  // PyTorch's own test (its FutureWarning): a forward of one backward node
+  // is reported right; with more, the hook sees only the last node's inputs.
+  const call = model.moduleCalls.find((c) => c.nodes.has(ev.node));
+  const mod = ev.module || 'the module';
+  const inner = (node?.next || []).map((e) => (e.node != null ? model.tensorOfNode.get(e.node) : null)).filter((t) => t != null && call?.tensors.has(t)).map(model.tName);
+  const verdict = !call || call.nodes.size <= 1 ? `that node’s inputs are ${mod}’s own, so here the legacy hook happens to be right`
+    : `one per input of that node, not of ${mod} (${inner.length ? `${inner.join(', ')} was made inside it` : `its forward has ${call.nodes.size} backward nodes`})`;
+  return `sees ${formatList(ev.before)}, the grad_inputs of ${out != null ? `${model.tName(out)}’s ` : ''}${node?.name || 'its node'}: ${parts.join(', ')} — ${verdict}${changed ? `; it returns ${formatList(ev.after)}` : ''}.`;
+}
+
 /** Hook kinds whose before/after values are lists (tuples in PyTorch). */
-export const LIST_HOOK_KINDS = new Set(['node-pre', 'node-post', 'module-pre', 'module-forward', 'module-backward', 'module-full-backward', 'module-full-backward-pre']);
+export const LIST_HOOK_KINDS = new Set(['node-pre', 'node-post', 'module-pre', 'module-forward', 'module-backward', 'module-full-backward', 'module-full-backward-pre', 'multi-grad']);
 
 /** Formats a hook's before/after value according to its kind. */
 export function formatHookValue(kind, v, maxLen = Infinity) {

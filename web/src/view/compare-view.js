@@ -5,6 +5,9 @@
 import { h } from './dom.js';
 import { formatValue, formatList, flatten } from '../model/format.js';
 import { frameAt } from '../model/trace-model.js';
+import { callInputs } from '../model/module-inputs.js';
+
+export { callInputs };
 
 /** Latest matching hook event at or before frame k, per column (kept for the unit tests). */
 export function compareColumns(model, k, columns) {
@@ -25,17 +28,6 @@ function hookRow(model, kind, name) {
     for (const r of [...(n.preHooks || []), ...(n.postHooks || [])]) if (r.kind === kind && r.module === name) return { row: r, node: n.id };
   }
   return null;
-}
-
-/** Tensors a module call consumed that it did not create, in order of first use (its inputs). */
-export function callInputs(model, call) {
-  const ins = [];
-  for (let i = call.start; i < Math.min(call.end, model.trace.length); i++) {
-    const ev = model.trace[i];
-    if (ev.type !== 'op') continue;
-    for (const t of ev.inputs || []) if (!call.tensors.has(t) && !ins.includes(t)) ins.push(t);
-  }
-  return ins;
 }
 
 /** The hook event of `handle` at or before frame k, or null. */
@@ -85,7 +77,9 @@ export function legacyTable(model, k, spec) {
     const cell = (vals, owner) => {
       if (!vals) return null;
       const v = i < vals.length ? vals[i] : undefined;
-      return { value: v, missing: v === undefined, right: truth != null && v !== undefined && v !== null && same(v, truth), owner };
+      // Right or wrong only once .grad is there to compare with (null: not yet known).
+      const right = v === undefined || v === null ? (truth == null ? null : false) : truth == null ? null : same(v, truth);
+      return { value: v, missing: v === undefined, right, owner };
     };
     return { tensor: t, name: model.tName(t), truth, full: cell(fVals, fullInputs[i] != null ? model.tName(fullInputs[i]) : null), legacy: cell(lVals, gradOwner(model, legacyNode, i)) };
   });
@@ -98,19 +92,21 @@ export function legacyTable(model, k, spec) {
     const ins = callInputs(model, cCall);
     const truths = ins.map((t) => frame.grads.get(t) ?? null);
     control = { name: spec.control, inputs: ins.map(model.tName), values: ev ? ev.before : null, truths,
-      right: !!ev && Array.isArray(ev.before) && ev.before.length === ins.length && ev.before.every((v, i) => truths[i] != null && same(v, truths[i])) };
+      // Judged once every .grad is written; before that it is neither ✓ nor ✗.
+      right: !ev || truths.some((t) => t == null) ? null : Array.isArray(ev.before) && ev.before.length === ins.length && ev.before.every((v, i) => same(v, truths[i])) };
   }
   return { module: spec.module, rows, legacyNode, legacyNodeName: model.nName(legacyNode), legacyOutput: model.tName(model.tensorOfNode.get(legacyNode)),
     legacyCount: lVals?.length ?? null, legacyValues: lVals, fullValues: fVals, fullOn: fullInputs.map(model.tName), fired: { legacy: !!lEv, full: !!fEv }, control, started: k > model.forwardEnd };
 }
 
-const mark = (c) => (c.right ? h('span', { class: 'ok-mark', 'aria-label': 'right' }, ' ✓') : h('span', { class: 'bad-mark', 'aria-label': 'wrong' }, ' ✗'));
+const mark = (c) => (c.right == null ? h('span', { class: 'wait-mark', 'aria-label': 'not checked yet: .grad is not written' }, ' …')
+  : c.right ? h('span', { class: 'ok-mark', 'aria-label': 'right' }, ' ✓') : h('span', { class: 'bad-mark', 'aria-label': 'wrong' }, ' ✗'));
 
 function hookCell(c, waiting, kind) {
   if (!c) return h('td', { class: 'pending' }, waiting);
-  if (c.missing) return h('td', { class: 'wrong' }, h('span', {}, '—'), mark(c), h('span', { class: 'who' }, ' none'));
-  return h('td', { class: c.right ? 'right' : 'wrong' }, h('span', { class: 'mono' }, formatValue(c.value)), mark(c),
-    !c.right && kind === 'legacy' && c.owner ? h('span', { class: 'who' }, ` ${c.owner}’s`) : null);
+  if (c.missing) return h('td', { class: c.right == null ? 'pending' : 'wrong' }, h('span', {}, '—'), mark(c), h('span', { class: 'who' }, ' none'));
+  return h('td', { class: c.right == null ? 'pending' : c.right ? 'right' : 'wrong' }, h('span', { class: 'mono' }, formatValue(c.value)), mark(c),
+    c.right === false && kind === 'legacy' && c.owner ? h('span', { class: 'who' }, ` ${c.owner}’s`) : null);
 }
 
 export function renderCompare(root, { model, k, columns, onSelectNode, warnRoot = root }) {
@@ -125,7 +121,7 @@ export function renderCompare(root, { model, k, columns, onSelectNode, warnRoot 
     ? `${t.module}(${ins}): each input’s gradient, and what each hook reports for it`
     : `Press Backward: for each input of ${t.module}(${ins}) this table will compare its true gradient (.grad) with what the full and the legacy backward hook report.`;
   const nodeBtn = h('button', { class: 'btn tiny legacy-node', type: 'button', 'aria-label': 'Show the node the legacy hook is attached to',
-    title: `${t.legacyNodeName} #${t.legacyNode}`, onclick: () => onSelectNode(t.legacyNode) }, `on ${t.legacyOutput}’s ${t.legacyNodeName} ↗`);
+    title: `${t.legacyNodeName} #${t.legacyNode}`, onclick: () => onSelectNode(t.legacyNode) }, `${t.legacyOutput}’s ${t.legacyNodeName} ↗`);
   const table = h('table', { class: 'legacy-table', 'aria-label': 'Each input: true gradient, full hook, legacy hook' },
     h('caption', {}, caption),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'input'), h('th', { scope: 'col' }, '.grad'),
@@ -143,7 +139,8 @@ export function renderCompare(root, { model, k, columns, onSelectNode, warnRoot 
   const control = c ? h('p', { class: `legacy-control small ${c.values ? (c.right ? 'right' : 'wrong') : ''}` },
     `${c.name}(${c.inputs.join(', ')}) has one backward node: its legacy hook reports `,
     h('span', { class: 'mono' }, c.values ? formatList(c.values) : '?'),
-    c.values ? [' = ', h('span', { class: 'mono' }, `(${c.inputs.map((n) => `${n}.grad`).join(', ')})`), c.right ? ' ✓ right' : ' ✗'] : '') : null;
+    c.values ? [c.right == null ? ' — compared with ' : ' = ', h('span', { class: 'mono' }, `(${c.inputs.map((n) => `${n}.grad`).join(', ')})`),
+      c.right == null ? ' once they are written' : c.right ? ' ✓ right' : ' ✗ wrong'] : '') : null;
   root.append(h('div', { class: 'compare', role: 'group', 'aria-label': 'Hook comparison' }, table, foot, control));
   const warnings = model.steps.slice(0, k).filter((s) => s.event.type === 'warning').map((s) => s.event.message);
   if (warnings.length) {

@@ -25,7 +25,7 @@ const highlight = HighlightStyle.define([
 
 // Marks drawn over the text: the line (and column) of the run's error, and
 // code the inspector just inserted. Set with effects, cleared on any edit.
-const setError = StateEffect.define(); const setInserted = StateEffect.define();
+const setError = StateEffect.define(); const setInserted = StateEffect.define(); const setStep = StateEffect.define();
 class Caret extends WidgetType {
   constructor(msg) { super(); this.msg = msg; }
   eq(o) { return o.msg === this.msg; }
@@ -39,13 +39,14 @@ const markField = (effect) => StateField.define({
   },
   provide: (f) => EditorView.decorations.from(f),
 });
-const errorMarks = markField(setError); const insertedMarks = markField(setInserted);
+const errorMarks = markField(setError); const insertedMarks = markField(setInserted); const stepMarks = markField(setStep);
 
 const theme = EditorView.theme({
   '.cm-error-line': { backgroundColor: 'var(--err-bg)', boxShadow: 'inset 3px 0 0 var(--err)' },
   '.cm-error-caret': { color: 'var(--err)', fontSize: '10px', verticalAlign: 'text-bottom', margin: '0 1px' },
   '.cm-error-at': { textDecoration: 'underline wavy var(--err)', textUnderlineOffset: '3px' },
   '.cm-inserted': { backgroundColor: 'var(--selection)', transition: 'background-color 1s' },
+  '.cm-step-line': { backgroundColor: 'var(--step-line, rgba(250, 200, 60, .28))', boxShadow: 'inset 3px 0 0 var(--accent)' },
   '&': { fontSize: '12.5px', height: '100%', backgroundColor: 'var(--code-bg)', color: 'var(--fg)' },
   '.cm-scroller': { fontFamily: 'var(--mono)', lineHeight: '1.5' },
   '.cm-gutters': { backgroundColor: 'var(--code-bg)', color: 'var(--muted)', border: 'none' },
@@ -95,7 +96,7 @@ function editorState({ doc = '', onChange = () => {}, onRun = null, label = 'Pro
       onRun ? keymap.of([{ key: 'Mod-Enter', run: () => { onRun(); return true; } }]) : [],
       tabIndents ? keymap.of([indentWithTab]) : [], setup, parts.lang.of([]), theme, syntaxHighlighting(highlight), EditorView.lineWrapping,
       EditorView.contentAttributes.of({ 'aria-label': label }),
-      EditorState.readOnly.of(readOnly), errorMarks, insertedMarks,
+      EditorState.readOnly.of(readOnly), errorMarks, insertedMarks, stepMarks,
       EditorView.updateListener.of((u) => { if (u.docChanged && !parts.silent) onChange(u.state.doc.toString()); }),
     ],
   });
@@ -131,6 +132,17 @@ function mountEditor(parent, parts) {
       }
       view.dispatch({ effects: [setError.of(Decoration.set(ranges, true)), EditorView.scrollIntoView(l.from, { y: 'nearest' })] });
       return true;
+    },
+    /** Marks the 1-based line of the code behind the player's step (the hook now firing) and scrolls to it; null clears. */
+    markStep(line, title = '') {
+      const doc = view.state.doc;
+      if (line == null || line < 1 || line > doc.lines) { view.dispatch({ effects: setStep.of(Decoration.none) }); return; }
+      const l = doc.line(line);
+      view.dispatch({ effects: setStep.of(Decoration.set([Decoration.line({ class: 'cm-step-line', attributes: { title } }).range(l.from)])) });
+      // Only the editor scrolls (EditorView.scrollIntoView would scroll the
+      // page too, moving the figure away from a reader who pressed Step).
+      const block = view.lineBlockAt(l.from); const sd = view.scrollDOM;
+      if (block.top < sd.scrollTop || block.bottom > sd.scrollTop + sd.clientHeight) sd.scrollTop = Math.max(0, block.top - sd.clientHeight / 3);
     },
     /** Highlights lines from..to (1-based) as just inserted and scrolls them into view. */
     markInserted(from, to) {

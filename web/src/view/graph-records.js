@@ -5,6 +5,7 @@
 import { pyBool } from '../model/format.js';
 import { abbreviate, badgeLabel, shapeText, HEAD, ROW, BADGE, LABEL_X, VALUE_X, MONO_CHAR } from '../model/records.js';
 import { HOOK_KIND_LABEL } from '../model/trace-model.js';
+import { badgeText, BADGE_CHAR } from '../model/shown-values.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 export function el(tag, attrs = {}, parent = null, text = null) {
@@ -15,22 +16,11 @@ export function el(tag, attrs = {}, parent = null, text = null) {
   return e;
 }
 
-const BADGE_CHAR = 6.9; // 11.5 px mono
-
-/** Hook value in a badge: lists as tuples, tensors as values; at most n characters. */
-function hookValue(kind, v, n) {
-  if (Array.isArray(v) && kind !== 'tensor' && kind !== 'retain-grad' && kind !== 'post-accumulate') {
-    const parts = v.map((x) => abbreviate(x, Math.max(4, Math.floor(n / Math.max(1, v.length)) - 2)));
-    const s = v.length === 1 ? `(${parts[0]},)` : `(${parts.join(', ')})`;
-    return s.length <= n ? s : `(${v.length} values)`;
-  }
-  return abbreviate(v, n);
-}
-
 /** Tooltip text with everything the record does not show. */
 function tensorDetails(model, t) {
   const gfn = t.gradFn != null ? model.nName(t.gradFn) : 'None';
-  return [`${t.name || `t${t.id}`} = ${abbreviate(t.data, 80)}`, `shape ${shapeText(t)}`, `requires_grad ${pyBool(t.requiresGrad)} · is_leaf ${pyBool(t.isLeaf)} · retains_grad ${pyBool(t.retainsGrad)}`,
+  const by = model.madeByHook?.get(t.id);
+  return [`${t.name || `t${t.id}`} = ${abbreviate(t.data, 80)}`, ...(by ? [`made by the ${HOOK_KIND_LABEL[by.kind]} ${by.name} (step ${by.step + 1})`] : []), `shape ${shapeText(t)}`, `requires_grad ${pyBool(t.requiresGrad)} · is_leaf ${pyBool(t.isLeaf)} · retains_grad ${pyBool(t.retainsGrad)}`,
     `grad_fn ${gfn}${t.version != null ? ` · version ${t.version}` : ''}`, ...(t.hooks || []).map((h, i) => `hook ${i + 1}: ${HOOK_KIND_LABEL[h.kind] || h.kind} ${h.name || ''}`)].join('\n');
 }
 function nodeDetails(model, n) {
@@ -54,7 +44,8 @@ function badge(g, h, y, w, two) {
 
 export function drawTensor(view, parent, t, b, lod) {
   const name = t.name || `t${t.id}`;
-  const g = el('g', { class: `tensor${t.requiresGrad ? ' rg' : ''} lod-${lod}`, 'data-tensor': t.id, transform: `translate(${b.x},${b.y})`, role: 'button', tabindex: 0, 'aria-label': `Tensor ${name}` }, parent);
+  const by = view.model.madeByHook?.get(t.id);
+  const g = el('g', { class: `tensor${t.requiresGrad ? ' rg' : ''}${by ? ' by-hook' : ''} lod-${lod}`, 'data-tensor': t.id, transform: `translate(${b.x},${b.y})`, role: 'button', tabindex: 0, 'aria-label': `Tensor ${name}${by ? `, made by the ${HOOK_KIND_LABEL[by.kind]} ${by.name}` : ''}` }, parent);
   el('rect', { width: b.w, height: b.h, rx: 9, class: 'box' }, g);
   el('text', { x: LABEL_X, y: 19, class: 'title' }, g, name);
   const details = tensorDetails(view.model, t);
@@ -105,10 +96,7 @@ export function updateBadge(r, frame, setClass) {
     c.fireStep = step;
     r.count.textContent = fire && fire.count > 1 ? `×${fire.count}` : '';
     if (!fire || r.room < 5) r.val.textContent = fire ? '✓' : '';
-    else {
-      const half = Math.max(3, Math.floor((r.room - 3) / 2));
-      r.val.textContent = `${hookValue(r.kind, fire.before, half)} → ${hookValue(r.kind, fire.after, half)}`;
-    }
+    else r.val.textContent = badgeText(r.kind, fire.before, fire.after, r.room);
   }
   setClass(r.g, c, 'fired', !!fire);
   setClass(r.g, c, 'firing', !!fire && fire.step === frame.k - 1);

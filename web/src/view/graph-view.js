@@ -12,11 +12,12 @@
 //    the graph is drawn, the SVG's size from a ResizeObserver.
 import { GAP, BIG_UNITS } from '../model/layout.js';
 import { abbreviate, readsWhole } from '../model/records.js';
-import { fitView, panToInclude } from '../model/camera.js';
+import { CameraMethods } from './graph-camera.js';
+import { OverviewMethods, overviewItems } from './graph-overview.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
 import { runPins, samePin } from '../model/trace-model.js';
-import { placeLabels, labelWidth } from '../model/edge-labels.js';
-import { edgeSpecs, labelWidths, maxGradNorm, edgeWidth, curveMid } from '../model/edges.js';
+import { placeLabels } from '../model/edge-labels.js';
+import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox, labelSize } from '../model/edges.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
 import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
 import { Minimap } from './minimap.js';
@@ -166,7 +167,7 @@ export class GraphView {
     // Fit includes every pin the run will show (before it appears) and every
     // value label (one stepped aside can pass the layout's edge).
     this.placedPins = placePins(runPins(model), (p) => this.pinBox(p), { compact: lod === 'compact', textWidth: pinTextWidth(this.svg) });
-    this.bounds = figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box).filter(Boolean)]);
+    this.bounds = figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box && fitLabelBox(m.box)).filter(Boolean)]);
     this.fit({ minK: big || readsWhole(this.bounds, this.size(), input.lod) ? 0 : 0.8 });
     this.focusModuleName = focusModule;
     this.search?.refresh();
@@ -294,7 +295,7 @@ export class GraphView {
     }
     for (const e of frame.edges) {
       const key = `${e.from}>${e.to}#${e.index}`;
-      if (this.edgeEls.has(key)) want.set(key, { cls: 'hot', value: e.value });
+      if (this.edgeEls.has(key)) want.set(key, { cls: 'hot', value: e.value, before: e.before, by: e.by });
     }
     for (const [key, cls] of this.edgeState) {
       if (want.get(key)?.cls === cls) continue;
@@ -324,7 +325,7 @@ export class GraphView {
     const labels = new Map();
     for (const [key, w] of want) {
       const mid = this.edgeMid.get(key); if (!mid) continue;
-      labels.set(key, { cls: w.cls === 'hot' ? 'now' : 'past', txt: abbreviate(w.value, 18), mid });
+      labels.set(key, { cls: w.cls === 'hot' ? 'now' : 'past', txt: edgeLabelText(w.value, w.before, w.by), mid });
     }
     for (const [key, l] of this.flowLabels) {
       const n = labels.get(key);
@@ -332,26 +333,19 @@ export class GraphView {
     }
     for (const [key, l] of labels) {
       if (this.flowLabels.has(key)) continue;
-      this.flowLabels.set(key, { ...l, g: this.edgeLabel(l.mid, l.txt, l.cls) });
+      this.flowLabels.set(key, { ...l, g: this.edgeLabel(l.mid, l.txt, l.cls, key) });
     }
     this.drawPins(frame.pins);
     // (Drawn right away: this runs in an animation frame; the canvas is rasterized once per frame anyway.)
     if (!redraw) this.drawOverview();
   }
 
-  /** Big graphs: the canvas is redrawn once per animation frame, however many changes asked for it. */
-  scheduleOverview() {
-    if (!this.big || this.ovRaf) return;
-    if (typeof requestAnimationFrame !== 'function') { this.drawOverview(); return; }
-    this.ovRaf = requestAnimationFrame(() => { this.ovRaf = 0; this.drawOverview(); });
-  }
-
   /** A value label centred on an edge's midpoint. */
-  edgeLabel(mid, txt, cls) {
-    const g = el('g', { class: `flow-label ${cls}` }, cls === 'now' ? this.gNow : this.gPast);
-    const w = labelWidth(txt);
+  edgeLabel(mid, txt, cls, key) {
+    const g = el('g', { class: `flow-label ${cls}`, 'data-edge': key }, cls === 'now' ? this.gNow : this.gPast);
+    const { w, font } = labelSize(txt);
     el('rect', { x: mid.x - w / 2, y: mid.y - 10, width: w, height: 19, rx: 9 }, g);
-    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' }, g, txt);
+    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle', style: font < 12 ? `font-size:${font}px` : undefined }, g, txt);
     return g;
   }
 
@@ -392,18 +386,6 @@ export class GraphView {
     return (this.placedPins || []).find(({ pin }) => samePin(pin, p)) || null;
   }
 
-  // ---- pan & zoom ----
-  applyView(animate = false) {
-    // Big graphs: the canvas follows the view frame by frame, so no CSS glide.
-    if (this.big) animate = false;
-    this.root.style.transition = animate ? 'transform .35s ease' : 'none';
-    this.root.style.transform = `translate(${this.view.x}px, ${this.view.y}px) scale(${this.view.k})`;
-    // While the transform animates, keep what was shown before visible too.
-    this.cull(animate ? this.shownView : null);
-    this.shownView = { ...this.view };
-    this.viewChanged();
-  }
-
   /** After the view moved: minimap rectangle now; the canvas and lazy records at the next animation frame. */
   viewChanged() {
     if (!this.layout) return;
@@ -413,91 +395,6 @@ export class GraphView {
     if (this.lazyRaf) return;
     if (typeof requestAnimationFrame !== 'function') { this.lazyStep(); return; }
     this.lazyRaf = requestAnimationFrame(() => { this.lazyRaf = 0; this.lazyStep(); });
-  }
-
-  /**
-   * Big graphs, once per animation frame after the view moved: below
-   * DETAIL_K the canvas is the figure (the SVG records are hidden); from
-   * DETAIL_K up, the SVG records near the view are made, at most ~8 ms of
-   * them per frame (the canvas shows the others' boxes meanwhile).
-   */
-  lazyStep() {
-    if (!this.big || !this.model) return;
-    const detail = this.view.k >= DETAIL_K;
-    this.root.classList.toggle('overview-mode', !detail);
-    this.svg.classList.toggle('overview-mode', !detail);
-    let more = false;
-    if (detail) {
-      const { width, height } = this.size(); const v = this.view;
-      const w = width / v.k; const h = height / v.k; const x = -v.x / v.k; const y = -v.y / v.k;
-      const r = { x0: x - 0.5 * w, y0: y - 0.5 * h, x1: x + 1.5 * w, y1: y + 1.5 * h };
-      const near = (b) => b.x < r.x1 && b.x + b.w > r.x0 && b.y < r.y1 && b.y + b.h > r.y0;
-      const t0 = performance.now(); let made = 0;
-      for (const list of [this.unitSpecs, this.edgeSpecs]) {
-        for (const spec of list) {
-          if (spec.drawn || !near(spec.box)) continue;
-          if (performance.now() - t0 > 8) { more = true; break; }
-          if (list === this.edgeSpecs) this.drawEdge(spec); else this.drawUnit(spec);
-          made++;
-        }
-        if (more) break;
-      }
-      if (made) {
-        // The new records get the current frame's state and the match's highlight.
-        if (this.lastApplied) this.apply(this.lastApplied.frame, { selected: this.lastApplied.selected, animate: false, follow: false, redraw: true });
-        this.markMatch();
-        this.cull();
-      }
-    }
-    this.drawOverview();
-    if (more) this.viewChanged();
-  }
-
-  /** Big graphs: module labels keep a readable size when zoomed out (they are few; the SVG keeps them focusable). */
-  scaleToggles() {
-    const s = Math.max(1, Math.round((0.9 / this.view.k) * 20) / 20);
-    if (s === this.toggleScale) return;
-    this.toggleScale = s;
-    for (const { toggle, label } of this.clusterEls.values()) {
-      const { x, y } = label;
-      toggle.setAttribute('transform', s === 1 ? '' : `translate(${x},${y}) scale(${s}) translate(${-x},${-y})`);
-    }
-  }
-
-  /** Big graphs: redraws the canvas for the current view and frame. */
-  drawOverview() {
-    if (!this.big || !this.overview) return;
-    this.overview.draw(this.view, this.size(), { frame: this.lastApplied?.frame, selected: this.lastApplied?.selected, hit: this.match?.item || null, drawn: (it) => (it.spec ? it.spec.drawn : it.drawn) });
-    if (!this.overviewShown) {
-      this.overviewShown = true;
-      // For tests and the bench: the first overview of this graph is on screen.
-      this.svg.dataset.overview = String(this.drawToken);
-      performance.mark?.('hookgrad:overview');
-    }
-  }
-
-  /** Overview mode: a click on a box of the canvas selects it (or expands a collapsed module). */
-  installOverviewClicks() {
-    let down = null;
-    this.svg.addEventListener('pointerdown', (e) => { down = { x: e.clientX, y: e.clientY }; });
-    this.svg.addEventListener('click', (e) => {
-      if (!this.big || !this.overview || e.target.closest('[role=button]')) return;
-      if (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4) return; // a drag, not a click
-      const r = this.svg.getBoundingClientRect();
-      const it = this.overview.hit(e.clientX - r.left, e.clientY - r.top, this.view);
-      if (!it || (this.view.k >= DETAIL_K && it.spec.drawn)) return;
-      e.stopImmediatePropagation();
-      if (it.module) this.onToggleModule(it.module);
-      else this.onSelect(it.tensor != null ? { tensor: it.tensor } : { node: it.node });
-    });
-  }
-
-  /** Centres the view on a graph point at the same zoom (the minimap). */
-  centreOn(gx, gy) {
-    const { width, height } = this.size(); const k = this.view.k;
-    this.view = { k, x: width / 2 - gx * k, y: height / 2 - gy * k };
-    this.userMoved = true; this.fitted = null;
-    this.applyView();
   }
 
   // ---- search ----
@@ -574,102 +471,14 @@ export class GraphView {
     return (node != null && this.boxes.get(`n${node}`)) || (tensor != null && this.boxes.get(`t${tensor}`)) || null;
   }
 
-  /** Pans (smoothly, only when it must) so these boxes are visible; zooms out only if they cannot fit. */
-  keepInView(boxes) {
-    const v = panToInclude(this.view, boxes, this.size());
-    if (!v) return;
-    this.view = v; this.fitted = null; this.applyView(!this.reducedMotion());
-  }
-
-  reducedMotion() { return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches; }
-
-  /** Brings a box into view (the reader asked: selection, "runs on" buttons). */
-  reveal(box, { force = false } = {}) {
-    if (!box) return;
-    if (force) this.userMoved = false;
-    this.keepInView([box]);
-  }
-
-  /** Fits the graph (and hands the camera back to the player); with minK, a big graph is shown from its top. */
-  fit({ minK = 0 } = {}) {
-    if (!this.layout) return;
-    this.userMoved = false; this.fitted = { minK };
-    this.view = fitView(this.bounds || this.layout, this.size(), { minK });
-    this.applyView();
-  }
-
-  zoomBy(f, cx, cy, { user = true } = {}) {
-    const r = this.size();
-    cx = cx ?? r.width / 2; cy = cy ?? r.height / 2;
-    const k = Math.max(0.05, Math.min(4, this.view.k * f)); const s = k / this.view.k;
-    this.view = { k, x: cx - (cx - this.view.x) * s, y: cy - (cy - this.view.y) * s };
-    if (user) { this.userMoved = true; this.fitted = null; }
-    this.applyView();
-  }
-
-  /** Cooperative mode: the figure takes wheel/touch gestures from now on (until it loses focus). */
-  setActive(on) {
-    if (!this.cooperative || this.active === on) return;
-    this.active = on; this.svg.classList.toggle('active', on);
-    this.hint(false);
-  }
-
-  /** A short "Ctrl + scroll to zoom" note over the figure (cooperative mode). */
-  hint(show) {
-    const box = this.svg.parentElement; if (!box) return;
-    let n = box.querySelector('.coop-hint');
-    if (!show) { if (n) n.hidden = true; return; }
-    if (!n) { n = document.createElement('div'); n.className = 'coop-hint'; n.setAttribute('aria-hidden', 'true'); box.append(n); }
-    n.textContent = 'Ctrl + scroll to zoom · click the figure to pan and zoom it';
-    n.hidden = false; clearTimeout(this.hintTimer); this.hintTimer = setTimeout(() => { n.hidden = true; }, 1400);
-  }
-
-  installPanZoom() {
-    if (this.cooperative) {
-      if (!this.svg.hasAttribute('tabindex')) this.svg.setAttribute('tabindex', '0');
-      this.svg.addEventListener('pointerdown', () => this.setActive(true));
-      this.svg.addEventListener('focusin', () => this.setActive(true));
-      this.svg.addEventListener('focusout', (e) => { if (!this.svg.contains(e.relatedTarget)) this.setActive(false); });
-      document.addEventListener('pointerdown', (e) => { if (!this.svg.contains(e.target)) this.setActive(false); });
-    }
-    this.svg.addEventListener('wheel', (e) => {
-      // Not activated: let the page scroll (Ctrl+wheel, which is also a trackpad pinch, still zooms).
-      if (!this.active && !e.ctrlKey) { this.hint(true); return; }
-      e.preventDefault();
-      const r = this.svg.getBoundingClientRect();
-      this.zoomBy(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
-    }, { passive: false });
-    let drag = null;
-    const touches = new Map();
-    this.svg.addEventListener('pointerdown', (e) => {
-      if (e.target.closest('[role=button]')) return;
-      if (e.pointerType === 'touch') {
-        touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
-        // One finger on an inactive figure scrolls the page (touch-action allows it).
-        if (!this.active && touches.size < 2) return;
-      }
-      drag = { x: e.clientX, y: e.clientY, vx: this.view.x, vy: this.view.y };
-      this.svg.setPointerCapture(e.pointerId); this.svg.classList.add('panning');
-    });
-    let pinch = null;
-    this.svg.addEventListener('pointermove', (e) => {
-      if (touches.has(e.pointerId)) touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
-      if (touches.size === 2) { // two fingers: pinch-zoom the figure (never the host page)
-        const [a, b] = [...touches.values()]; const d = Math.hypot(a.x - b.x, a.y - b.y);
-        const r = this.svg.getBoundingClientRect();
-        if (pinch && pinch.d > 0) this.zoomBy(d / pinch.d, (a.x + b.x) / 2 - r.left, (a.y + b.y) / 2 - r.top);
-        pinch = { d }; drag = null; return;
-      }
-      pinch = null;
-      if (!drag) return;
-      this.view.x = drag.vx + e.clientX - drag.x; this.view.y = drag.vy + e.clientY - drag.y; this.userMoved = true; this.applyView();
-    });
-    const end = (e) => { touches.delete(e.pointerId); drag = null; this.svg.classList.remove('panning'); };
-    this.svg.addEventListener('pointerup', end); this.svg.addEventListener('pointercancel', end);
-  }
 }
 
 /** Measures a pin's line in the font styles.css gives `.pin text` (a canvas measures without touching layout). */
+// Pan, zoom, fit and follow: graph-camera.js.
+Object.assign(GraphView.prototype, CameraMethods);
+// The big graphs' canvas overview and lazy records: graph-overview.js.
+Object.assign(GraphView.prototype, OverviewMethods);
+
 function pinTextWidth(svg) {
   const ctx = typeof document !== 'undefined' ? document.createElement('canvas').getContext?.('2d') : null;
   if (!ctx) return undefined;
@@ -678,30 +487,9 @@ function pinTextWidth(svg) {
   return (t) => ctx.measureText(t).width;
 }
 
-/** What the overview canvas draws for each unit: box, title, colour, priority of its label. */
-function overviewItems(view) {
-  const { model, input } = view;
-  const consumers = new Map(); for (const e of input.edges) consumers.set(e.v, (consumers.get(e.v) || 0) + 1);
-  return view.unitSpecs.map((spec) => {
-    const { u } = spec;
-    if (u.placeholder) {
-      const c = input.clusters.find((x) => x.id === u.placeholder) || model.moduleCalls.find((x) => x.key === u.placeholder);
-      return { spec, box: spec.box, title: `▸ ${c?.label || (c?.callNr > 1 ? `${c.name} (call ${c.callNr})` : c?.name) || 'module'}`, fill: 'm', module: u.placeholder, prio: 100 };
-    }
-    const t = u.tensor != null ? model.tensors.get(u.tensor) : null; const n = u.node != null ? model.nodes.get(u.node) : null;
-    const hooks = [...(t?.hooks || []), ...(n?.preHooks || []), ...(n?.postHooks || [])];
-    const legacy = hooks.some((h) => h.kind === 'module-backward' || view.legacyHandles.has(h.handle));
-    const root = !consumers.get(u.id);
-    const prio = (root ? 90 : 0) + (hooks.length ? 60 : 0) + (t?.name ? 20 : 0) + (n?.name === 'AccumulateGrad' ? 10 : 0);
-    // Unnamed tensors are labelled with their node's name, sparingly (see placeLabels' maxGeneric).
-    return { spec, box: spec.box, title: t ? t.name || n?.name || `t${t.id}` : n?.name || '', generic: !t?.name && !hooks.length && !root, fill: n ? (n.name === 'AccumulateGrad' ? 'a' : 'n') : 't', tensor: t?.id ?? null, node: n?.id ?? null, legacy, prio };
-  });
-}
-
 /** Toggles a class only when it differs from what was last written (cached in c). */
 function setClass(elem, c, name, on) {
   if (c[name] === on) return;
   c[name] = on;
   elem.classList.toggle(name, on);
 }
-

@@ -125,7 +125,8 @@ export function renderInspector(infoRoot, ctx) {
       h('h4', {}, '.grad at this step'),
       h('table', { class: 'kv grads', 'aria-label': 'Gradients at this step' }, rows.map((x) => row(`${x.name || `t${x.id}`}.grad`, formatValue(frame.grads.get(x.id) ?? null), frame.grads.get(x.id) != null ? 'filled' : ''))),
       all.length > MAX_ROWS ? h('p', { class: 'muted small' }, `… and ${all.length - MAX_ROWS} more: click a tensor in the graph, or find it by name.`) : null);
-    const fired = model.steps.slice(0, frame.k).filter((s) => s.event.type === 'hook');
+    // From the first step the figure shows (a training loop: its last pass).
+    const fired = model.steps.slice(model.figureStart || 0, frame.k).filter((s) => s.event.type === 'hook');
     if (fired.length) root.append(h('h4', {}, `Hooks fired so far (${fired.length})`), h('ol', { class: 'hooklog', 'aria-label': 'Hooks fired so far' }, fired.slice(-12).map((s) => h('li', { class: 'mono small' }, describeStep(model, s)))));
     const tensorNames = names.filter((x) => [...model.tensors.values()].some((t) => t.name === x));
     root.append(graphEdits(program, tensorNames, onProgram));

@@ -7,13 +7,14 @@ const BASE_MS = 850;
 export class Player {
   constructor({ onFrame = () => {}, onState = () => {} } = {}) {
     this.onFrame = onFrame; this.onState = onState;
-    this.k = 0; this.total = 0; this.playing = false; this.speed = 1; this.stopAt = null; this.token = 0;
+    this.k = 0; this.total = 0; this.min = 0; this.playing = false; this.speed = 1; this.stopAt = null; this.token = 0;
   }
 
-  load(total, k = 0) { this.pause(); this.total = total; this.seek(k); }
+  /** `min`: the first step the figure can show (a training loop's earlier, released steps come before it). */
+  load(total, k = 0, min = 0) { this.pause(); this.total = total; this.min = Math.min(min, total); this.seek(k); }
 
   seek(k) {
-    this.k = Math.max(0, Math.min(this.total, Math.round(k)));
+    this.k = Math.max(this.min, Math.min(this.total, Math.round(k)));
     this.onFrame(this.k, { animate: this.playing });
     this.onState(this);
   }
@@ -23,7 +24,7 @@ export class Player {
   /** Plays until `until` (default: the end); restarts from `from` if given. */
   play({ from = null, until = null } = {}) {
     if (from !== null) this.seek(from);
-    if (this.k >= this.total) this.seek(0);
+    if (this.k >= this.total) this.seek(this.min);
     this.stopAt = until ?? this.total; this.playing = true; this.onState(this);
     const token = ++this.token;
     const tick = () => {

@@ -1,0 +1,121 @@
+// The figure's camera: where the view looks (translate + scale of the
+// graph's root), fitting, following the player, and the reader's pan and
+// zoom (cooperative in embeds: the page keeps the wheel until the figure is
+// clicked). Split out of graph-view.js, which mixes these methods into
+// GraphView: the view draws, the camera moves it.
+import { fitView, panToInclude } from '../model/camera.js';
+
+export const CameraMethods = {
+  applyView(animate = false) {
+    // Big graphs: the canvas follows the view frame by frame, so no CSS glide.
+    if (this.big) animate = false;
+    this.root.style.transition = animate ? 'transform .35s ease' : 'none';
+    this.root.style.transform = `translate(${this.view.x}px, ${this.view.y}px) scale(${this.view.k})`;
+    // While the transform animates, keep what was shown before visible too.
+    this.cull(animate ? this.shownView : null);
+    this.shownView = { ...this.view };
+    this.viewChanged();
+  },
+
+  /** Centres the view on a graph point at the same zoom (the minimap). */
+  centreOn(gx, gy) {
+    const { width, height } = this.size(); const k = this.view.k;
+    this.view = { k, x: width / 2 - gx * k, y: height / 2 - gy * k };
+    this.userMoved = true; this.fitted = null;
+    this.applyView();
+  },
+
+  /** Pans (smoothly, only when it must) so these boxes are visible; zooms out only if they cannot fit. */
+  keepInView(boxes) {
+    const v = panToInclude(this.view, boxes, this.size());
+    if (!v) return;
+    this.view = v; this.fitted = null; this.applyView(!this.reducedMotion());
+  },
+
+  reducedMotion() { return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches; },
+
+  /** Brings a box into view (the reader asked: selection, "runs on" buttons). */
+  reveal(box, { force = false } = {}) {
+    if (!box) return;
+    if (force) this.userMoved = false;
+    this.keepInView([box]);
+  },
+
+  /** Fits the graph (and hands the camera back to the player); with minK, a big graph is shown from its top. */
+  fit({ minK = 0 } = {}) {
+    if (!this.layout) return;
+    this.userMoved = false; this.fitted = { minK };
+    this.view = fitView(this.bounds || this.layout, this.size(), { minK });
+    this.applyView();
+  },
+
+  zoomBy(f, cx, cy, { user = true } = {}) {
+    const r = this.size();
+    cx = cx ?? r.width / 2; cy = cy ?? r.height / 2;
+    const k = Math.max(0.05, Math.min(4, this.view.k * f)); const s = k / this.view.k;
+    this.view = { k, x: cx - (cx - this.view.x) * s, y: cy - (cy - this.view.y) * s };
+    if (user) { this.userMoved = true; this.fitted = null; }
+    this.applyView();
+  },
+
+  /** Cooperative mode: the figure takes wheel/touch gestures from now on (until it loses focus). */
+  setActive(on) {
+    if (!this.cooperative || this.active === on) return;
+    this.active = on; this.svg.classList.toggle('active', on);
+    this.hint(false);
+  },
+
+  /** A short "Ctrl + scroll to zoom" note over the figure (cooperative mode). */
+  hint(show) {
+    const box = this.svg.parentElement; if (!box) return;
+    let n = box.querySelector('.coop-hint');
+    if (!show) { if (n) n.hidden = true; return; }
+    if (!n) { n = document.createElement('div'); n.className = 'coop-hint'; n.setAttribute('aria-hidden', 'true'); box.append(n); }
+    n.textContent = 'Ctrl + scroll to zoom · click the figure to pan and zoom it';
+    n.hidden = false; clearTimeout(this.hintTimer); this.hintTimer = setTimeout(() => { n.hidden = true; }, 1400);
+  },
+
+  installPanZoom() {
+    if (this.cooperative) {
+      if (!this.svg.hasAttribute('tabindex')) this.svg.setAttribute('tabindex', '0');
+      this.svg.addEventListener('pointerdown', () => this.setActive(true));
+      this.svg.addEventListener('focusin', () => this.setActive(true));
+      this.svg.addEventListener('focusout', (e) => { if (!this.svg.contains(e.relatedTarget)) this.setActive(false); });
+      document.addEventListener('pointerdown', (e) => { if (!this.svg.contains(e.target)) this.setActive(false); });
+    }
+    this.svg.addEventListener('wheel', (e) => {
+      // Not activated: let the page scroll (Ctrl+wheel, which is also a trackpad pinch, still zooms).
+      if (!this.active && !e.ctrlKey) { this.hint(true); return; }
+      e.preventDefault();
+      const r = this.svg.getBoundingClientRect();
+      this.zoomBy(Math.exp(-e.deltaY * 0.0015), e.clientX - r.left, e.clientY - r.top);
+    }, { passive: false });
+    let drag = null;
+    const touches = new Map();
+    this.svg.addEventListener('pointerdown', (e) => {
+      if (e.target.closest('[role=button]')) return;
+      if (e.pointerType === 'touch') {
+        touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+        // One finger on an inactive figure scrolls the page (touch-action allows it).
+        if (!this.active && touches.size < 2) return;
+      }
+      drag = { x: e.clientX, y: e.clientY, vx: this.view.x, vy: this.view.y };
+      this.svg.setPointerCapture(e.pointerId); this.svg.classList.add('panning');
+    });
+    let pinch = null;
+    this.svg.addEventListener('pointermove', (e) => {
+      if (touches.has(e.pointerId)) touches.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (touches.size === 2) { // two fingers: pinch-zoom the figure (never the host page)
+        const [a, b] = [...touches.values()]; const d = Math.hypot(a.x - b.x, a.y - b.y);
+        const r = this.svg.getBoundingClientRect();
+        if (pinch && pinch.d > 0) this.zoomBy(d / pinch.d, (a.x + b.x) / 2 - r.left, (a.y + b.y) / 2 - r.top);
+        pinch = { d }; drag = null; return;
+      }
+      pinch = null;
+      if (!drag) return;
+      this.view.x = drag.vx + e.clientX - drag.x; this.view.y = drag.vy + e.clientY - drag.y; this.userMoved = true; this.applyView();
+    });
+    const end = (e) => { touches.delete(e.pointerId); drag = null; this.svg.classList.remove('panning'); };
+    this.svg.addEventListener('pointerup', end); this.svg.addEventListener('pointercancel', end);
+  },
+};
