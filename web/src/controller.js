@@ -26,7 +26,7 @@ export class Controller {
     const $ = (id) => root.getElementById(id);
     this.$ = $; this.getSource = getSource; this.onFrame = onFrame; this.onSession = onSession; this.onBusy = onBusy;
     this.session = null; this.dirty = true; this.selected = {}; this.collapsed = new Set(); this.follow = false; this.running = null; this.frame = null;
-    this.runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, wasmUrl: new URL('pkg/hookgrad_bg.wasm', document.baseURI).href });
+    this.runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
     this.view = new GraphView($('graph'), {
       cooperative,
       onSelect: (sel) => { this.selected = sel; this.render(); this.view.reveal(this.view.boxOf(sel)); },

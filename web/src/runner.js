@@ -1,32 +1,50 @@
 // Page side of the program worker: one fresh worker per run (warmed up while
 // the page is idle after a run), a watchdog that terminates a runaway program
-// and respawns. With `wasmUrl`, the page fetches and compiles the engine's
-// wasm once (streaming, off the main thread) and hands the compiled module to
-// every worker, which then only fetches the JS glue.
+// and respawns. Workers run in the sandbox (sandbox/host.js): an opaque
+// origin with no network. The page fetches the worker's script and the
+// engine (its JS and wasm) from its own origin once and hands the bytes in;
+// the sandbox compiles the wasm once and gives the module to every worker.
 
 import { wrapForParse, parsePlace } from './model/error-place.js';
+import { pageSandbox } from './sandbox/host.js';
+import { checkResult, checkLine, isMessage } from './sandbox/check.js';
+// The program worker, bundled by Vite as a file of its own: its URL, fetched as text.
+import programWorkerUrl from './workers/program-worker.js?worker&url';
 
 export const WATCHDOG_MS = 4000;
+/** The engine package's JS modules (hookgrad.js and what it imports; tests/node/sandbox-files.test.mjs keeps this list whole). */
+export const ENGINE_JS = ['hookgrad.js', 'hookgrad_core.js', 'records.js'];
+export const ENGINE_WASM = 'hookgrad_bg.wasm';
 
+/** The page's sandbox, given where the worker script and the engine package are. */
+export function engineSandbox(pkgUrl) {
+  const base = new URL('./', pkgUrl);
+  const files = { 'program-worker.js': new URL(programWorkerUrl, import.meta.url).href, [ENGINE_WASM]: new URL(ENGINE_WASM, base).href };
+  for (const f of ENGINE_JS) files[f] = new URL(f, base).href;
+  return pageSandbox(files);
+}
+
+let parseSeq = 0;
 /**
  * Line and column of a syntax error in `program`, or null. `new Function`
  * reports none in V8, but a classic worker's script error event does
  * (lineno/colno): the program is wrapped in a function expression that is
- * never called, so nothing of it runs; the worker is terminated either way.
+ * never called. The wrapper is only text — a program can close it and run
+ * code — so this worker too runs in the sandbox, and is terminated either way.
  */
-export function locateSyntaxError(program, timeoutMs = 1500) {
-  if (typeof Worker !== 'function' || typeof Blob !== 'function') return Promise.resolve(null);
+export function locateSyntaxError(program, sandbox, timeoutMs = 1500) {
+  if (!sandbox) return Promise.resolve(null);
   return new Promise((resolve) => {
-    let url = null; let w = null;
-    const done = (r) => { clearTimeout(t); try { w?.terminate(); } catch { /* already gone */ } if (url) URL.revokeObjectURL(url); resolve(r); };
+    const name = `parse-${++parseSeq}.js`;
+    let w = null;
+    const done = (r) => { clearTimeout(t); try { w?.terminate(); } catch { /* already gone */ } resolve(r); };
     const t = setTimeout(() => done(null), timeoutMs);
-    try {
-      url = URL.createObjectURL(new Blob([wrapForParse(program)], { type: 'text/javascript' }));
-      w = new Worker(url);
-      w.onerror = (ev) => { ev.preventDefault(); done(parsePlace(ev.lineno, ev.colno, program)); };
+    sandbox.put(name, wrapForParse(program)).then(() => {
+      w = sandbox.spawn(name, { classic: true });
+      w.onerror = (ev) => done(ev.lineno ? parsePlace(ev.lineno, ev.colno, program) : null);
       // A script that parses posts nothing; give it a moment, then no place is known.
-      setTimeout(() => done(null), Math.min(600, timeoutMs));
-    } catch { done(null); }
+      setTimeout(() => done(null), Math.min(900, timeoutMs));
+    }, () => done(null));
   });
 }
 
@@ -43,11 +61,10 @@ function lastPrinter(lines) {
 }
 
 export class Runner {
-  constructor({ pkgUrl, wasmUrl = null, timeoutMs = WATCHDOG_MS, onStatus = () => {} }) {
+  constructor({ pkgUrl, timeoutMs = WATCHDOG_MS, onStatus = () => {} }) {
     this.pkgUrl = pkgUrl; this.timeoutMs = timeoutMs; this.onStatus = onStatus;
     this.next = null; this.seq = 0; this.engineError = null; this.warmTimer = null;
-    this.wasm = wasmUrl && typeof WebAssembly === 'object' && typeof WebAssembly.compileStreaming === 'function'
-      ? WebAssembly.compileStreaming(fetch(wasmUrl)).catch(() => null) : null;
+    this.sandbox = engineSandbox(pkgUrl);
     this.warm();
   }
 
@@ -60,20 +77,17 @@ export class Runner {
 
   /** Starts a worker and loads the engine in it, ready for the next run. */
   warm() {
-    const worker = new Worker(new URL('./workers/program-worker.js', import.meta.url), { type: 'module' });
+    const worker = this.sandbox.spawn('program-worker.js', { needs: [...ENGINE_JS, ENGINE_WASM] });
     const ready = new Promise((resolve) => {
       worker.onmessage = (ev) => {
+        if (!isMessage(ev.data)) return;
         if (ev.data.type === 'ready') resolve({ ok: true });
-        else if (ev.data.type === 'init-error') resolve({ ok: false, message: ev.data.message });
+        else if (ev.data.type === 'init-error') resolve({ ok: false, message: String(ev.data.message) });
       };
       worker.onerror = (ev) => resolve({ ok: false, message: ev.message || 'the worker failed to start' });
     });
-    worker.postMessage({ type: 'init', pkgUrl: this.pkgUrl, wasm: this.wasm ? 'pending' : null });
-    if (this.wasm) {
-      this.wasm.then((module) => {
-        try { worker.postMessage({ type: 'wasm', module }); } catch { worker.postMessage({ type: 'wasm', module: null }); }
-      });
-    }
+    // The sandbox frame replaces these two with a blob: URL and the compiled module.
+    worker.postMessage({ type: 'init', engine: { $url: 'hookgrad.js' }, wasm: { $module: ENGINE_WASM } });
     this.next = { worker, ready };
   }
 
@@ -108,10 +122,10 @@ export class Runner {
           error: { message: `Stopped: the program was still running after ${this.timeoutMs / 1000} s (an endless loop in a hook?). The worker was terminated and a fresh one is ready — fix the code and run again.${lastPrinter(lines)}`, line: lines.at(-1)?.from?.line ?? null, hook: lines.at(-1)?.from?.fn ?? null } });
       }, this.timeoutMs);
       worker.onmessage = (ev) => {
-        if (ev.data.id !== id) return;
-        if (ev.data.type === 'log') { lines.push(ev.data); return; }
+        if (!isMessage(ev.data) || ev.data.id !== id) return;
+        if (ev.data.type === 'log') { if (lines.length < 2000) lines.push(checkLine(ev.data)); return; }
         if (ev.data.type !== 'result') return;
-        finish(ev.data);
+        finish(checkResult(ev.data));
       };
       worker.onerror = (ev) => {
         finish({ graph: { tensors: [], nodes: [] }, trace: [], console: [], error: { message: `The worker crashed: ${ev.message || 'unknown error'}` } });
@@ -119,7 +133,7 @@ export class Runner {
       worker.postMessage({ type: 'run', id, program, semantics });
     });
     if (r.error && r.error.line == null && r.error.name === 'SyntaxError') {
-      const at = await locateSyntaxError(program);
+      const at = await locateSyntaxError(program, this.sandbox);
       if (at) r.error = { ...r.error, ...at };
     }
     return r;

@@ -10,7 +10,6 @@ import './tutorial.css';
 const SITE = new URL('../', document.baseURI);
 export const runner = new Runner({
   pkgUrl: new URL('pkg/hookgrad.js', SITE).href,
-  wasmUrl: new URL('pkg/hookgrad_bg.wasm', SITE).href,
 });
 
 export const figures = new Map();
