@@ -143,6 +143,8 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
     const page = await ctx.newPage();
     const hash = `#s=${b64url(JSON.stringify({ v: 1, program: PROGRAM_300, semantics: 'pytorch-2' }))}`;
     await page.goto(`${url}playground.html${hash}`, { waitUntil: 'load' });
+    // A program from a link waits for the reader's click (web/src/model/trust.js).
+    await page.getByRole('button', { name: 'Run this program' }).click({ timeout: 10000 }).catch(() => {});
     try {
       await page.waitForFunction(() => document.querySelectorAll('#graph .bnode').length >= 300, null, { timeout: 30000 });
     } catch {

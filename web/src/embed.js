@@ -4,6 +4,7 @@ import { findLesson, DEFAULT_LESSON } from './model/lessons.js';
 import { decodeHash, defaultState } from './model/state.js';
 import { Controller } from './controller.js';
 import { EmbedGuest, readEmbedParams } from './embed-guest.js';
+import { isBuiltInScenario } from './model/trust.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);
@@ -28,4 +29,22 @@ const ctl = new Controller({
   onFrame: (k, frame, c) => guest.step(k, c.session.model.steps.length, $('step-text').textContent),
   onSession: (s, c) => guest.started({ total: s.model.steps.length, player: c.player, error: s.result.error, follow: () => { c.follow = true; } }),
 });
-guest.startWhenVisible($('graph'), () => ctl.run({ step: guest.firstStep(state.step) }));
+
+/**
+ * A page of this site framing the embed (a tutorial's figure of its own
+ * code cell) chose the program itself: it runs at once. Anywhere else a
+ * scenario's program came from whoever wrote the link or the blog post.
+ */
+function framedBySite() {
+  try { return window.parent !== window && window.parent.location.origin === location.origin; } catch { return false; }
+}
+const start = () => ctl.run({ step: guest.firstStep(state.step) });
+if (!d.ok || !d.state || isBuiltInScenario(state) || framedBySite()) guest.startWhenVisible($('graph'), start);
+else {
+  // Shown, not run: the reader presses "Run this program" (or Run).
+  $('link-gate').hidden = false;
+  $('step-text').textContent = 'This figure’s program has not run yet.';
+  $('link-gate-run').onclick = () => { $('link-gate').hidden = true; start(); };
+  $('run-btn').addEventListener('click', () => { $('link-gate').hidden = true; }, { once: true });
+  $('program-box').hidden = false; $('program').textContent = state.program; // to read before running it
+}

@@ -7,6 +7,7 @@ import { renderInspector } from './view/inspector.js';
 import { renderConsole } from './view/console-view.js';
 import { h, richText } from './view/dom.js';
 import * as PE from './model/program-edit.js';
+import { isBuiltInScenario } from './model/trust.js';
 
 const $ = (id) => document.getElementById(id);
 // CodeMirror (editor.js) is loaded on the side; the controller (below) starts
@@ -109,6 +110,7 @@ $('copy-link').onclick = async () => {
 const ctl = globalThis.hookgradController = new Controller({
   getSource: () => ({ program: app.state.program, semantics: app.state.semantics, lesson: app.state.lesson ? findLesson(app.state.lesson) : null }),
   onFrame: renderExtras,
+  onBusy: (busy) => { if (busy) dropLinkGate(); },
   onSession(session) {
     const r = session.result; const e = r.error;
     $('program-status').textContent = r.stopped ? 'stopped' : r.timedOut ? 'stopped (too long)' : e ? `error${e.line != null ? ` at line ${e.line}` : ''}` : `ran in ${Math.round(r.ms || 0)} ms`;
@@ -144,13 +146,28 @@ async function editBlock(block) {
   box.scrollIntoView({ block: 'nearest' }); ed.focus();
 }
 
+// ---- a program from a link waits for the reader ----
+/** Shows the linked program without running it, and a "Run this program" button (model/trust.js says why). */
+function holdLinkedProgram(step) {
+  const gate = $('link-gate');
+  gate.hidden = false;
+  $('program-status').textContent = 'from a link — not run yet';
+  $('step-text').textContent = 'This program came with the link and has not run. Read it, then press “Run this program”.';
+  const go = () => { gate.hidden = true; runProgram({ step }); };
+  $('link-gate-run').onclick = go;
+  $('link-gate-run').focus({ preventScroll: true });
+}
+/** Any run (Run, Backward, an edit) means the reader chose to run: the gate goes. */
+function dropLinkGate() { $('link-gate').hidden = true; }
+
 // ---- start ----
 function start() {
   const d = decodeHash(location.hash);
   if (!d.ok) { banner(`${d.error} Opening the first lesson instead.`); openLesson(DEFAULT_LESSON); return; }
   if (d.state) {
     app.state = d.state; editor.set(d.state.program); showLessonText(); syncSemantics();
-    runProgram({ step: d.state.step });
+    if (isBuiltInScenario(d.state)) runProgram({ step: d.state.step });
+    else holdLinkedProgram(d.state.step);
   } else if (d.lesson && !findLesson(d.lesson)) { banner('This link names a lesson that does not exist. Opening the first lesson instead.'); openLesson(DEFAULT_LESSON); }
   else openLesson(d.lesson || DEFAULT_LESSON);
 }
