@@ -149,6 +149,9 @@ async function editBlock(block) {
 // ---- a program from a link waits for the reader ----
 /** Shows the linked program without running it, and a "Run this program" button (model/trust.js says why). */
 function holdLinkedProgram(step) {
+  // A link followed in this tab: the last program's graph and console would
+  // still show under the gate, as if they were this program's. Start clean.
+  if (ctl.session || ctl.busy) { location.reload(); return; }
   const gate = $('link-gate');
   gate.hidden = false;
   $('program-status').textContent = 'from a link — not run yet';

@@ -62,8 +62,15 @@ export function frameMain() {
     } else if (m.op === 'spawn') {
       let w;
       try {
-        const url = m.classic ? URL.createObjectURL(new Blob([text(files.get(m.script) || '')], { type: 'text/javascript' })) : moduleUrl(m.script);
-        w = new Worker(url, m.classic ? {} : { type: 'module' });
+        // Chromium refuses `new Worker(blob:, {type: 'module'})` in an opaque
+        // origin, but a classic worker may import() the same blob: module.
+        // Messages that arrive while the module loads are kept, then handed
+        // to the handler the module installed, in order.
+        const src = m.classic ? text(files.get(m.script) || '')
+          : `const q = []; self.onmessage = (e) => q.push(e);
+import(${JSON.stringify(moduleUrl(m.script))}).then(() => { for (const e of q.splice(0)) self.onmessage?.(e); },
+  (e) => { setTimeout(() => { throw new Error('the worker script failed to load: ' + (e && e.message || e)); }); });`;
+        w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
       } catch (e) { up({ op: 'error', wid: m.wid, message: String(e && e.message || e) }); return; }
       // Posts to a worker go out in order even when one waits for a compile.
       const entry = { w, queue: Promise.resolve() };
