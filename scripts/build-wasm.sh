@@ -41,6 +41,8 @@ mv -f "$TMP/hookgrad.js" "$TMP/hookgrad_core.js"
 mv -f "$TMP/hookgrad.d.ts" "$TMP/hookgrad_core.d.ts"
 rm -f "$TMP/.gitignore"
 cp crate/js/*.js crate/js/*.d.ts "$TMP/"
+node scripts/bundle-python.mjs "$TMP"   # the Python mode's shim, after cp: never minified apart
+mkdir -p "$TMP/bin" && cp crate/js/bin/*.mjs "$TMP/bin/"
 # The release package's JS minified (issue 10, W5; scripts/minify-pkg.mjs).
 if [ "$PROFILE" = --release ]; then node scripts/minify-pkg.mjs "$TMP"; fi
 node scripts/build-pkg.mjs "$TMP"

@@ -120,7 +120,8 @@ export class Tensor {
   mul(other: Tensor | number): Tensor;
   div(other: Tensor | number): Tensor;
   neg(): Tensor;
-  pow(exponent: number): Tensor;
+  /** A number (`PowBackward0`) or a Tensor, broadcasting (`PowBackward1`). */
+  pow(exponent: number | Tensor): Tensor;
   exp(): Tensor;
   log(): Tensor;
   sin(): Tensor;
@@ -145,6 +146,26 @@ export class Tensor {
   expand(shape: number[]): Tensor;
   clone(): Tensor;
   detach(): Tensor;
+  /** A view without `dim` (`SelectBackward0`); `index` may be negative. */
+  select(dim: number, index: number): Tensor;
+  /** `t[start:end:step]` along `dim` (default 0): a view (`SliceBackward0`), bounds clamped like a Python slice's; `null` bounds are the ends. */
+  slice(dim?: number, start?: number | null, end?: number | null, step?: number): Tensor;
+  /** `t[indices]` with integers (nested arrays, or a Tensor of integer values) along dim 0: a copy (`IndexBackward0`). */
+  index(indices: number[] | number[][] | Tensor): Tensor;
+  /** Always a view (`ViewBackward0`); PyTorch's error where `reshape` would copy. */
+  view(shape: number[]): Tensor;
+  /** The tensor itself when contiguous, else a row-major copy (`CloneBackward0`). */
+  contiguous(): Tensor;
+  /** Everything: a 0-d Tensor (`MaxBackward1`, ties share the gradient). */
+  max(): Tensor;
+  /** Along `dim`: `values` (`MaxBackward0`) and `indices` (a float32 Tensor of integer values, no grad; the first of equal values). */
+  max(dim: number, keepdim?: boolean): MinMaxResult;
+  min(): Tensor;
+  min(dim: number, keepdim?: boolean): MinMaxResult;
+  /** `p` (default 2) positive and finite; `dim` one dim or all (`LinalgVectorNormBackward0`). */
+  norm(p?: number | null, dim?: number | null, keepdim?: boolean): Tensor;
+  /** Number bounds, at least one given (`ClampBackward1`). */
+  clamp(min?: number | null, max?: number | null): Tensor;
 
   /** In place (shares storage; bumps `version`). */
   add_(other: Tensor | number): Tensor;
@@ -152,6 +173,10 @@ export class Tensor {
   mul_(other: Tensor | number): Tensor;
   div_(other: Tensor | number): Tensor;
   zero_(): Tensor;
+  /** `FillBackward2`; through a view, the base's grad_fn becomes `CopySlices`. */
+  fill_(value: number): Tensor;
+  /** `src` broadcasts to this shape (`CopyBackwards`). */
+  copy_(src: Tensor): Tensor;
 
   /** `gradient` is required for a non-scalar tensor; `t.backward(undefined, opts)` passes options alone. */
   backward(gradient?: GradientLike | null, opts?: BackwardOptions): void;
@@ -250,6 +275,9 @@ export type Layer = Module<[Tensor], Tensor>;
 
 export interface MseLossOptions { reduction?: 'mean' | 'sum' | 'none' }
 
+/** `t.max(dim)` / `t.min(dim)`: PyTorch's `(values, indices)`. */
+export interface MinMaxResult { values: Tensor; indices: Tensor }
+
 export declare const nn: {
   /** Parameters `weight` `[out, in]` and `bias` `[out]`; forward as `F.linear` (AddmmBackward0 for 2-D input). */
   readonly Linear: new (inFeatures: number, outFeatures: number, opts?: LinearOptions) => Layer;
@@ -263,6 +291,8 @@ export declare const nn: {
     mseLoss(input: Tensor, target: Tensor, opts?: MseLossOptions): Tensor;
     /** `targets`: class indices, one per row. `NllLossBackward0` over `LogSoftmaxBackward0`. */
     crossEntropy(logits: Tensor, targets: number[]): Tensor;
+    /** As PyTorch's `F.linear`: `AddmmBackward0` (2-D with bias), `MmBackward0` (2-D), `UnsafeViewBackward0` over those (1-D with bias, 3-D or more). */
+    linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
   };
 };
 
@@ -273,6 +303,8 @@ export function zeros(shape: number[], opts?: TensorOptions): Tensor;
 export function ones(shape: number[], opts?: TensorOptions): Tensor;
 export function randn(shape: number[], opts?: RandnOptions): Tensor;
 export function cat(tensors: Tensor[], dim?: number): Tensor;
+/** `torch.pow(base, exponent)`: a number base over a Tensor exponent is `PowBackward2`. */
+export function pow(base: number | Tensor, exponent: Tensor | number): Tensor;
 export function stack(tensors: Tensor[], dim?: number): Tensor;
 
 /** Gradients of `outputs` w.r.t. `inputs`, one per input (`null` when unused with `allowUnused`); `.grad` untouched. */
@@ -336,3 +368,11 @@ export function trace(fn: () => unknown): TraceEvent[];
 export function traceRun(fn: () => unknown): TraceRun;
 /** Appends a `log` event to the active trace (none if no trace is active). */
 export function recordLog(level: 'log' | 'info' | 'debug' | 'warn' | 'error', text: string): void;
+/** Takes every engine warning instead of `console.warn` (no de-duplication) until reset with `null`; `atCaller`: PyTorch places it at the user's line. The Python mode hands them to Python's `warnings`. */
+/** Switches graph recording on or off and returns the previous mode (`torch.set_grad_enabled`). Prefer `hg.noGrad(fn)`, which restores it. */
+/** `savedTensorsHooks` for a scope entered and left in two calls (Python's `with`): `pack`/`unpack` are active until `popSavedTensorsHooks()`. */
+export function pushSavedTensorsHooks(pack: (t: Tensor) => unknown, unpack: (packed: any) => Tensor): void;
+/** Ends the innermost `pushSavedTensorsHooks` scope. */
+export function popSavedTensorsHooks(): void;
+export function setGradEnabled(enabled: boolean): boolean;
+export function setWarningHandler(handler: ((message: string, atCaller: boolean) => void) | null): void;

@@ -529,12 +529,14 @@ class ReLU { constructor() { return core.__activation('ReLU'); } }
 class Tanh { constructor() { return core.__activation('Tanh'); } }
 class Sigmoid { constructor() { return core.__activation('Sigmoid'); } }
 
-/** `hg.nn.functional`: PyTorch's `torch.nn.functional` losses. */
+/** `hg.nn.functional`: PyTorch's `torch.nn.functional` losses and `linear`. */
 const functional = Object.freeze({
   /** `mseLoss(input, target, {reduction: 'mean' | 'sum' | 'none'})`. */
   mseLoss: (input, target, opts) => core.__mseLoss(input, target, opts),
   /** `crossEntropy(logits, targets)`: targets are class indices. */
   crossEntropy: (logits, targets) => core.__crossEntropy(logits, targets),
+  /** `linear(input, weight, bias?)`: the graph PyTorch's `F.linear` builds. */
+  linear: (input, weight, bias) => core.__functionalLinear(input, weight, bias),
 });
 
 export const nn = Object.freeze({ Linear, Sequential, ReLU, Tanh, Sigmoid, functional });

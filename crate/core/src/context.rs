@@ -84,6 +84,13 @@ impl Drop for GradModeGuard {
     }
 }
 
+/// Sets grad mode and returns the previous one: for callers whose scope is
+/// not a Rust block (Python's `with torch.no_grad():` enters and exits in two
+/// calls); they restore the returned mode themselves.
+pub fn set_grad_enabled(enabled: bool) -> bool {
+    GRAD_ENABLED.with(|g| g.replace(enabled))
+}
+
 pub fn no_grad<T>(f: impl FnOnce() -> T) -> T {
     let _guard = GradModeGuard::set(false);
     f()
@@ -212,6 +219,18 @@ impl Drop for SavedHooksGuard {
             Err(_) => crate::error::fault("the saved-tensor hook stack is busy"),
         });
     }
+}
+
+/// Pushes saved-tensor hooks for a scope that spans two calls (Python's
+/// `with saved_tensors_hooks(...)`: enter, then exit); the caller pops them
+/// with [`pop_saved_tensors_hooks`].
+pub fn push_saved_tensors_hooks(hooks: Rc<dyn crate::hooks::SavedTensorsHooks>) {
+    std::mem::forget(SavedHooksGuard::push(Some(hooks)));
+}
+
+/// Ends the innermost [`push_saved_tensors_hooks`] scope (none: nothing).
+pub fn pop_saved_tensors_hooks() {
+    drop(SavedHooksGuard(()));
 }
 
 /// Runs `f` with saved-tensor hooks `hooks` active.

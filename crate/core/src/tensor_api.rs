@@ -91,6 +91,30 @@ impl Tensor {
     pub fn t(&self) -> Result<Tensor> {
         shape_ops::t(self)
     }
+    pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
+        crate::ops::index::select(self, dim, index)
+    }
+    pub fn slice(
+        &self,
+        dim: i64,
+        start: Option<i64>,
+        end: Option<i64>,
+        step: i64,
+    ) -> Result<Tensor> {
+        crate::ops::index::slice(self, dim, start, end, step)
+    }
+    pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
+        shape_ops::view(self, shape)
+    }
+    pub fn contiguous(&self) -> Result<Tensor> {
+        shape_ops::contiguous(self)
+    }
+    pub fn max(&self) -> Result<Tensor> {
+        crate::ops::minmax::extreme(self, true)
+    }
+    pub fn min(&self) -> Result<Tensor> {
+        crate::ops::minmax::extreme(self, false)
+    }
     pub fn clone_op(&self) -> Result<Tensor> {
         shape_ops::clone(self)
     }

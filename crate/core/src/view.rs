@@ -1,5 +1,5 @@
 //! Views sharing storage with their base, as PyTorch's `reshape` (of a
-//! contiguous tensor), `transpose` and `t` return. hookgrad keeps each view's
+//! contiguous tensor), `transpose`, `t`, `expand`, `select` and `slice` return. hookgrad keeps each view's
 //! values in its own row-major array (so reads stay plain borrows) and keeps
 //! them in sync on every in-place write; base and views share one version
 //! counter, so modifying either invalidates tensors saved from the other.
@@ -32,6 +32,13 @@ pub enum ViewStep {
         from: Vec<usize>,
         to: Vec<usize>,
     },
+    /// `select` / `slice` of a tensor of shape `from`: a part of its base,
+    /// so writing it back needs the base's other values (`write_back`).
+    Part {
+        from: Vec<usize>,
+        lanes: crate::ops::index::Lanes,
+        drop_dim: bool,
+    },
 }
 
 /// A view's root base (never itself a view) and the steps from it.
@@ -59,23 +66,54 @@ pub fn apply(steps: &[ViewStep], base: &Array) -> Result<Array> {
             ViewStep::Reshape { to, .. } => reshape(&a, to)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
             ViewStep::Expand { to, .. } => crate::shape::expand(&a, to)?,
+            ViewStep::Part {
+                lanes, drop_dim, ..
+            } => crate::ops::index::part_values(&a, lanes, *drop_dim)?,
         };
     }
     Ok(a)
 }
 
-/// The base's values from the view's (every hookgrad view covers its whole
-/// base, so the inverse is exact).
-pub fn invert(steps: &[ViewStep], view: &Array) -> Result<Array> {
+/// The base's values after the view's were written: each step undone in
+/// turn, a select / slice putting its part back into the values it was
+/// taken from (the base's current ones, replayed up to that step).
+pub fn write_back(steps: &[ViewStep], base: &Array, view: &Array) -> Result<Array> {
+    // The values before each step, only needed under a `Part` step.
+    let partial = steps.iter().any(|s| matches!(s, ViewStep::Part { .. }));
+    let mut before = Vec::new();
+    if partial {
+        let mut a = base.clone();
+        for s in steps {
+            let next = apply(std::slice::from_ref(s), &a)?;
+            before.push(std::mem::replace(&mut a, next));
+        }
+    }
     let mut a = view.clone();
-    for s in steps.iter().rev() {
+    for (i, s) in steps.iter().enumerate().rev() {
         a = match s {
             ViewStep::Reshape { from, .. } => reshape(&a, from)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            // Writes through an expanded view are refused (internal
+            // overlap), except through a part of one that has none.
+            ViewStep::Expand { from, .. } if partial => {
+                return Err(Error::runtime(format!(
+                    "hookgrad does not support in-place writes through a select or slice of an expanded tensor (of size {}); clone() it first",
+                    crate::shape::fmt_shape(from)
+                )))
+            }
             ViewStep::Expand { from, .. } => crate::shape::sum_to(&a, from),
+            ViewStep::Part { lanes, .. } => match before.get(i) {
+                Some(full) => lanes.scatter(full, &a),
+                None => return Err(Error::internal("a view step without its base values")),
+            },
         };
     }
     Ok(a)
+}
+
+/// Whether every step covers its whole input (no select / slice).
+fn covers_base(steps: &[ViewStep]) -> bool {
+    !steps.iter().any(|s| matches!(s, ViewStep::Part { .. }))
 }
 
 /// `apply` with differentiable ops, for gradients (`create_graph`).
@@ -86,12 +124,16 @@ pub fn apply_t(steps: &[ViewStep], base: &Tensor) -> Result<Tensor> {
             ViewStep::Reshape { to, .. } => t.reshape(&to_i64(to))?,
             ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
             ViewStep::Expand { to, .. } => t.expand(&to_i64(to))?,
+            ViewStep::Part {
+                lanes, drop_dim, ..
+            } => crate::ops::index::apply_part(&t, *lanes, *drop_dim)?,
         };
     }
     Ok(t)
 }
 
-/// `invert` with differentiable ops: a view's gradient as its base's.
+/// A view's gradient as its base's, with differentiable ops (zeros where
+/// the view does not reach).
 pub fn invert_t(steps: &[ViewStep], view: &Tensor) -> Result<Tensor> {
     let mut t = view.clone();
     for s in steps.iter().rev() {
@@ -99,9 +141,42 @@ pub fn invert_t(steps: &[ViewStep], view: &Tensor) -> Result<Tensor> {
             ViewStep::Reshape { from, .. } => t.reshape(&to_i64(from))?,
             ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
             ViewStep::Expand { from, .. } => crate::ops::reduce::sum_to(&t, from)?,
+            ViewStep::Part {
+                from,
+                lanes,
+                drop_dim,
+            } => crate::ops::index::part_backward(&t, from, *lanes, *drop_dim)?,
         };
     }
     Ok(t)
+}
+
+/// CopySlices' result for the base: `base_grad` with the view's region
+/// replaced by `view_grad` mapped back, or zeroed when the op gave none
+/// (PyTorch: `grad_slice.copy_(res[0])` / `grad_slice.zero_()` on a clone
+/// of the base's gradient). `None` when nothing of the base's gradient is
+/// left (the view covers the whole base and the op gave none).
+pub fn replace_t(
+    steps: &[ViewStep],
+    base_grad: &Tensor,
+    view_grad: Option<&Tensor>,
+) -> Result<Option<Tensor>> {
+    let back = view_grad.map(|g| invert_t(steps, g)).transpose()?;
+    if covers_base(steps) {
+        return Ok(back);
+    }
+    // 1 outside the view's region, 0 inside.
+    let view_shape = apply(steps, &Array::zeros(&base_grad.shape()))?;
+    let outside = write_back(
+        steps,
+        &Array::ones(&base_grad.shape()),
+        &Array::zeros(view_shape.shape()),
+    )?;
+    let kept = base_grad.mul(&crate::ops::constant(outside))?;
+    Ok(Some(match back {
+        Some(b) => kept.add(&b)?,
+        None => kept,
+    }))
 }
 
 fn to_i64(s: &[usize]) -> Vec<i64> {
@@ -151,7 +226,7 @@ fn set_data(t: &Tensor, a: Array) -> Result<()> {
 pub fn sync_after_write(t: &Tensor) -> Result<()> {
     let base = match t.view_info() {
         Some(info) => {
-            let base_values = invert(&info.steps, &*t.data()?)?;
+            let base_values = write_back(&info.steps, &*info.base.data()?, &*t.data()?)?;
             set_data(&info.base, base_values)?;
             info.base
         }

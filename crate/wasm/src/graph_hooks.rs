@@ -24,6 +24,28 @@ pub fn saved_tensors_hooks(pack: JsValue, unpack: JsValue, f: JsValue) -> JsResu
     hookgrad_core::context::with_saved_tensors_hooks(hooks, || f.call0(&JsValue::UNDEFINED))
 }
 
+/// `hg.pushSavedTensorsHooks(pack, unpack)`: as savedTensorsHooks, for a
+/// scope entered and left in two calls (the Python mode's `with`); end it
+/// with `hg.popSavedTensorsHooks()`.
+#[wasm_bindgen(js_name = pushSavedTensorsHooks)]
+pub fn push_saved_tensors_hooks(pack: JsValue, unpack: JsValue) -> JsResult<()> {
+    let pack = function(&pack, "pushSavedTensorsHooks(pack, unpack): pack")?;
+    let unpack = function(&unpack, "pushSavedTensorsHooks(pack, unpack): unpack")?;
+    let hooks = Rc::new(JsSavedTensorsHooks {
+        pack,
+        unpack,
+        handle: hookgrad_core::ids::HandleId::next(),
+    });
+    hookgrad_core::context::push_saved_tensors_hooks(hooks);
+    Ok(())
+}
+
+/// Ends the innermost `hg.pushSavedTensorsHooks` scope.
+#[wasm_bindgen(js_name = popSavedTensorsHooks)]
+pub fn pop_saved_tensors_hooks() {
+    hookgrad_core::context::pop_saved_tensors_hooks();
+}
+
 /// `torch.autograd.graph.register_multi_grad_hook(tensors, fn, mode=...)`.
 #[wasm_bindgen(js_name = registerMultiGradHook)]
 pub fn register_multi_grad_hook(tensors: JsValue, f: JsValue, opts: JsValue) -> JsResult<Handle> {

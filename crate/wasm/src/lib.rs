@@ -21,6 +21,7 @@ pub mod options;
 mod pool;
 mod tape;
 pub mod tensor;
+mod tensor_ops;
 mod warnings;
 
 use std::rc::Rc;
@@ -162,6 +163,14 @@ pub fn no_grad(f: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = __deferScalarOps)]
 pub fn defer_scalar_ops(on: bool) {
     hookgrad_core::deferred::set_enabled(on);
+}
+
+/// `hg.setGradEnabled(on)`: switches graph recording, returns the previous
+/// mode (PyTorch's `torch.set_grad_enabled`; `with torch.no_grad():` in the
+/// Python mode is this call on enter and again on exit).
+#[wasm_bindgen(js_name = setGradEnabled)]
+pub fn set_grad_enabled(on: bool) -> bool {
+    context::set_grad_enabled(on)
 }
 
 #[wasm_bindgen(js_name = isGradEnabled)]

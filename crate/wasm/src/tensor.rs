@@ -284,14 +284,9 @@ impl Tensor {
     pub fn neg(&self) -> JsResult<Tensor> {
         wrap(self.tensor()?.neg())
     }
+    /// `pow(exponent)`: a number or a Tensor (crate::tensor_ops::pow).
     pub fn pow(&self, exponent: JsValue) -> JsResult<Tensor> {
-        let e = exponent.as_f64().ok_or_else(|| {
-            type_error(format!(
-                "pow(): argument 'exponent' must be a number, not {}",
-                type_name(&exponent)
-            ))
-        })?;
-        wrap(self.tensor()?.pow(e as f32))
+        crate::tensor_ops::pow(&self.tensor()?, &exponent)
     }
     pub fn exp(&self) -> JsResult<Tensor> {
         wrap(self.tensor()?.exp())

@@ -17,6 +17,10 @@ extern "C" {
 }
 
 thread_local! {
+    /// A JS function that takes every warning instead (`hg.setWarningHandler`):
+    /// the Python mode hands them to Python's `warnings`, whose filters decide
+    /// what is shown, at the Python program's own line.
+    static HANDLER: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
     /// The keys shown: a few (one per text and place), searched only when a
     /// warning fires; a list rather than a hash set saves a SipHash-keyed
     /// table's code (issue 10, W5).
@@ -25,6 +29,17 @@ thread_local! {
 
 /// The warning sink the binding installs at start-up.
 pub fn show(message: &str, place: WarnPlace) {
+    // Cloned out first: the handler may re-enter the engine (no borrow held).
+    let handler = HANDLER.with(|h| h.try_borrow().ok().and_then(|h| h.clone()));
+    if let Some(f) = handler {
+        let at_caller = matches!(place, WarnPlace::Caller);
+        let _ = f.call2(
+            &JsValue::NULL,
+            &JsValue::from_str(message),
+            &JsValue::from_bool(at_caller),
+        );
+        return;
+    }
     let key = match place {
         WarnPlace::Library => message.to_owned(),
         WarnPlace::Caller => format!("{message}\n{}", caller_line()),
@@ -51,4 +66,27 @@ fn caller_line() -> String {
     crate::js_stack::user_place(true)
         .map(|(file, line, column)| format!("{file}:{line}:{column}"))
         .unwrap_or_default()
+}
+
+/// `hg.setWarningHandler(fn | null)`: `fn(message, atCaller)` receives every
+/// engine warning (no `console.warn`, no de-duplication) until it is reset
+/// with `null`. `atCaller`: PyTorch places this warning at the user's line
+/// (else inside the library).
+#[wasm_bindgen(js_name = setWarningHandler)]
+pub fn set_warning_handler(f: JsValue) -> Result<(), JsValue> {
+    let f = if f.is_null() || f.is_undefined() {
+        None
+    } else {
+        Some(f.dyn_into::<js_sys::Function>().map_err(|_| {
+            crate::convert::type_error(
+                "setWarningHandler(fn): fn must be a function or null".to_owned(),
+            )
+        })?)
+    };
+    HANDLER.with(|h| {
+        if let Ok(mut h) = h.try_borrow_mut() {
+            *h = f;
+        }
+    });
+    Ok(())
 }

@@ -10,7 +10,6 @@ use std::rc::Rc;
 use super::{Module, ModuleForward, Value};
 use crate::error::{Error, Result};
 use crate::ops::random::{uniform, SplitMix64};
-use crate::ops::{arith, matmul, shape_ops, Operand};
 use crate::tensor::{Tensor, TensorOptions};
 
 struct LinearForward;
@@ -25,20 +24,7 @@ impl ModuleForward for LinearForward {
             .get_parameter("weight")
             .ok_or_else(|| Error::runtime("Linear has no parameter 'weight'"))?;
         let bias = module.get_parameter("bias");
-        let wt = shape_ops::t(&weight)?;
-        let out = match (&bias, x.ndim()) {
-            (Some(b), 2) => matmul::addmm(b, x, &wt)?,
-            // PyTorch 2.x: a 1-D input is viewed as [1, in], run through addmm,
-            // and the result `_unsafe_view`ed back — the node a legacy hook sees.
-            (Some(b), 1) => {
-                let x2 = shape_ops::reshape(x, &[1, -1])?;
-                let out = matmul::addmm(b, &x2, &wt)?;
-                let n = out.numel();
-                shape_ops::reshape_node(&out, "UnsafeViewBackward0", &[n])?
-            }
-            (Some(b), _) => arith::add(&matmul::matmul(x, &wt)?, &Operand::Tensor(b.clone()))?,
-            (None, _) => matmul::matmul(x, &wt)?,
-        };
+        let out = crate::ops::linear::linear(x, &weight, bias.as_ref())?;
         Ok(Value::Tensor(out))
     }
 }

@@ -22,10 +22,13 @@ pub const INTERNAL_OVERLAP_ERROR: &str = "unsupported operation: more than one e
 pub const VIEW_OF_LEAF_INPLACE_ERROR: &str =
     "a view of a leaf Variable that requires grad is being used in an in-place operation.";
 
-fn inplace(
+/// `other_edge`: whether `other` is an input of the node (a number given to
+/// `fill_` is not: `FillBackward2` has one edge).
+pub(crate) fn inplace(
     t: &Tensor,
     name: &'static str,
     other: Option<&Operand>,
+    other_edge: bool,
     f: fn(f32, f32) -> f32,
     // `dyn`, not generic: one copy of this function for the five ops
     // instead of one each (issue 10, W5: ~2 KB gzip of the wasm).
@@ -65,7 +68,9 @@ fn inplace(
     let graph = needs_graph(&[Some(t), other_t]);
     // Edges are taken before the write: they point at the old history.
     let node = if graph {
-        let other_edge = other.map(|_| other_t.and_then(|o| o.gradient_edge()));
+        let other_edge = other
+            .filter(|_| other_edge)
+            .map(|_| other_t.and_then(|o| o.gradient_edge()));
         let saved = save(&old, t.gradient_edge());
         if let Some(e) = context::take_pending_error() {
             return Err(e);
@@ -140,10 +145,9 @@ fn copy_slices(
             })?;
             let mut out = Vec::with_capacity(inner.len());
             let mut parts = inner.into_iter();
-            out.push(match parts.next().flatten() {
-                Some(gs) => Some(crate::view::invert_t(&steps, &gs)?),
-                None => None,
-            });
+            // The base's gradient outside the view passes through as is.
+            let gs = parts.next().flatten();
+            out.push(crate::view::replace_t(&steps, &g, gs.as_ref())?);
             out.extend(parts);
             Ok(out)
         }),
@@ -199,6 +203,7 @@ pub fn add_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         t,
         "AddBackward0",
         Some(other),
+        true,
         |x, y| x + y,
         &|_, _| Vec::new(),
         pass_through(false),
@@ -210,6 +215,7 @@ pub fn sub_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         t,
         "SubBackward0",
         Some(other),
+        true,
         |x, y| x - y,
         &|_, _| Vec::new(),
         pass_through(true),
@@ -248,6 +254,7 @@ pub fn mul_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         t,
         "MulBackward0",
         Some(other),
+        true,
         |x, y| x * y,
         &|_, _| vec![original_self(&tc, &o), other_saved(&o)],
         Box::new(move |ctx| {
@@ -267,6 +274,7 @@ pub fn div_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         t,
         "DivBackward0",
         Some(other),
+        true,
         |x, y| x / y,
         &|_, _| vec![original_self(&tc, &o), other_saved(&o)],
         Box::new(move |ctx| {
@@ -286,6 +294,7 @@ pub fn zero_(t: &Tensor) -> Result<Tensor> {
         t,
         "ZeroBackward0",
         None,
+        false,
         |_, _| 0.0,
         &|_, _| Vec::new(),
         Box::new(move |_ctx| Ok(vec![Some(constant(Array::zeros(&shape)))])),

@@ -11,11 +11,17 @@ use crate::trace;
 
 pub mod arith;
 pub mod backward_ops;
+pub mod fill_copy;
+pub mod index;
 pub mod inplace;
 pub mod join;
 pub mod kernel;
+pub mod linear;
 pub mod loss;
 pub mod matmul;
+pub mod minmax;
+pub mod norm;
+pub mod pow;
 pub mod random;
 pub mod reduce;
 pub mod shape_ops;

@@ -88,6 +88,29 @@ pub fn reshape(a: &Tensor, shape: &[i64]) -> Result<Tensor> {
     }
 }
 
+/// `t.view(shape)`: always a view (`ViewBackward0`); PyTorch's error when
+/// the strides cannot give the new shape (where `reshape` would copy).
+pub fn view(a: &Tensor, shape: &[i64]) -> Result<Tensor> {
+    let target = infer_shape(shape, a.numel())?;
+    let (from, strides) = a.layout();
+    let Some(view_strides) = crate::layout::compute_stride(&from, &strides, &target) else {
+        return Err(Error::runtime("view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead."));
+    };
+    let v = reshape_node(a, "ViewBackward0", &target)?;
+    v.set_strides(view_strides)?;
+    crate::view::link(a, &v, crate::view::ViewStep::Reshape { from, to: target })?;
+    Ok(v)
+}
+
+/// `t.contiguous()`: the tensor itself when contiguous, else a row-major
+/// copy (`CloneBackward0`).
+pub fn contiguous(a: &Tensor) -> Result<Tensor> {
+    if a.is_contiguous() {
+        return Ok(a.clone());
+    }
+    clone_with(a, false)
+}
+
 pub fn unsqueeze(a: &Tensor, dim: usize) -> Result<Tensor> {
     let mut shape = a.shape();
     if dim > shape.len() {

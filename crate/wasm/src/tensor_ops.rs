@@ -1,0 +1,218 @@
+//! The JS `Tensor` methods added for the Python mode (indexing, reductions
+//! with indices, clamp, norm, pow with a tensor exponent, view, contiguous,
+//! fill_, copy_): a second `#[wasm_bindgen] impl` block, each method four
+//! lines of conversion around one core call.
+
+use wasm_bindgen::prelude::*;
+
+use crate::convert::*;
+use crate::tensor::Tensor;
+use hookgrad_core::ops::index;
+
+/// An integer argument (`dim`, `index`, …); `None` when undefined or null.
+pub(crate) fn opt_int(v: &JsValue, what: &str) -> JsResult<Option<i64>> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n.fract() == 0.0 && n.abs() < 9.0e15 => Ok(Some(n as i64)),
+        _ => Err(type_error(format!(
+            "{what} must be an integer, not {}",
+            match v.as_f64() {
+                Some(n) => number_text(n),
+                None => type_name(v),
+            }
+        ))),
+    }
+}
+
+/// An integer argument that must be given.
+pub(crate) fn int(v: &JsValue, what: &str) -> JsResult<i64> {
+    opt_int(v, what)?
+        .ok_or_else(|| type_error(format!("{what} must be an integer, not {}", type_name(v))))
+}
+
+pub(crate) fn wrap(r: hookgrad_core::Result<hookgrad_core::Tensor>) -> JsResult<Tensor> {
+    r.map(Tensor::wrap).js()
+}
+
+#[wasm_bindgen]
+impl Tensor {
+    /// `t.select(dim, index)`: a view without `dim` (`SelectBackward0`).
+    pub fn select(&self, dim: JsValue, index: JsValue) -> JsResult<Tensor> {
+        let d = int(&dim, "select(): argument 'dim' (position 1)")?;
+        let i = int(&index, "select(): argument 'index' (position 2)")?;
+        wrap(index::select(&self.core().js()?, d, i))
+    }
+
+    /// `t.slice(dim = 0, start?, end?, step = 1)`: a view (`SliceBackward0`),
+    /// bounds clamped like a Python slice's.
+    pub fn slice(
+        &self,
+        dim: JsValue,
+        start: JsValue,
+        end: JsValue,
+        step: JsValue,
+    ) -> JsResult<Tensor> {
+        let d = opt_int(&dim, "slice(): argument 'dim' (position 1)")?.unwrap_or(0);
+        let s = opt_int(&start, "slice(): argument 'start' (position 2)")?;
+        let e = opt_int(&end, "slice(): argument 'end' (position 3)")?;
+        let st = opt_int(&step, "slice(): argument 'step' (position 4)")?.unwrap_or(1);
+        wrap(index::slice(&self.core().js()?, d, s, e, st))
+    }
+
+    /// `t.index(indices)`: `t[indices]` for an array of integers (nested
+    /// arrays allowed) or a Tensor of integer values, along dim 0
+    /// (`IndexBackward0`, a copy).
+    pub fn index(&self, indices: JsValue) -> JsResult<Tensor> {
+        let (shape, values) = match as_tensor(&indices) {
+            Some(t) => (t.shape(), t.to_array().js()?.into_vec()),
+            None if js_sys::Array::is_array(&indices) => parse_data(&indices, None)?,
+            None => {
+                return Err(type_error(format!(
+                    "index(): indices must be an array of integers or a Tensor, not {}",
+                    type_name(&indices)
+                )))
+            }
+        };
+        let values: Vec<f64> = values.into_iter().map(f64::from).collect();
+        wrap(index::index(&self.core().js()?, &values, &shape))
+    }
+}
+
+/// A number argument, `None` when undefined or null.
+fn opt_number(v: &JsValue, what: &str) -> JsResult<Option<f32>> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_f64()
+        .map(|n| Some(n as f32))
+        .ok_or_else(|| type_error(format!("{what} must be a number, not {}", type_name(v))))
+}
+
+/// `{values, indices}` of `max(dim)` / `min(dim)`: both Tensors, the
+/// indices float32 values without grad (hookgrad's tensors are float32).
+fn values_indices(r: hookgrad_core::Result<(CoreTensor, CoreTensor)>) -> JsResult<JsValue> {
+    let (v, i) = r.js()?;
+    let o = js_sys::Object::new();
+    js_sys::Reflect::set(&o, &"values".into(), &Tensor::wrap(v).into())?;
+    js_sys::Reflect::set(&o, &"indices".into(), &Tensor::wrap(i).into())?;
+    Ok(o.into())
+}
+
+use hookgrad_core::ops::{fill_copy, minmax, norm, shape_ops};
+use hookgrad_core::tensor::Tensor as CoreTensor;
+
+/// `t.pow(exponent)`: a number (`PowBackward0`) or a Tensor (`PowBackward1`).
+pub(crate) fn pow(t: &CoreTensor, exponent: &JsValue) -> JsResult<Tensor> {
+    if let Some(e) = as_tensor(exponent) {
+        return wrap(hookgrad_core::ops::pow::pow_tensor(t, &e));
+    }
+    let e = exponent.as_f64().ok_or_else(|| {
+        type_error(format!(
+            "pow(): argument 'exponent' must be a number or a Tensor, not {}",
+            type_name(exponent)
+        ))
+    })?;
+    wrap(t.pow(e as f32))
+}
+
+/// `hg.pow(base, exponent)` (`torch.pow`): a number base over a Tensor
+/// exponent is `PowBackward2`; a Tensor base is `base.pow(exponent)`.
+#[wasm_bindgen(js_name = pow)]
+pub fn pow_fn(base: JsValue, exponent: JsValue) -> JsResult<Tensor> {
+    if let Some(b) = as_tensor(&base) {
+        return pow(&b, &exponent);
+    }
+    let b = base.as_f64().ok_or_else(|| {
+        type_error(format!(
+            "pow(): argument 'self' must be a number or a Tensor, not {}",
+            type_name(&base)
+        ))
+    })?;
+    let e = expect_tensor(&exponent, "pow(): argument 'exponent' (position 2)")?;
+    wrap(hookgrad_core::ops::pow::pow_number_base(b as f32, &e))
+}
+
+/// `hg.nn.functional.linear(input, weight, bias?)`.
+#[wasm_bindgen(js_name = __functionalLinear)]
+pub fn functional_linear(input: JsValue, weight: JsValue, bias: JsValue) -> JsResult<Tensor> {
+    let x = expect_tensor(&input, "linear(): argument 'input' (position 1)")?;
+    let w = expect_tensor(&weight, "linear(): argument 'weight' (position 2)")?;
+    let b = if bias.is_undefined() || bias.is_null() {
+        None
+    } else {
+        Some(expect_tensor(
+            &bias,
+            "linear(): argument 'bias' (position 3)",
+        )?)
+    };
+    wrap(hookgrad_core::ops::linear::linear(&x, &w, b.as_ref()))
+}
+
+#[wasm_bindgen]
+impl Tensor {
+    /// `t.max()` (a Tensor, `MaxBackward1`) or `t.max(dim, keepdim?)`
+    /// (`{values, indices}`, `MaxBackward0`).
+    pub fn max(&self, dim: JsValue, keepdim: JsValue) -> JsResult<JsValue> {
+        self.extreme(dim, keepdim, true)
+    }
+
+    /// `t.min()` / `t.min(dim, keepdim?)`, as `max`.
+    pub fn min(&self, dim: JsValue, keepdim: JsValue) -> JsResult<JsValue> {
+        self.extreme(dim, keepdim, false)
+    }
+
+    fn extreme(&self, dim: JsValue, keepdim: JsValue, max: bool) -> JsResult<JsValue> {
+        let what = if max { "max()" } else { "min()" };
+        let t = self.core().js()?;
+        match opt_int(&dim, &format!("{what}: argument 'dim' (position 1)"))? {
+            None => wrap(minmax::extreme(&t, max)).map(JsValue::from),
+            Some(d) => {
+                let keep = keepdim.as_bool().unwrap_or(false);
+                values_indices(minmax::extreme_dim(&t, d, keep, max))
+            }
+        }
+    }
+
+    /// `t.norm(p = 2, dim?, keepdim = false)` (`LinalgVectorNormBackward0`).
+    pub fn norm(&self, p: JsValue, dim: JsValue, keepdim: JsValue) -> JsResult<Tensor> {
+        let p = opt_number(&p, "norm(): argument 'p' (position 1)")?.unwrap_or(2.0);
+        let d = opt_int(&dim, "norm(): argument 'dim' (position 2)")?;
+        let keep = keepdim.as_bool().unwrap_or(false);
+        wrap(norm::norm(&self.core().js()?, p, d, keep))
+    }
+
+    /// `t.clamp(min?, max?)` with number bounds (`ClampBackward1`).
+    pub fn clamp(&self, min: JsValue, max: JsValue) -> JsResult<Tensor> {
+        let lo = opt_number(&min, "clamp(): argument 'min' (position 1)")?;
+        let hi = opt_number(&max, "clamp(): argument 'max' (position 2)")?;
+        wrap(norm::clamp(&self.core().js()?, lo, hi))
+    }
+
+    /// `t.view(shape)`: a view (`ViewBackward0`) or PyTorch's error.
+    pub fn view(&self, shape: JsValue) -> JsResult<Tensor> {
+        wrap(shape_ops::view(
+            &self.core().js()?,
+            &parse_signed_shape(&shape)?,
+        ))
+    }
+
+    /// `t.contiguous()`: itself when contiguous, else a copy (`CloneBackward0`).
+    pub fn contiguous(&self) -> JsResult<Tensor> {
+        wrap(shape_ops::contiguous(&self.core().js()?))
+    }
+
+    /// `t.fill_(value)` (`FillBackward2`).
+    pub fn fill_(&self, value: JsValue) -> JsResult<Tensor> {
+        let v = opt_number(&value, "fill_(): argument 'value' (position 1)")?
+            .ok_or_else(|| type_error("fill_(): argument 'value' (position 1) must be a number"))?;
+        wrap(fill_copy::fill_(&self.core().js()?, v))
+    }
+
+    /// `t.copy_(src)` (`CopyBackwards`; `src` broadcasts to `t`'s shape).
+    pub fn copy_(&self, src: JsValue) -> JsResult<Tensor> {
+        let s = expect_tensor(&src, "copy_(): argument 'src' (position 1)")?;
+        wrap(fill_copy::copy_(&self.core().js()?, &s))
+    }
+}

@@ -1,0 +1,112 @@
+"""Runs a user's PyTorch program as `python FILE` would, inside Pyodide:
+stdout and stderr to the caller's sinks (stdout lines also as the trace's
+`log` events, in their place), warnings through Python's `warnings`, an
+uncaught exception printed as Python's traceback (the user's frames only:
+hookgrad's shim is not what the reader wrote) and returned as
+{type, message, line}."""
+
+import builtins
+import linecache
+import sys
+import traceback
+import warnings
+
+import _hookgrad
+
+_SHIM_PREFIX = "/lib/"
+
+
+class _Out:
+    """sys.stdout: text to the sink; each finished line also a `log` event."""
+
+    def __init__(self, sink, log):
+        self._sink, self._log, self._line = sink, log, ""
+        self.encoding = "utf-8"
+        self.errors = "strict"
+
+    def write(self, s):
+        s = str(s)
+        self._sink(s)
+        if self._log is not None:
+            self._line += s
+            while "\n" in self._line:
+                line, self._line = self._line.split("\n", 1)
+                self._log(line)
+        return len(s)
+
+    def flush(self):
+        if self._log is not None and self._line:
+            self._log(self._line)
+            self._line = ""
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+
+def hook_lines():
+    from torch import _bridge
+
+    return dict(_bridge.hook_lines)
+
+
+def engine_warning(message, at_caller):
+    from torch import _warnings
+
+    _warnings.engine_warning(message, at_caller)
+
+
+def _user_tb(tb, filename):
+    """The traceback's frames in the user's program (not hookgrad's)."""
+    frames = traceback.extract_tb(tb)
+    return [f for f in frames if not f.filename.startswith(_SHIM_PREFIX) and not f.filename.startswith("<frozen")]
+
+
+def run(source, filename, out, err):
+    import torch  # noqa: F401  (imported before the program: its time is not the program's)
+    from torch import _bridge
+
+    _bridge.hook_lines.clear()
+    _bridge._pending.clear()
+    stdout = _Out(out, _hookgrad.log)
+    stderr = _Out(err, None)
+    old = sys.stdout, sys.stderr, sys.argv
+    sys.stdout, sys.stderr, sys.argv = stdout, stderr, [filename]
+    # The program's lines for tracebacks and warnings, as if read from disk.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    try:
+        with warnings.catch_warnings():
+            warnings.resetwarnings()
+            warnings.simplefilter("default")
+            warnings.filterwarnings("ignore", category=DeprecationWarning)
+            warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+            try:
+                code = compile(source, filename, "exec")
+            except SyntaxError as e:
+                stdout.flush()
+                print("".join(traceback.format_exception_only(type(e), e)), end="", file=stderr)
+                return {"type": "SyntaxError", "message": str(e.msg), "line": e.lineno}
+            g = {"__name__": "__main__", "__file__": filename, "__builtins__": builtins}
+            try:
+                exec(code, g)
+            except SystemExit as e:
+                if e.code in (None, 0):
+                    return None
+                return {"type": "SystemExit", "message": str(e.code), "line": None}
+            except BaseException as e:  # noqa: B036 (the program's every exception is reported)
+                stdout.flush()
+                frames = _user_tb(e.__traceback__, filename)
+                text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
+                text += "".join(traceback.format_exception_only(type(e), e))
+                print(text, end="", file=stderr)
+                line = next((f.lineno for f in reversed(frames) if f.filename == filename), None)
+                msg = str(e)
+                return {"type": type(e).__name__, "message": msg, "line": line}
+            finally:
+                stdout.flush()
+                g.clear()
+    finally:
+        sys.stdout, sys.stderr, sys.argv = old
+    return None

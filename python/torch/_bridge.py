@@ -1,0 +1,235 @@
+"""The one door between the Python `torch` package and hookgrad's engine.
+
+Everything here only moves values across: Python objects to the engine's JS
+API (through Pyodide's FFI) and back. No gradient is computed in Python; the
+engine decides hook order, node names and errors, as it does for JS programs.
+
+`_hookgrad` is registered by crate/js/python.js before `import torch`: it holds
+`hg` (the initialised engine module) and a few helpers written in JS because
+they are cheaper there (flattening values, building arrays, kinds of values).
+"""
+
+import sys
+import weakref
+
+import _hookgrad  # noqa: F401  (registered by loadPython)
+from pyodide.ffi import JsException, create_proxy, jsnull
+
+hg = _hookgrad.hg
+js = _hookgrad.helpers
+
+# Tensors the engine may hand back where PyTorch gives the very same object
+# (a module's args inside forward and hooks, AccumulateGrad's `variable`):
+# engine tensor id -> the Python Tensor that owns a handle of it.
+_by_id = weakref.WeakValueDictionary()
+
+# A Python exception raised inside a hook (or a module forward) the engine
+# called: the engine aborts with its own Error, and the caller re-raises this
+# one, so the user sees their own exception and traceback, as in PyTorch.
+_pending = []
+
+_SHIM_DIR = __file__.rsplit("/", 1)[0]
+
+
+def user_frame(skip=1):
+    """The innermost frame of the user's program (not the shim's, not a
+    library's): where a hook was registered or an error happened."""
+    f = sys._getframe(skip)
+    while f is not None:
+        name = f.f_code.co_filename
+        if not name.startswith(_SHIM_DIR) and not name.startswith("/lib/") and not name.startswith("<frozen"):
+            return f
+        f = f.f_back
+    return None
+
+
+def user_line(skip=2):
+    f = user_frame(skip)
+    return f.f_lineno if f is not None else None
+
+
+# ----- hook sources: where the Python program registered each hook ----------
+# The engine reads registration places from the JS stack, which inside Pyodide
+# is Pyodide's own; the run() driver replaces them with these (handle id ->
+# line), so the playground points at the Python line.
+hook_lines = {}
+
+
+def note_hook(handle_id):
+    line = user_line(3)
+    if line is not None:
+        hook_lines[int(handle_id)] = line
+
+
+# ----- errors ----------------------------------------------------------------
+
+_ERROR_TYPES = {
+    "TypeError": TypeError,
+    "IndexError": IndexError,
+    "ValueError": ValueError,
+    "RuntimeError": RuntimeError,
+}
+
+
+def translate(e):
+    """The Python exception for an engine error: the user's own exception when
+    a Python hook or forward raised it, else PyTorch's type for the message."""
+    if _pending:
+        exc = _pending.pop()
+        _pending.clear()
+        return exc
+    name = str(getattr(e.js_error, "name", "") or "") if hasattr(e, "js_error") else ""
+    msg = str(getattr(e.js_error, "message", "") or "") if hasattr(e, "js_error") else str(e)
+    cls = _ERROR_TYPES.get(name, RuntimeError)
+    return cls(msg)
+
+
+def call_engine(f, *args):
+    """Calls an engine function, turning its JS Error into the Python one."""
+    try:
+        return f(*args)
+    except JsException as e:
+        raise translate(e) from None
+
+
+def guarded(fn):
+    """Wraps a Python callable the engine will call: its exception is kept for
+    the caller to re-raise, and re-raised here so the engine aborts the pass."""
+
+    def call(*args):
+        try:
+            return fn(*args)
+        except BaseException as exc:
+            _pending.append(exc)
+            raise
+
+    return call
+
+
+def proxy(fn, named=None):
+    """A JS function for `fn` that stays valid after this call returns
+    (Pyodide frees the proxy when JS lets go of it). It is a real JS function
+    named after the user's callable (`named`), as the engine shows hooks by
+    their function's name."""
+    name = getattr(named, "__name__", None) if named is not None else None
+    if not isinstance(name, str):
+        name = type(named).__name__ if named is not None else "forward"
+    return js.named(create_proxy(guarded(fn)), name)
+
+
+# ----- values across the boundary ---------------------------------------------
+
+KIND_TENSOR, KIND_ARRAY, KIND_OBJECT, KIND_OTHER, KIND_NODE = 0, 1, 2, 3, 4
+
+
+def tensor_cls():
+    from ._tensor import Tensor
+
+    return Tensor
+
+
+def wrap_tensor(h, dtype=None):
+    """A Python Tensor for engine handle `h`: the Python object that already
+    owns this tensor when there is one (PyTorch hands back the same object)."""
+    if h is None or h is jsnull:
+        return None
+    live = _by_id.get(h.id) if _by_id else None
+    if live is not None:
+        if not js.same(h, live._h):
+            h.dispose()
+        return live
+    return tensor_cls()._wrap(h, dtype)
+
+
+def remember(t):
+    """Lets `wrap_tensor` find `t` again by the engine's id."""
+    _by_id[t._h.id] = t
+    return t
+
+
+def to_js_value(v, temps):
+    """A Python value as the engine's module calls see it: Tensor -> handle,
+    tuple -> array, None -> null; anything else stays a Python object (a
+    proxy the engine never looks into; freed after the call via `temps`)."""
+    T = tensor_cls()
+    if isinstance(v, T):
+        remember(v)
+        temps.append(v)  # alive until the engine has taken its handle
+        return v._h
+    if isinstance(v, tuple):
+        return js.array(*[to_js_value(x, temps) for x in v])
+    if v is None:
+        return None
+    p = create_proxy(v)
+    temps.append(p)
+    return p
+
+
+def to_js_dict(d, temps):
+    obj = js.object()
+    for k, v in d.items():
+        js.set(obj, k, to_js_value(v, temps))
+    return obj
+
+
+def from_js_value(v):
+    """Back from the engine: handle -> Tensor, array -> tuple, plain object ->
+    dict; a proxied Python object arrives as itself."""
+    if v is None or v is jsnull:
+        return None
+    if isinstance(v, (int, float, str, bool)):
+        return v
+    if not hasattr(v, "typeof"):
+        return v  # a Python object that went through as a proxy
+    k = js.kind(v)
+    if k == KIND_TENSOR:
+        return wrap_tensor(v)
+    if k == KIND_ARRAY:
+        return tuple(from_js_value(x) for x in v)
+    if k == KIND_OBJECT:
+        return {str(key): from_js_value(js.get(v, key)) for key in js.keys(v)}
+    if k == KIND_NODE:
+        from .autograd.graph import Node
+
+        return Node._wrap(v)
+    return v
+
+
+def grads_from_js(arr):
+    """An engine list of gradients (handle or null) as a tuple."""
+    T = tensor_cls()
+    return tuple(None if g is None or g is jsnull else T._wrap(g) for g in arr)
+
+
+def grads_to_js(seq, what):
+    T = tensor_cls()
+    out = []
+    for g in seq:
+        if g is None:
+            out.append(None)
+        elif isinstance(g, T):
+            out.append(hand_over(g))
+        else:
+            raise TypeError(f"{what} must return a tuple of Tensors or None, but got {type(g).__name__}")
+    return js.array(*out)
+
+
+def free_temps(temps):
+    for p in temps:
+        if hasattr(p, "destroy"):
+            try:
+                p.destroy()
+            except Exception:
+                pass
+    temps.clear()
+
+
+# Tensors a Python hook returned: kept alive until the engine has read their
+# handles (the end of the backward pass), else CPython would free the handle
+# as the hook's frame ends, before the engine sees it.
+returned = []
+
+
+def hand_over(t):
+    returned.append(t)
+    return t._h

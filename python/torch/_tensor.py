@@ -1,0 +1,355 @@
+"""`torch.Tensor`: a Python object owning one engine tensor handle.
+
+Every operation is one engine call (the JS API's method of the same meaning);
+the result's dtype follows PyTorch's promotion (the engine itself is float32).
+The handle is released when CPython frees the object (reference counting: at
+once), so a Python training loop stays flat without `hg.tidy`.
+"""
+
+from . import _bridge as B
+from . import _dtype as D
+from . import _tensor_str as S
+from ._bridge import hg, js
+
+
+def _num(x):
+    """A Python number as the engine takes it (bool is a number there)."""
+    return float(x) if isinstance(x, bool) else x
+
+
+def _operand(other):
+    """(engine operand, dtype-or-number for promotion) of an op's other side."""
+    if isinstance(other, Tensor):
+        return other._h, other._dtype
+    if isinstance(other, (int, float)):
+        return _num(other), other
+    from ._creation import tensor
+
+    t = tensor(other)
+    _last_operand[0] = t  # alive until the engine call that takes its handle
+    return t._h, t._dtype
+
+
+_last_operand = [None]
+
+
+class Tensor:
+    __slots__ = ("_h", "_dtype", "__dict__", "__weakref__")
+
+    def __new__(cls, *args, **kwargs):
+        # torch.Tensor(data) / torch.Tensor(2, 3): the legacy constructor.
+        from ._creation import legacy_new
+
+        if cls is not Tensor and not args and not kwargs:
+            return object.__new__(cls)
+        return legacy_new(*args, **kwargs)
+
+    @classmethod
+    def _wrap(cls, h, dtype=None):
+        t = object.__new__(cls)
+        t._h = h
+        t._dtype = dtype or D.float32
+        return t
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h is not None:
+            try:
+                h.dispose()
+            except Exception:
+                pass
+
+    def _new(self, h, dtype=None):
+        return Tensor._wrap(h, dtype or self._dtype)
+
+    # ----- printing (torch/_tensor_str.py's rules, in _tensor_str) ------------
+    def _values(self):
+        return js.flat(self._h).to_py()
+
+    def __repr__(self, *, tensor_contents=None):
+        gf = self._h.gradFn
+        name = None if gf is None or gf is B.jsnull else str(gf.name)
+        return S.tensor_repr(self._values(), tuple(self._h.shape), self._dtype.name,
+                             requires_grad=bool(self._h.requiresGrad), grad_fn=name)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        # PyTorch: a plain 0-d Tensor formats as its Python number (f'{t}' -> '30.0')
+        if self.dim() == 0 and type(self) is Tensor:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # ----- shape and metadata ------------------------------------------------
+    @property
+    def shape(self):
+        return D.Size(self._h.shape)
+
+    def size(self, dim=None):
+        s = self.shape
+        if dim is None:
+            return s
+        return s[_dim(dim, len(s))]
+
+    def dim(self):
+        return len(self._h.shape)
+
+    ndim = property(dim)
+
+    def ndimension(self):
+        return self.dim()
+
+    def numel(self):
+        return self.shape.numel()
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return D.device("cpu")
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def stride(self, dim=None):
+        s = tuple(self._h.stride())
+        return s if dim is None else s[_dim(dim, len(s))]
+
+    def is_contiguous(self, memory_format=None):
+        return bool(self._h.isContiguous())
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def _version(self):
+        return int(self._h.version)
+
+    @property
+    def name(self):
+        n = self._h.name
+        return None if n is None or n is B.jsnull else str(n)
+
+    def __len__(self):
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._h.shape[0]
+
+    def __hash__(self):
+        return id(self)
+
+    # ----- values --------------------------------------------------------------
+    def item(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        v = B.call_engine(self._h.item)
+        return _py_scalar(v, self._dtype)
+
+    def tolist(self):
+        vals = self._values()
+        if self._dtype is not D.float32 and self._dtype is not D.float64:
+            vals = [_py_scalar(v, self._dtype) for v in vals]
+        return _nest(vals, tuple(self._h.shape))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if D.is_int(self._dtype) and self.numel() == 1:
+            return int(self.item())
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._h.shape[0]))
+
+    # ----- autograd attributes -------------------------------------------------
+    @property
+    def requires_grad(self):
+        return bool(self._h.requiresGrad)
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if not self.is_leaf and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        B.call_engine(js.setRequiresGrad, self._h, bool(requires_grad))
+        B.remember(self)
+        return self
+
+    @property
+    def is_leaf(self):
+        return bool(self._h.isLeaf)
+
+    @property
+    def grad_fn(self):
+        from .autograd.graph import Node
+
+        return Node._wrap(self._h.gradFn)
+
+    @property
+    def grad(self):
+        from . import _warnings
+
+        if not self.is_leaf and not self.retains_grad:
+            _warnings.nonleaf_grad()
+        g = js.getGrad(self._h)
+        return None if g is None or g is B.jsnull else Tensor._wrap(g)
+
+    @grad.setter
+    def grad(self, value):
+        B.call_engine(js.setGrad, self._h, None if value is None else value._h)
+
+    @grad.deleter
+    def grad(self):
+        js.setGrad(self._h, None)
+
+    @property
+    def retains_grad(self):
+        return bool(self._h.retainsGrad)
+
+    def retain_grad(self):
+        B.call_engine(self._h.retainGrad)
+
+    @property
+    def data(self):
+        return self._new(self._h.detach())
+
+    @data.setter
+    def data(self, value):
+        from .autograd.grad_mode import no_grad
+
+        with no_grad():
+            B.call_engine(self._h.copy_, value._h)
+
+    def detach(self):
+        return self._new(B.call_engine(self._h.detach))
+
+    def detach_(self):
+        raise NotImplementedError("hookgrad does not implement torch.Tensor.detach_ yet")
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        from .autograd.hooks import tensor_hook
+
+        return tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        from .autograd.hooks import post_accumulate_hook
+
+        return post_accumulate_hook(self, hook)
+
+    # ----- conversions that are the identity on a CPU float32 tensor -----------
+    def cpu(self):
+        return self
+
+    def cuda(self, *args, **kwargs):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    def to(self, *args, **kwargs):
+        target = kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, D.dtype):
+                target = a
+            elif isinstance(a, (str, D.device)):
+                D.check_device(a)
+        D.check_device(kwargs.get("device"))
+        return self if target is None or target is self._dtype else _cast(self, target)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
+                    "bool": "torch.BoolTensor", "int32": "torch.IntTensor"}.get(self._dtype.name, "torch.Tensor")
+        return self.to(dtype)
+
+    def float(self):
+        return self.to(D.float32)
+
+    def double(self):
+        return self.to(D.float64)
+
+    def long(self):
+        return self.to(D.int64)
+
+    def int(self):
+        return self.to(D.int32)
+
+    def bool(self):
+        return self.to(D.bool_)
+
+    def numpy(self):
+        raise NotImplementedError("hookgrad does not implement torch.Tensor.numpy yet")
+
+
+def _cast(t, dtype):
+    """A copy of `t` as `dtype` (values rounded toward zero for integer types,
+    as PyTorch's conversion does); the result has no graph, as an integer
+    cast has none in PyTorch. A float-to-float cast keeps the graph (ToCopyBackward0
+    is not modelled: it is the same values)."""
+    if dtype.is_floating_point and t._dtype.is_floating_point:
+        return t._new(t._h, dtype) if False else Tensor._wrap(B.call_engine(t._h.clone), dtype)
+    vals = t._values()
+    if dtype is D.bool_:
+        vals = [1.0 if v != 0 else 0.0 for v in vals]
+    elif not dtype.is_floating_point:
+        vals = [float(int(v)) for v in vals]
+    from ._creation import from_flat
+
+    return from_flat(vals, tuple(t._h.shape), dtype)
+
+
+def _py_scalar(v, dtype):
+    if dtype is D.bool_:
+        return bool(v)
+    if not dtype.is_floating_point:
+        return int(v)
+    return float(v)
+
+
+def _nest(vals, shape):
+    if not shape:
+        return vals[0]
+    if len(shape) == 1:
+        return list(vals)
+    step = len(vals) // shape[0] if shape[0] else 0
+    return [_nest(vals[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _dim(d, n):
+    lo, hi = (-n, n - 1) if n else (-1, 0)
+    if d < lo or d > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {d})")
+    return d + n if d < 0 else d
+
+
+# The operator and method tables live in _tensor_ops (one idea per file).
+from . import _tensor_ops  # noqa: E402,F401

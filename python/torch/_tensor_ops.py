@@ -1,0 +1,463 @@
+"""Tensor's operators and methods: each is one engine call (or, for what
+carries no gradient — comparisons, integer results — a new constant tensor
+from the values, as PyTorch's comparison results have no graph)."""
+
+from . import _bridge as B
+from . import _dtype as D
+from ._bridge import js
+from ._tensor import Tensor, _dim, _operand
+
+call = B.call_engine
+
+
+def _binary(method, reflected_method=None):
+    def op(self, other):
+        h, od = _operand(other)
+        r = call(getattr(self._h, method), h)
+        return Tensor._wrap(r, _result_dtype(self._dtype, od, method))
+
+    def rop(self, other):
+        from ._creation import scalar_like
+
+        left = scalar_like(other, self)
+        return getattr(left, "__" + method + "__")(self)
+
+    return op, rop
+
+
+def _result_dtype(a, other, method):
+    d = D.result_type(a, other)
+    if method == "div" and not d.is_floating_point:
+        return D.float32
+    return d
+
+
+for _name, _py in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "truediv")):
+    _op, _rop = _binary(_name)
+    setattr(Tensor, _name, _op)
+    setattr(Tensor, f"__{_py}__", _op)
+    setattr(Tensor, f"__r{_py}__", _rop)
+Tensor.__add__ = Tensor.add
+Tensor.__mul__ = Tensor.mul
+Tensor.__div__ = Tensor.__truediv__
+Tensor.true_divide = Tensor.div
+Tensor.multiply = Tensor.mul
+Tensor.subtract = Tensor.sub
+
+
+def _radd(self, other):
+    return self.add(other) if isinstance(other, (int, float)) else _operand_tensor(other).add(self)
+
+
+def _rmul(self, other):
+    return self.mul(other) if isinstance(other, (int, float)) else _operand_tensor(other).mul(self)
+
+
+def _rsub(self, other):
+    from ._creation import scalar_like
+
+    return scalar_like(other, self).sub(self)
+
+
+def _rdiv(self, other):
+    from ._creation import scalar_like
+
+    return scalar_like(other, self).div(self)
+
+
+def _operand_tensor(other):
+    from ._creation import tensor
+
+    return other if isinstance(other, Tensor) else tensor(other)
+
+
+Tensor.__radd__ = _radd
+Tensor.__rmul__ = _rmul
+Tensor.__rsub__ = _rsub
+Tensor.__rtruediv__ = _rdiv
+
+
+def _add_alpha(self, other, alpha=1):
+    return self.add(other if alpha == 1 else other * alpha)
+
+
+def _add(self, other, *, alpha=1):
+    h, od = _operand(other if alpha == 1 else other * alpha)
+    return Tensor._wrap(call(self._h.add, h), D.result_type(self._dtype, od))
+
+
+def _sub(self, other, *, alpha=1):
+    h, od = _operand(other if alpha == 1 else other * alpha)
+    return Tensor._wrap(call(self._h.sub, h), D.result_type(self._dtype, od))
+
+
+Tensor.add = _add
+Tensor.__add__ = lambda self, other: _add(self, other)
+Tensor.sub = _sub
+Tensor.__sub__ = lambda self, other: _sub(self, other)
+
+
+def _pow(self, exponent):
+    if isinstance(exponent, Tensor):
+        return Tensor._wrap(call(js.powTensor, self._h, exponent._h), D.result_type(self._dtype, exponent._dtype))
+    return Tensor._wrap(call(self._h.pow, _num(exponent)), D.result_type(self._dtype, exponent))
+
+
+def _rpow(self, base):
+    return Tensor._wrap(call(js.rpow, _num(base), self._h), D.result_type(self._dtype, base))
+
+
+def _num(x):
+    return float(x) if isinstance(x, bool) else x
+
+
+Tensor.pow = _pow
+Tensor.__pow__ = _pow
+Tensor.__rpow__ = _rpow
+
+
+def _neg(self):
+    return Tensor._wrap(call(self._h.neg), self._dtype)
+
+
+Tensor.neg = _neg
+Tensor.__neg__ = _neg
+Tensor.negative = _neg
+Tensor.__pos__ = lambda self: self
+
+
+def _matmul(self, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return Tensor._wrap(call(self._h.matmul, other._h), D.promote(self._dtype, other._dtype))
+
+
+Tensor.matmul = _matmul
+Tensor.__matmul__ = _matmul
+Tensor.__rmatmul__ = lambda self, other: _operand_tensor(other).matmul(self)
+
+
+def _mm(self, other):
+    if self.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if other.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return _matmul(self, other)
+
+
+Tensor.mm = _mm
+
+
+# ----- in place ----------------------------------------------------------------
+def _inplace(method):
+    def op(self, other, *, alpha=1):
+        if isinstance(other, (int, float)) and alpha != 1:
+            other = other * alpha
+        elif alpha != 1:
+            other = other * alpha
+        h, _ = _operand(other)
+        call(getattr(self._h, method), h)
+        return self
+
+    return op
+
+
+for _name in ("add_", "sub_", "mul_", "div_"):
+    setattr(Tensor, _name, _inplace(_name))
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+
+
+def _zero_(self):
+    call(self._h.zero_)
+    return self
+
+
+def _fill_(self, value):
+    call(self._h.fill_, float(value.item() if isinstance(value, Tensor) else value))
+    return self
+
+
+def _copy_(self, src, non_blocking=False):
+    call(self._h.copy_, _operand_tensor(src)._h)
+    return self
+
+
+Tensor.zero_ = _zero_
+Tensor.fill_ = _fill_
+Tensor.copy_ = _copy_
+
+
+# ----- comparisons: bool tensors without a graph (as in PyTorch) ----------------
+def _compare(test):
+    def op(self, other):
+        from ._creation import from_flat
+
+        a = self._values()
+        if isinstance(other, Tensor):
+            b = other._values()
+            shape = _broadcast(tuple(self._h.shape), tuple(other._h.shape))
+            a, b = _expand_vals(a, tuple(self._h.shape), shape), _expand_vals(b, tuple(other._h.shape), shape)
+        elif isinstance(other, (int, float)):
+            shape, b = tuple(self._h.shape), [float(other)] * len(a)
+        else:
+            return NotImplemented
+        return from_flat([1.0 if test(x, y) else 0.0 for x, y in zip(a, b)], shape, D.bool_)
+
+    return op
+
+
+_CMP = {
+    "eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
+    "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y,
+}
+for _name, _test in _CMP.items():
+    _f = _compare(_test)
+    setattr(Tensor, _name, _f)
+    setattr(Tensor, f"__{_name}__", _f)
+Tensor.__hash__ = lambda self: id(self)
+Tensor.greater = Tensor.gt
+Tensor.less = Tensor.lt
+
+
+def _broadcast(a, b):
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {len(out)}")
+        out.append(max(x, y))
+    return tuple(out)
+
+
+def _expand_vals(vals, shape, to):
+    if shape == to:
+        return vals
+    shape = (1,) * (len(to) - len(shape)) + shape
+    out = []
+    strides = [0] * len(shape)
+    s = 1
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = 0 if shape[i] == 1 else s
+        s *= shape[i]
+    total = 1
+    for d in to:
+        total *= d
+    for flat in range(total):
+        rem, off = flat, 0
+        for i in range(len(to) - 1, -1, -1):
+            off += (rem % to[i]) * strides[i]
+            rem //= to[i]
+        out.append(vals[off])
+    return out
+
+
+# ----- elementwise math ----------------------------------------------------------
+def _unary(method):
+    def op(self):
+        d = self._dtype if self._dtype.is_floating_point or method in ("abs", "relu") else D.float32
+        return Tensor._wrap(call(getattr(self._h, method)), d)
+
+    return op
+
+
+for _name in ("exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sqrt"):
+    setattr(Tensor, _name, _unary(_name))
+Tensor.__abs__ = Tensor.abs
+
+
+def _clamp(self, min=None, max=None):
+    return Tensor._wrap(call(js.clamp, self._h, min, max), self._dtype)
+
+
+Tensor.clamp = _clamp
+Tensor.clip = _clamp
+
+
+def _softmax(method):
+    def op(self, dim=None, dtype=None):
+        if dim is None:
+            raise TypeError(f"{method}() missing 1 required positional argument: \"dim\"")
+        return Tensor._wrap(call(getattr(self._h, method), _dim(dim, max(self.dim(), 1))))
+
+    return op
+
+
+Tensor.softmax = _softmax("softmax")
+Tensor.log_softmax = _softmax("logSoftmax")
+
+
+# ----- reductions -------------------------------------------------------------------
+def _reduce(method):
+    def op(self, dim=None, keepdim=False, *, dtype=None):
+        if method == "mean" and not self._dtype.is_floating_point:
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                f"complex dtype. Got: {_type_name(self._dtype)}"
+            )
+        if dim is None:
+            r = call(getattr(self._h, method))
+        else:
+            dims = [dim] if isinstance(dim, int) else list(dim)
+            r = call(js.reduce, self._h, method, js.array(*[_dim(d, max(self.dim(), 1)) for d in dims]), bool(keepdim))
+        return Tensor._wrap(r, D.int64 if method == "sum" and not self._dtype.is_floating_point else self._dtype)
+
+    return op
+
+
+def _type_name(d):
+    return {"int64": "Long", "int32": "Int", "bool": "Bool", "float64": "Double"}.get(d.name, d.name)
+
+
+Tensor.sum = _reduce("sum")
+Tensor.mean = _reduce("mean")
+
+
+def _extreme(method, node_kind):
+    def op(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            raise NotImplementedError(f"hookgrad does not implement torch.{method}(Tensor, Tensor) yet")
+        if dim is None:
+            return Tensor._wrap(call(getattr(self._h, method)), self._dtype)
+        res = call(getattr(self._h, method), _dim(dim, max(self.dim(), 1)), bool(keepdim))
+        from .return_types import minmax
+
+        from ._creation import from_flat
+
+        values = Tensor._wrap(res.values, self._dtype)
+        idx = res.indices
+        indices = from_flat([float(i) for i in idx.to_py()], tuple(values._h.shape), D.int64) if not hasattr(idx, "_h") else idx
+        return minmax(method, values, indices)
+
+    return op
+
+
+Tensor.max = _extreme("max", 0)
+Tensor.min = _extreme("min", 0)
+
+
+def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "fro":
+        p = 2
+    dims = None if dim is None else js.array(*([dim] if isinstance(dim, int) else list(dim)))
+    return Tensor._wrap(call(js.norm, self._h, float(p), dims, bool(keepdim)), self._dtype)
+
+
+Tensor.norm = _norm
+
+
+# ----- shapes and views ----------------------------------------------------------------
+def _shape_arg(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    return js.array(*[int(a) for a in args])
+
+
+def _view(self, *shape):
+    if len(shape) == 1 and isinstance(shape[0], D.dtype):
+        raise NotImplementedError("hookgrad does not implement torch.Tensor.view(dtype) yet")
+    return Tensor._wrap(call(self._h.view, _shape_arg(shape)), self._dtype)
+
+
+def _reshape(self, *shape):
+    return Tensor._wrap(call(self._h.reshape, _shape_arg(shape)), self._dtype)
+
+
+def _expand(self, *sizes):
+    return Tensor._wrap(call(self._h.expand, _shape_arg(sizes)), self._dtype)
+
+
+def _transpose(self, dim0, dim1):
+    return Tensor._wrap(call(self._h.transpose, dim0, dim1), self._dtype)
+
+
+def _t(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return Tensor._wrap(call(self._h.t), self._dtype)
+
+
+def _unsqueeze(self, dim):
+    return Tensor._wrap(call(self._h.unsqueeze, dim), self._dtype)
+
+
+def _squeeze(self, dim=None):
+    return Tensor._wrap(call(self._h.squeeze) if dim is None else call(self._h.squeeze, dim), self._dtype)
+
+
+def _clone(self, memory_format=None):
+    return Tensor._wrap(call(self._h.clone), self._dtype)
+
+
+def _contiguous(self, memory_format=None):
+    if self.is_contiguous():
+        return self
+    return Tensor._wrap(call(self._h.contiguous), self._dtype)
+
+
+Tensor.view = _view
+Tensor.reshape = _reshape
+Tensor.expand = _expand
+Tensor.expand_as = lambda self, other: _expand(self, *other.shape)
+Tensor.view_as = lambda self, other: _view(self, *other.shape)
+Tensor.reshape_as = lambda self, other: _reshape(self, *other.shape)
+Tensor.transpose = _transpose
+Tensor.swapaxes = _transpose
+Tensor.t = _t
+Tensor.T = property(lambda self: _t(self) if self.dim() <= 2 else _reverse_dims(self))
+Tensor.mT = property(lambda self: _transpose(self, -2, -1))
+Tensor.unsqueeze = _unsqueeze
+Tensor.squeeze = _squeeze
+Tensor.clone = _clone
+Tensor.contiguous = _contiguous
+Tensor.flatten = lambda self, start_dim=0, end_dim=-1: _flatten(self, start_dim, end_dim)
+
+
+def _reverse_dims(self):
+    raise NotImplementedError("hookgrad does not implement Tensor.T on tensors of more than 2 dimensions yet")
+
+
+def _flatten(self, start_dim, end_dim):
+    shape = list(self.shape)
+    if not shape:
+        return self.reshape(1)
+    s, e = _dim(start_dim, len(shape)), _dim(end_dim, len(shape))
+    if s == e:
+        return self
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return self.reshape(*(shape[:s] + [n] + shape[e + 1:]))
+
+
+# ----- random fills (values from PyTorch's generator; the engine writes them) -----------
+def _uniform_(self, a=0.0, b=1.0, *, generator=None):
+    from . import _random
+
+    vals = _random.uniform(self.numel(), a, b, generator=generator)
+    return _write(self, vals)
+
+
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    from . import _random
+
+    vals = _random.normal(self.numel(), mean, std, generator=generator)
+    return _write(self, vals)
+
+
+def _write(self, vals):
+    from ._creation import from_flat
+
+    src = from_flat(vals, tuple(self._h.shape), self._dtype)
+    call(self._h.copy_, src._h)
+    return self
+
+
+Tensor.uniform_ = _uniform_
+Tensor.normal_ = _normal_
+
+# Indexing lives in _indexing.
+from . import _indexing  # noqa: E402,F401

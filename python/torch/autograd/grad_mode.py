@@ -1,0 +1,68 @@
+"""`torch.no_grad`, `enable_grad`, `set_grad_enabled`: the engine's grad mode,
+switched on enter and restored on exit (also as decorators)."""
+
+import functools
+
+from .._bridge import hg
+
+
+class _GradMode:
+    _mode = None
+
+    def __init__(self):
+        self._prev = []
+
+    def __enter__(self):
+        self._prev.append(hg.setGradEnabled(self._mode))
+        return None
+
+    def __exit__(self, *exc):
+        hg.setGradEnabled(self._prev.pop())
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_GradMode):
+    _mode = False
+
+
+class enable_grad(_GradMode):
+    _mode = True
+
+
+class inference_mode(_GradMode):
+    _mode = False
+
+    def __init__(self, mode=True):
+        super().__init__()
+        self._mode = not mode
+
+
+class set_grad_enabled(_GradMode):
+    """Takes effect at once (a plain call), and restores on exit when used
+    with `with`, as PyTorch's does."""
+
+    def __init__(self, mode):
+        self._prev = [hg.setGradEnabled(bool(mode))]
+        self._mode = bool(mode)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        hg.setGradEnabled(self._prev.pop())
+        return False
+
+
+def is_grad_enabled():
+    return bool(hg.isGradEnabled())

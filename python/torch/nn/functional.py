@@ -1,0 +1,69 @@
+"""`torch.nn.functional`: each function is the engine's op of the same name."""
+
+from .. import _bridge as B
+from .. import _dtype as D
+from .._tensor import Tensor
+
+
+def linear(input, weight, bias=None):
+    h = B.call_engine(B.js.linear, input._h, weight._h, None if bias is None else bias._h)
+    return Tensor._wrap(h, input.dtype)
+
+
+def relu(input, inplace=False):
+    if inplace:
+        raise NotImplementedError("hookgrad does not implement torch.nn.functional.relu(inplace=True) yet")
+    return input.relu()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return input.softmax(dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return input.log_softmax(dim)
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("hookgrad does not implement the deprecated size_average/reduce arguments yet")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(input.shape) != tuple(target.shape):
+        from .. import _warnings
+
+        _warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+            "This will likely lead to incorrect results due to broadcasting. Please ensure they have the same size."
+        )
+    h = B.call_engine(B.hg.nn.functional.mseLoss, input._h, target._h, B.js.options("reduction", reduction))
+    return Tensor._wrap(h, input.dtype)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None or label_smoothing or reduction != "mean" or ignore_index != -100:
+        raise NotImplementedError("hookgrad does not implement cross_entropy's weight, label_smoothing, "
+                                  "ignore_index or reduction other than 'mean' yet")
+    if target.dtype.is_floating_point:
+        raise NotImplementedError("hookgrad does not implement cross_entropy with class probabilities yet")
+    classes = B.js.array(*[int(v) for v in target.tolist()] if target.dim() else [int(target.item())])
+    h = B.call_engine(B.hg.nn.functional.crossEntropy, input._h, classes)
+    return Tensor._wrap(h, input.dtype)
+
+
+_ = D
