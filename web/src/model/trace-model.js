@@ -229,7 +229,8 @@ export function frameAt(model, k) {
  */
 export function consoleLines(model, error = null) {
   const lines = [...model.lines];
-  if (error) lines.push({ level: 'error', text: error.message, source: 'page', hook: null, at: model.steps.length });
+  // A Python error shows Python's traceback (the program's own frames: python/hookgrad_runner.py).
+  if (error) lines.push({ level: 'error', text: error.traceback || error.message, source: 'page', hook: null, at: model.steps.length });
   return lines;
 }
 

@@ -16,7 +16,8 @@
 //   post  {wid, data}                        post to a worker; top-level values
 //         {$module: name} become the compiled WebAssembly.Module of that file,
 //         {$url: name} a blob: URL of that file as an ES module (its relative
-//         imports "./x.js" pointed at the other stored files)
+//         imports "./x.js" pointed at the other stored files), {$file: name}
+//         its bytes, {$text: name} its text; nested plain objects likewise
 //   kill  {wid}                              terminate a worker
 // Frame → page: {hgsbx: 1, op: 'hello'} once, then
 //   {op: 'msg', wid, data}  {op: 'error', wid, message, lineno, colno}
@@ -49,6 +50,9 @@ export function frameMain() {
     for (const [k, v] of Object.entries(data)) {
       if (v && typeof v === 'object' && typeof v.$module === 'string') out[k] = await compiled(v.$module);
       else if (v && typeof v === 'object' && typeof v.$url === 'string') out[k] = moduleUrl(v.$url);
+      else if (v && typeof v === 'object' && typeof v.$file === 'string') out[k] = files.get(v.$file) ?? null;
+      else if (v && typeof v === 'object' && typeof v.$text === 'string') out[k] = files.has(v.$text) ? text(files.get(v.$text)) : null;
+      else if (v && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer)) out[k] = await resolve(v);
     }
     return out;
   }

@@ -93,7 +93,7 @@ export class Sandbox {
         else {
           const r = await fetch(src);
           if (!r.ok) throw new Error(`${name}: HTTP ${r.status}`);
-          data = await r.arrayBuffer();
+          data = await this.read(r, name);
         }
         await this.post({ op: 'file', name, data });
       })();
@@ -101,6 +101,30 @@ export class Sandbox {
       p.catch(() => this.sent.delete(name)); // a later spawn tries again
     }
     return this.sent.get(name);
+  }
+
+  /**
+   * The body's bytes; with `onFetchProgress` set, reported as they arrive,
+   * summed over the files being fetched ({loaded, total, file}: Pyodide is
+   * megabytes, and the reader is told how far it is).
+   */
+  async read(r, name) {
+    if (!this.onFetchProgress || !r.body) return r.arrayBuffer();
+    const p = (this.progress ||= { loaded: 0, total: 0, open: 0 });
+    const size = Number(r.headers.get('content-length')) || 0;
+    p.total += size; p.open++;
+    const chunks = []; let got = 0;
+    try {
+      for (const reader = r.body.getReader(); ;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value); got += value.length; p.loaded += value.length;
+        this.onFetchProgress({ loaded: p.loaded, total: p.total, file: name });
+      }
+    } finally { if (--p.open === 0) this.progress = null; }
+    const out = new Uint8Array(got); let at = 0;
+    for (const c of chunks) { out.set(c, at); at += c.length; }
+    return out.buffer;
   }
 
   /** Gives the frame a file whose bytes the page already has (e.g. a program to parse). */
