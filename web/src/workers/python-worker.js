@@ -14,6 +14,7 @@
 //               {type:'log', id, level, text, from} each printed line, as it is printed
 //               {type:'result', id, graph, trace, error, stdout, stderr, ms}
 import { lockNetwork } from './no-network.js';
+import { withEpilogue } from '../model/python-epilogue.js';
 
 const BASE = 'https://pyodide.invalid/'; // never fetched: our own fetch answers for it
 let py = null;
@@ -41,33 +42,6 @@ async function bootPyodide({ mjs, asm, wasm, stdlib, lock }) {
   } finally {
     self.fetch = realFetch; WebAssembly.instantiateStreaming = realStreaming;
   }
-}
-
-/**
- * The figure labels a tensor by its name; Python tensors have none. After
- * the program, each module-level variable holding a tensor names it (once,
- * if unnamed), as a JS lesson names its tensors — the same figure either way.
- * Appended only to a program that compiles, so that a syntax error is still
- * reported at the reader's own line.
- */
-const NAME_TENSORS = `
-def __hookgrad_name_tensors():
-    import torch
-    for k, v in list(globals().items()):
-        if isinstance(v, torch.Tensor) and not k.startswith('_'):
-            try:
-                if not v._h.name:
-                    v._h.name = k
-            except Exception:
-                pass
-__hookgrad_name_tensors()
-`;
-function withNames(pyodide, program) {
-  try {
-    pyodide.globals.set('__hookgrad_src', program);
-    pyodide.runPython("compile(__hookgrad_src, 'main.py', 'exec')");
-    return `${program}\n${NAME_TENSORS}`;
-  } catch { return program; } finally { pyodide.globals.delete('__hookgrad_src'); }
 }
 
 /** Python's exception as the page's error record: the message for the step text, the traceback for the console. */
@@ -106,7 +80,7 @@ self.onmessage = async (ev) => {
       let i;
       while ((i = pending.indexOf('\n')) >= 0) { self.postMessage({ type: 'log', id: msg.id, level: 'log', text: pending.slice(0, i), from: null }); pending = pending.slice(i + 1); }
     };
-    const r = py.run(withNames(py.pyodide, msg.program), { semantics: msg.semantics, filename: 'main.py', onStdout });
+    const r = py.run(withEpilogue(py.pyodide, msg.program), { semantics: msg.semantics, filename: 'main.py', onStdout });
     self.postMessage({ type: 'result', id: msg.id, graph: r.graph, trace: r.trace, error: errorOf(r), stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 });
   }
 };

@@ -1,0 +1,68 @@
+// Every lesson's Python twin (web/src/model/lessons-python.js) gives the
+// same graph and trace as its JavaScript program — values, hook order, node
+// names — so a lesson's figure can be drawn from either (the playground shows
+// the JS twin's figure while Pyodide loads). Printed lines differ on purpose
+// (console.log vs PyTorch's print), and so do hook function names (a lambda
+// is '<lambda>'); ids are compared up to renaming (first appearance).
+import test, { before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LESSONS } from '../../web/src/model/lessons.js';
+import { runProgram } from '../../web/src/model/run-program.js';
+import { withEpilogue } from '../../web/src/model/python-epilogue.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const PKG = path.join(ROOT, 'web', 'pkg');
+let hg; let py;
+
+before(async () => {
+  hg = await import(path.join(PKG, 'hookgrad.js'));
+  hg.initSync({ module: fs.readFileSync(path.join(PKG, 'hookgrad_bg.wasm')) });
+  const { loadPython } = await import(path.join(PKG, 'python.js'));
+  py = await loadPython({ hg });
+});
+
+/** Ids of one kind (tensors, nodes, handles) renamed 1, 2, … in order of first appearance. */
+function renamer() {
+  const maps = { t: new Map(), n: new Map(), h: new Map() };
+  return (kind, id) => {
+    if (id == null) return id;
+    const m = maps[kind];
+    if (!m.has(id)) m.set(id, m.size + 1);
+    return m.get(id);
+  };
+}
+
+/** The trace without printed lines and hook names, ids renamed. */
+export function comparableTrace(trace) {
+  const id = renamer();
+  return trace.filter((ev) => ev.type !== 'log').map((ev) => {
+    const o = { ...ev };
+    delete o.name; delete o.tensorName; delete o.hook; delete o.line; delete o.column; delete o.source; delete o.message; delete o.text;
+    if (ev.type === 'node' || ev.type === 'op') o.name = ev.name; // node names are compared
+    for (const k of ['tensor', 'output', 'variable']) if (k in o) o[k] = id('t', o[k]);
+    if ('inputs' in o) o.inputs = o.inputs.map((t) => id('t', t));
+    if ('node' in o) o.node = id('n', o.node);
+    if ('handle' in o) o.handle = id('h', o.handle);
+    if (ev.type === 'warning' || ev.type === 'error') o.kind = ev.kind ?? null;
+    return o;
+  });
+}
+
+for (const lesson of LESSONS) {
+  test(`lesson ${lesson.n} (${lesson.id}): Python and JavaScript give the same graph and trace`, () => {
+    assert.equal(typeof lesson.python, 'string', 'the lesson has a Python program');
+    const js = runProgram(hg, lesson.program, { semantics: 'pytorch-2' });
+    assert.equal(js.error, null, `the JS program runs: ${js.error?.message}`);
+    const p = py.run(withEpilogue(py.pyodide, lesson.python), { semantics: 'pytorch-2', filename: 'main.py' });
+    assert.equal(p.exception, null, `the Python program runs: ${p.stderr}`);
+    assert.deepEqual(comparableTrace(p.trace), comparableTrace(js.trace));
+    // The same backward nodes in the graph, and the same leaf gradients.
+    const nodes = (g) => g.nodes.map((n) => n.name).sort();
+    assert.deepEqual(nodes(p.graph), nodes(js.graph));
+    const grads = (g) => g.tensors.filter((t) => t.isLeaf && t.requiresGrad).map((t) => JSON.stringify([t.shape, t.grad ?? null])).sort();
+    assert.deepEqual(grads(p.graph), grads(js.graph));
+  });
+}
