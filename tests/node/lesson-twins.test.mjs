@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LESSONS } from '../../web/src/model/lessons.js';
+import { NOT_TWINS } from '../../web/src/model/lessons-python.js';
 import { runProgram } from '../../web/src/model/run-program.js';
 import { withEpilogue } from '../../web/src/model/python-epilogue.js';
 
@@ -26,7 +27,7 @@ before(async () => {
 
 /** Ids of one kind (tensors, nodes, handles) renamed 1, 2, … in order of first appearance. */
 function renamer() {
-  const maps = { t: new Map(), n: new Map(), h: new Map() };
+  const maps = { t: new Map(), n: new Map(), h: new Map(), m: new Map() };
   return (kind, id) => {
     if (id == null) return id;
     const m = maps[kind];
@@ -43,16 +44,17 @@ export function comparableTrace(trace) {
     delete o.name; delete o.tensorName; delete o.hook; delete o.line; delete o.column; delete o.source; delete o.message; delete o.text;
     if (ev.type === 'node' || ev.type === 'op') o.name = ev.name; // node names are compared
     for (const k of ['tensor', 'output', 'variable']) if (k in o) o[k] = id('t', o[k]);
-    if ('inputs' in o) o.inputs = o.inputs.map((t) => id('t', t));
+    for (const k of ['inputs', 'tensors']) if (Array.isArray(o[k])) o[k] = o[k].map((t) => id('t', t));
     if ('node' in o) o.node = id('n', o.node);
     if ('handle' in o) o.handle = id('h', o.handle);
+    if ('moduleId' in o) o.moduleId = id('m', o.moduleId);
     if (ev.type === 'warning' || ev.type === 'error') o.kind = ev.kind ?? null;
     return o;
   });
 }
 
 for (const lesson of LESSONS) {
-  test(`lesson ${lesson.n} (${lesson.id}): Python and JavaScript give the same graph and trace`, () => {
+  test(`lesson ${lesson.n} (${lesson.id}): Python and JavaScript give the same graph and trace`, { todo: NOT_TWINS[lesson.id] }, () => {
     assert.equal(typeof lesson.python, 'string', 'the lesson has a Python program');
     const js = runProgram(hg, lesson.program, { semantics: 'pytorch-2' });
     assert.equal(js.error, null, `the JS program runs: ${js.error?.message}`);

@@ -26,7 +26,7 @@ export function figureSource(state, { pythonReady = false } = {}) {
   const lesson = state.lesson ? findLesson(state.lesson) : null;
   const lang = state.lang === 'python' ? 'python' : 'js';
   const src = { program: state.program, semantics: state.semantics, lesson, lang, twin: false };
-  if (lang === 'python' && !pythonReady && lesson && typeof lesson.python === 'string' && state.program === lesson.python) {
+  if (lang === 'python' && !pythonReady && lesson?.twin && typeof lesson.python === 'string' && state.program === lesson.python) {
     return { ...src, program: lesson.program, lang: 'js', twin: true };
   }
   return src;

@@ -2,7 +2,7 @@
 // /work/shared/js-api.md) plus a few sentences. Programs run in the worker
 // with `hg` and `console` in scope; every value the page shows comes from
 // the engine's graph()/trace(), never from here.
-import { PYTHON } from './lessons-python.js';
+import { PYTHON, NOT_TWINS } from './lessons-python.js';
 
 const L1 = `// Tensor hooks run in the order they were registered,
 // and retainGrad() is one of those hooks.
@@ -151,7 +151,9 @@ d.backward();
 const L7 = `// Full backward hooks see the adjoint: grad_output and grad_input of each layer.
 const A = hg.tensor([[1, -2, -1], [-2, 1, -2], [-1, -2, 1]]).div(4);
 function makeLayer(i) {
-  const layer = new hg.Module('Layer' + i, (u) => u.add(layer.getParameter('A').matmul(u)));
+  // One class of layer, as in PyTorch (the Python twin's class Layer): modules are named by their class.
+  const layer = new hg.Module('Layer', (u) => u.add(layer.getParameter('A').matmul(u)));
+  layer.i = i;
   layer.registerParameter('A', hg.tensor(A.toArray(), { requiresGrad: true, name: 'A' + i }));
   return layer;
 }
@@ -161,7 +163,7 @@ layers.forEach((l, i) => model.addModule(String(i), l));
 
 for (const layer of layers) {
   layer.registerFullBackwardHook(function adjointHook(m, gradInput, gradOutput) {
-    console.log(m.name, 'grad_output', gradOutput, 'grad_input', gradInput);
+    console.log('Layer' + m.i, 'grad_output', gradOutput, 'grad_input', gradInput);
   });
 }
 const u0 = hg.tensor([1, 0.5, -1], { name: 'u0' }); // no grad needed
@@ -175,7 +177,7 @@ hg.noGrad(() => {
   let lam = out.sub(y);
   for (const layer of [...layers].reverse()) {
     const next = lam.add(layer.getParameter('A').t().matmul(lam));
-    console.log('adjoint', layer.name, lam, '→', next);
+    console.log('adjoint', 'Layer' + layer.i, lam, '→', next);
     lam = next;
   }
 });
@@ -408,4 +410,4 @@ LESSONS.push(
 );
 
 // Each lesson's Python twin (lessons-python.js): the same graph and trace in PyTorch code.
-for (const l of LESSONS) if (PYTHON[l.id]) l.python = PYTHON[l.id];
+for (const l of LESSONS) if (PYTHON[l.id]) { l.python = PYTHON[l.id]; l.twin = !NOT_TWINS[l.id]; }
