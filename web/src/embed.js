@@ -5,6 +5,7 @@ import { decodeHash, defaultState } from './model/state.js';
 import { Controller } from './controller.js';
 import { EmbedGuest, readEmbedParams } from './embed-guest.js';
 import { isBuiltInScenario } from './model/trust.js';
+import { programOf, lessonLang, figureSource } from './model/lang.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);
@@ -15,7 +16,8 @@ if (d.ok && d.state) state = d.state;
 else {
   const l = (d.ok && d.lesson && findLesson(d.lesson)) || findLesson(DEFAULT_LESSON);
   if (!d.ok || (d.lesson && !findLesson(d.lesson))) { $('banner').hidden = false; $('banner').textContent = `${d.error || 'Unknown lesson.'} Showing the first lesson.`; guest.error($('banner').textContent); }
-  state = defaultState(l.id, l.program);
+  const lang = lessonLang(l, d.ok ? d.lang : 'js');
+  state = defaultState(l.id, programOf(l, lang), lang);
 }
 const lesson = state.lesson ? findLesson(state.lesson) : null;
 $('embed-title').textContent = $('embed-title').title = lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad';
@@ -24,10 +26,32 @@ if (guest.params.program) { $('program-box').hidden = false; $('program').textCo
 
 // Cooperative gestures: inside a host page, wheel and touch scroll the page
 // until the reader clicks or focuses the figure (or holds Ctrl / pinches).
+// Python (language="python" / #lang=python): a lesson's figure comes at once
+// from its JS twin (model/lang.js); Python loads after that first paint, and
+// the Python itself then runs at the step the reader is at.
+let pythonReady = false; let pythonAsked = false;
+function preparePython(c) {
+  if (pythonAsked) return;
+  pythonAsked = true;
+  c.runner.preparePython().then((r) => {
+    pythonReady = r.ok;
+    if (r.ok && c.session?.twin) c.run({ step: c.player.k });
+  });
+}
+/** While a run waits for Python: what is loading, in the step text. */
+function showPythonProgress(p) {
+  if (pythonReady || p.stage === 'ready' || (ctl.session && !ctl.busy)) return;
+  const mb = (x) => (x / 1048576).toFixed(1);
+  $('step-text').textContent = p.stage === 'download' ? `Loading ${p.text}: ${mb(p.loaded)}${p.total ? ` / ${mb(p.total)}` : ''} MB…` : `Starting ${p.text}…`;
+}
 const ctl = new Controller({
-  cooperative: true, getSource: () => ({ program: state.program, semantics: state.semantics, lesson }),
+  cooperative: true, getSource: () => figureSource(state, { pythonReady }),
+  onProgress: (p) => showPythonProgress(p),
   onFrame: (k, frame, c) => guest.step(k, c.session.model.steps.length, $('step-text').textContent),
-  onSession: (s, c) => guest.started({ total: s.model.steps.length, player: c.player, error: s.result.error, follow: () => { c.follow = true; } }),
+  onSession: (s, c) => {
+    guest.started({ total: s.model.steps.length, player: c.player, error: s.result.error, follow: () => { c.follow = true; } });
+    if (state.lang === 'python') preparePython(c);
+  },
 });
 
 /**
