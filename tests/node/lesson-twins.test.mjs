@@ -68,3 +68,24 @@ for (const lesson of LESSONS) {
     assert.deepEqual(grads(p.graph), grads(js.graph));
   });
 }
+
+// The tutorials' code cells with a Python twin (<pre class="cell-src" data-lang="python">):
+// their figures and the numbers in their prose come from the JavaScript.
+const unescape = (t) => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const { readSemantics } = await import('../../web/src/tutorials/code-cell.js');
+for (const page of fs.readdirSync(path.join(ROOT, 'web', 'tutorials')).filter((f) => f.endsWith('.html'))) {
+  const html = fs.readFileSync(path.join(ROOT, 'web', 'tutorials', page), 'utf8');
+  const re = /<div class="cell" id="([^"]+)"[^>]*>\s*<pre class="cell-src"><code>([\s\S]*?)<\/code><\/pre>\s*<pre class="cell-src" data-lang="python"><code>([\s\S]*?)<\/code><\/pre>/g;
+  for (const [, id, jsSrc, pySrc] of html.matchAll(re)) {
+    test(`${page} ${id}: the Python cell gives the JavaScript cell's graph and trace`, () => {
+      const js = readSemantics(unescape(jsSrc), 'pytorch-2', 'js');
+      const pyc = readSemantics(unescape(pySrc), 'pytorch-2', 'python');
+      assert.equal(pyc.semantics, js.semantics, 'the same semantics');
+      const a = runProgram(hg, js.program, { semantics: js.semantics });
+      assert.equal(a.error, null);
+      const p = py.run(withEpilogue(py.pyodide, pyc.program), { semantics: pyc.semantics, filename: 'main.py' });
+      assert.equal(p.exception, null, p.stderr);
+      assert.deepEqual(comparableTrace(p.trace), comparableTrace(a.trace));
+    });
+  }
+}
