@@ -40,8 +40,8 @@ async function paste(page, text) {
   await page.keyboard.insertText(text);
 }
 
-test('a page that stays in JavaScript downloads no byte of Pyodide (playground, lesson, tutorial, embed)', async () => {
-  for (const p of ['playground.html', 'playground.html#lesson=legacy-hook', 'tutorials/hooks-in-depth.html', 'embed.html#lesson=adjoint']) {
+test('a page that stays in JavaScript downloads no byte of Pyodide (playground, lesson, embed)', async () => {
+  for (const p of ['playground.html', 'playground.html#lesson=legacy-hook', 'embed.html#lesson=adjoint', 'embed.html#lesson=tensor-hooks&program=1']) {
     const before = requests.length;
     const page = await newPage();
     await page.goto(`${site.url}${p}`);
@@ -51,6 +51,25 @@ test('a page that stays in JavaScript downloads no byte of Pyodide (playground, 
     assert.deepEqual(got.filter((r) => /pyodide|python/i.test(r)), [], `${p}: no Pyodide or Python file`);
     await page.close();
   }
+});
+
+test('a tutorial shows its cells in Python; outputs, figures and numbers come first from the JS twins, Pyodide only after that', async () => {
+  const page = await newPage();
+  await page.goto(`${site.url}tutorials/hooks-in-depth.html`);
+  await page.waitForFunction(() => document.body.dataset.cellsReady === '1', null, { timeout: 30000 });
+  assert.match(await page.locator('#cell-video textarea').inputValue(), /^# Hooks on c[\s\S]*import torch/);
+  assert.equal(await page.locator('#cell-video').getByRole('radio', { name: 'Python' }).isChecked(), true);
+  await page.waitForFunction(() => document.body.dataset.pythonReady === '1', null, { timeout: PY_LOAD });
+  const t = await page.evaluate(() => ({
+    ready: performance.getEntriesByName('hookgrad:cells-ready')[0]?.startTime,
+    pyodide: Math.min(...performance.getEntriesByType('resource').filter((r) => /pyodide/.test(r.name)).map((r) => r.startTime)),
+  }));
+  assert.ok(t.ready > 0 && t.pyodide > t.ready, `Pyodide requested after the cells ran (${t.ready} < ${t.pyodide})`);
+  assert.match(await page.locator('#cell-video .cell-status').textContent(), /Python/);
+  assert.match(await page.locator('#cell-video .cell-lines').textContent(), /e\.grad tensor\(2\.\)/);
+  await page.screenshot({ path: path.join(SHOTS, 'python-tutorial.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });
 
 test('the video\'s 2_with_hooks.py in the playground prints PyTorch\'s lines, draws MulBackward0 and its hooks, and its link reopens in Python', async () => {

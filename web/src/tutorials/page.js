@@ -102,6 +102,7 @@ for (const el of [...figures.values()].map((f) => f.el)) {
 async function runAll() {
   for (const cell of cells.values()) if (!cell.runs && !cell.el.hasAttribute('data-manual')) await cell.run();
   document.body.dataset.cellsReady = '1';
+  performance.mark?.('hookgrad:cells-ready'); // tests: no Pyodide byte before this
   // Cells that show Python ran as their JavaScript twins (same graph and
   // trace: figures and numbers are final). Now, after first paint, Python
   // loads and each such cell shows PyTorch's own printed lines.
