@@ -153,7 +153,6 @@ const A = hg.tensor([[1, -2, -1], [-2, 1, -2], [-1, -2, 1]]).div(4);
 function makeLayer(i) {
   // One class of layer, as in PyTorch (the Python twin's class Layer): modules are named by their class.
   const layer = new hg.Module('Layer', (u) => u.add(layer.getParameter('A').matmul(u)));
-  layer.i = i;
   layer.registerParameter('A', hg.tensor(A.toArray(), { requiresGrad: true, name: 'A' + i }));
   return layer;
 }
@@ -161,11 +160,11 @@ const layers = [makeLayer(0), makeLayer(1), makeLayer(2)];
 const model = new hg.Module('Model', (u) => layers.reduce((x, l) => l.call(x), u));
 layers.forEach((l, i) => model.addModule(String(i), l));
 
-for (const layer of layers) {
+layers.forEach((layer, i) => {
   layer.registerFullBackwardHook(function adjointHook(m, gradInput, gradOutput) {
-    console.log('Layer' + m.i, 'grad_output', gradOutput, 'grad_input', gradInput);
+    console.log('Layer' + i, 'grad_output', gradOutput, 'grad_input', gradInput);
   });
-}
+});
 const u0 = hg.tensor([1, 0.5, -1], { name: 'u0' }); // no grad needed
 const y = hg.tensor([0, 1, 0], { name: 'y' });
 const out = model.call(u0); out.name = 'out';
@@ -175,9 +174,9 @@ loss.backward();
 // The adjoint recursion by hand: λ = out - y, then λ ← λ + Aᵀλ per layer.
 hg.noGrad(() => {
   let lam = out.sub(y);
-  for (const layer of [...layers].reverse()) {
-    const next = lam.add(layer.getParameter('A').t().matmul(lam));
-    console.log('adjoint', 'Layer' + layer.i, lam, '→', next);
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const next = lam.add(layers[i].getParameter('A').t().matmul(lam));
+    console.log('adjoint', 'Layer' + i, lam, '→', next);
     lam = next;
   }
 });
