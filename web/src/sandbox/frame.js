@@ -63,6 +63,8 @@ export function frameMain() {
     if (m.op === 'file' && typeof m.name === 'string') {
       files.set(m.name, m.data); modules.delete(m.name);
       const u = urls.get(m.name); if (u) { URL.revokeObjectURL(u); urls.delete(m.name); }
+      // Compile a wasm as soon as it arrives (off the main thread), not when a worker first asks.
+      if (/\.wasm$/.test(m.name)) compiled(m.name);
     } else if (m.op === 'spawn') {
       let w;
       try {
