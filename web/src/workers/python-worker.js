@@ -15,6 +15,7 @@
 //               {type:'result', id, graph, trace, error, stdout, stderr, ms}
 import { lockNetwork } from './no-network.js';
 import { withEpilogue } from '../model/python-epilogue.js';
+import { userFrames } from '../model/python-traceback.js';
 
 const BASE = 'https://pyodide.invalid/'; // never fetched: our own fetch answers for it
 let py = null;
@@ -49,7 +50,7 @@ function errorOf(r) {
   const e = r.exception;
   if (!e) return null;
   const at = r.stderr.lastIndexOf('Traceback (most recent call last):');
-  const traceback = (at >= 0 ? r.stderr.slice(at) : e.type === 'SyntaxError' ? r.stderr : '').trimEnd() || null;
+  const traceback = userFrames((at >= 0 ? r.stderr.slice(at) : e.type === 'SyntaxError' ? r.stderr : '').trimEnd()) || null;
   return { name: e.type, message: `${e.type}: ${e.message}`, line: e.line ?? null, column: null, traceback };
 }
 
