@@ -142,6 +142,9 @@ export class Runner {
       return { graph: { tensors: [], nodes: [] }, trace: [], console: [], error: { message: `${what} could not be loaded (${boot.message}). Build it with \`npm run build\`.` }, engineMissing: true };
     }
     const id = ++this.seq;
+    // A Python step costs several JS ones (each op crosses Pyodide's FFI): lesson 14's
+    // 300 training steps take ~4 s on a loaded 2-core machine, so Python gets 3× the time.
+    const limit = lang === 'python' ? this.timeoutMs * 3 : this.timeoutMs;
     const lines = []; // what the program printed so far (kept if the run is stopped)
     const r = await new Promise((resolve) => {
       const finish = (r) => { clearTimeout(timer); worker.terminate(); this.current = null; resolve(r); };
@@ -150,8 +153,8 @@ export class Runner {
         error: { message: `Stopped: you pressed Stop while the program was running. The worker was terminated and a fresh one is ready.${lastPrinter(lines)}`, line: lines.at(-1)?.from?.line ?? null, hook: lines.at(-1)?.from?.fn ?? null } }) };
       const timer = setTimeout(() => {
         finish({ graph: { tensors: [], nodes: [] }, trace: partialTrace(lines), console: [], timedOut: true,
-          error: { message: `Stopped: the program was still running after ${this.timeoutMs / 1000} s (an endless loop in a hook?). The worker was terminated and a fresh one is ready — fix the code and run again.${lastPrinter(lines)}`, line: lines.at(-1)?.from?.line ?? null, hook: lines.at(-1)?.from?.fn ?? null } });
-      }, this.timeoutMs);
+          error: { message: `Stopped: the program was still running after ${limit / 1000} s (an endless loop in a hook?). The worker was terminated and a fresh one is ready — fix the code and run again.${lastPrinter(lines)}`, line: lines.at(-1)?.from?.line ?? null, hook: lines.at(-1)?.from?.fn ?? null } });
+      }, limit);
       worker.onmessage = (ev) => {
         if (!isMessage(ev.data) || ev.data.id !== id) return;
         if (ev.data.type === 'log') { if (lines.length < 2000) lines.push(checkLine(ev.data)); return; }
