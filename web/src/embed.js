@@ -20,7 +20,7 @@ else {
   state = defaultState(l.id, programOf(l, lang), lang);
 }
 const lesson = state.lesson ? findLesson(state.lesson) : null;
-$('embed-title').textContent = $('embed-title').title = lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad';
+$('embed-title').textContent = $('embed-title').title = `${lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad'}${state.lang === 'python' ? ' · Python' : ''}`;
 $('open-full').href = `./playground.html${location.hash}`;
 if (guest.params.program) { $('program-box').hidden = false; $('program').textContent = state.program; }
 
