@@ -20,7 +20,9 @@ else {
   state = defaultState(l.id, programOf(l, lang), lang);
 }
 const lesson = state.lesson ? findLesson(state.lesson) : null;
-$('embed-title').textContent = $('embed-title').title = `${lesson ? `hookgrad · ${lesson.n}. ${lesson.title}` : 'hookgrad'}${state.lang === 'python' ? ' · Python' : ''}`;
+// "Python" before the lesson's title: a narrow frame cuts the title's end.
+const brand = state.lang === 'python' ? 'hookgrad · Python' : 'hookgrad';
+$('embed-title').textContent = $('embed-title').title = lesson ? `${brand} · ${lesson.n}. ${lesson.title}` : brand;
 $('open-full').href = `./playground.html${location.hash}`;
 if (guest.params.program) { $('program-box').hidden = false; $('program').textContent = state.program; }
 
