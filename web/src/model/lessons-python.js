@@ -291,7 +291,6 @@ for name, m in net.named_modules():
         m.register_forward_hook(lambda mod, args, output: activations.append(output))
         m.register_full_backward_hook(lambda mod, grad_input, grad_output: gradients.append(grad_output[0]))
 x = torch.tensor([[1., -1., 0.5, 2.]], requires_grad=True)
-net.zero_grad()
 loss = net(x).mean()
 loss.backward()
 print('activation', activations[0])
@@ -438,8 +437,6 @@ print('loss', loss, 'prediction', out)
  * and the twin test lists them as to-do with the reason.
  */
 export const NOT_TWINS = {
-  'linear-legacy': 'nn.Linear(…, {seed}) in JS draws from hookgrad\'s generator, torch.manual_seed from PyTorch\'s: other weights',
-  capture: 'seeded nn.Linear weights differ (as for lesson 8)',
   'saved-tensors': 'the shim hands unpack a JsProxy of what pack returned, not the Python list (torch.tensor(values) fails)',
-  'training-loop': 'seeded nn.Linear weights differ (as for lesson 8)',
+  'training-loop': 'nn.Linear(…, {seed}) in JS draws from hookgrad\'s generator, torch.manual_seed from PyTorch\'s: other weights (the lesson\'s numbers are pinned to a PyTorch fixture made with hookgrad\'s; lessons 8 and 9 take PyTorch\'s seeded parameters instead)',
 };

@@ -183,7 +183,10 @@ hg.noGrad(() => {
 `;
 
 const L8 = `// nn.Linear's forward is one addmm: its legacy hook sees AddmmBackward0's three inputs.
-const lin = new hg.nn.Linear(3, 1, { seed: 0 });
+// The parameters PyTorch draws for nn.Linear(3, 1) after torch.manual_seed(0), as the Python twin does.
+const lin = new hg.nn.Linear(3, 1);
+lin.registerParameter('weight', hg.tensor([[-0.00432251766, 0.309715837, -0.475185335]], { requiresGrad: true }));
+lin.registerParameter('bias', hg.tensor([-0.424894601], { requiresGrad: true }));
 lin.registerBackwardHook(function legacyHook(module, gradInput, gradOutput) {
   console.log('legacy grad_input has', gradInput.length, 'entries:', gradInput);
   console.log('legacy grad_output', gradOutput);
@@ -196,8 +199,16 @@ console.log('x.grad', x.grad);
 `;
 
 const L9 = `// Capture activations and gradients of one named submodule.
-const encoder = new hg.nn.Linear(4, 3, { seed: 7 });
-const head = new hg.nn.Linear(3, 2, { seed: 2 });
+// nn.Linear with the parameters PyTorch draws after torch.manual_seed(7) and (2), as the Python twin does.
+function linear(inF, outF, weight, bias) {
+  const l = new hg.nn.Linear(inF, outF);
+  l.registerParameter('weight', hg.tensor(weight, { requiresGrad: true }));
+  l.registerParameter('bias', hg.tensor(bias, { requiresGrad: true }));
+  return l;
+}
+const encoder = linear(4, 3, [[0.0349225402, -0.301196814, 0.159211695, 0.156890273], [-0.267238438, -0.0749385953, -0.292913973, 0.129736364], [-0.134683847, 0.351268351, 0.354943156, 0.0509352088]],
+  [-0.213160992, -0.293680608, -0.0549098253]);
+const head = linear(3, 2, [[0.132438466, -0.137394518, 0.158326], [-0.0294898059, 0.246636912, 0.137451366]], [-0.0663575679, -0.466766179]);
 const net = new hg.Module('Net', (x) => head.call(encoder.call(x).relu()));
 net.addModule('encoder', encoder);
 net.addModule('head', head);
@@ -210,7 +221,6 @@ for (const [name, m] of net.namedModules()) {
   }
 }
 const x = hg.tensor([[1, -1, 0.5, 2]], { requiresGrad: true, name: 'x' });
-net.zeroGrad();
 const loss = net.call(x).mean(); loss.name = 'loss';
 loss.backward();
 console.log('activation', activations[0]);
