@@ -127,7 +127,7 @@ export class Runner {
     if (!this.next[lang]) this.warm(lang);
     const { worker, ready } = this.next[lang];
     this.next[lang] = null;
-    try { return await this.runIn(worker, ready, program, semantics, lang); } finally { this.warmLater(lang); } // the following run gets a fresh worker
+    try { return await this.runIn(worker, ready, program, semantics, lang); } finally { this.warmLater(lang); } // the following run gets a fresh worker (or, for Python, this one again: runIn)
   }
 
   /** Terminates the running program, if any (its run resolves as stopped). */
@@ -146,8 +146,18 @@ export class Runner {
     // 300 training steps take ~4 s on a loaded 2-core machine, so Python gets 3× the time.
     const limit = lang === 'python' ? this.timeoutMs * 3 : this.timeoutMs;
     const lines = []; // what the program printed so far (kept if the run is stopped)
+    // A Python worker (Pyodide booted: seconds) serves the next Python run too,
+    // when this one ends normally: the worker resets grad mode and print
+    // options before each run, and a program that registers global module
+    // hooks — state the engine keeps — gets a worker of its own afterwards.
+    const reusable = lang === 'python' && !/register_module_/.test(program);
     const r = await new Promise((resolve) => {
-      const finish = (r) => { clearTimeout(timer); worker.terminate(); this.current = null; resolve(r); };
+      const finish = (r, { healthy = false } = {}) => {
+        clearTimeout(timer); this.current = null;
+        if (healthy && reusable && !this.next.python) this.next.python = { worker, ready: Promise.resolve({ ok: true }) };
+        else worker.terminate();
+        resolve(r);
+      };
       // Stop button: the reader ends the run; the graph the worker held is gone, its printed lines are kept.
       this.current = { stop: () => finish({ graph: { tensors: [], nodes: [] }, trace: partialTrace(lines), console: [], stopped: true,
         error: { message: `Stopped: you pressed Stop while the program was running. The worker was terminated and a fresh one is ready.${lastPrinter(lines)}`, line: lines.at(-1)?.from?.line ?? null, hook: lines.at(-1)?.from?.fn ?? null } }) };
@@ -159,7 +169,7 @@ export class Runner {
         if (!isMessage(ev.data) || ev.data.id !== id) return;
         if (ev.data.type === 'log') { if (lines.length < 2000) lines.push(checkLine(ev.data)); return; }
         if (ev.data.type !== 'result') return;
-        finish(checkResult(ev.data));
+        finish(checkResult(ev.data), { healthy: true });
       };
       worker.onerror = (ev) => {
         finish({ graph: { tensors: [], nodes: [] }, trace: [], console: [], error: { message: `The worker crashed: ${ev.message || 'unknown error'}` } });

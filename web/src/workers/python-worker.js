@@ -5,8 +5,8 @@
 // JS, its wasm (compiled once by the frame), the standard library and the
 // lock file — and Pyodide's loader, which fetches by URL, is served those
 // bytes by a fetch of our own for as long as it loads (then fetch throws,
-// like every way out: no-network.js). One worker runs one program, as for
-// JavaScript: the page keeps a warm one ready for the next run.
+// like every way out: no-network.js). Booting takes seconds, so a worker
+// runs the next Python program too (runner.js says when it does not).
 //
 // Messages in:  {type:'init', engine, wasm, python, pyodide: {mjs, asm, wasm, stdlib, lock}}
 //               {type:'run', id, program, semantics}
@@ -81,6 +81,9 @@ self.onmessage = async (ev) => {
       let i;
       while ((i = pending.indexOf('\n')) >= 0) { self.postMessage({ type: 'log', id: msg.id, level: 'log', text: pending.slice(0, i), from: null }); pending = pending.slice(i + 1); }
     };
+    // This worker may have run a program before (runner.js reuses it): what a
+    // program may switch off for the rest of the process is switched back on.
+    try { py.pyodide.runPython('import torch\ntorch.set_grad_enabled(True)\ntorch.set_printoptions(profile="default")'); } catch { /* an older shim */ }
     const r = py.run(withEpilogue(py.pyodide, msg.program), { semantics: msg.semantics, filename: 'main.py', onStdout });
     self.postMessage({ type: 'result', id: msg.id, graph: r.graph, trace: r.trace, error: errorOf(r), stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 });
   }
