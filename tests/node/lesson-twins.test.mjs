@@ -75,9 +75,11 @@ const unescape = (t) => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&
 const { readSemantics } = await import('../../web/src/tutorials/code-cell.js');
 for (const page of fs.readdirSync(path.join(ROOT, 'web', 'tutorials')).filter((f) => f.endsWith('.html'))) {
   const html = fs.readFileSync(path.join(ROOT, 'web', 'tutorials', page), 'utf8');
-  const re = /<div class="cell" id="([^"]+)"[^>]*>\s*<pre class="cell-src"><code>([\s\S]*?)<\/code><\/pre>\s*<pre class="cell-src" data-lang="python"><code>([\s\S]*?)<\/code><\/pre>/g;
-  for (const [, id, jsSrc, pySrc] of html.matchAll(re)) {
-    test(`${page} ${id}: the Python cell gives the JavaScript cell's graph and trace`, () => {
+  const re = /<div class="cell" id="([^"]+)"([^>]*)>\s*<pre class="cell-src"><code>((?:(?!<\/code>)[\s\S])*)<\/code><\/pre>\s*<pre class="cell-src" data-lang="python"><code>((?:(?!<\/code>)[\s\S])*)<\/code><\/pre>/g;
+  for (const [, id, attrs, jsSrc, pySrc] of html.matchAll(re)) {
+    // A known difference, named on the cell: data-twin-todo="why".
+    const todo = /data-twin-todo="([^"]*)"/.exec(attrs)?.[1];
+    test(`${page} ${id}: the Python cell gives the JavaScript cell's graph and trace`, { todo: todo ? unescape(todo) : undefined }, () => {
       const js = readSemantics(unescape(jsSrc), 'pytorch-2', 'js');
       const pyc = readSemantics(unescape(pySrc), 'pytorch-2', 'python');
       assert.equal(pyc.semantics, js.semantics, 'the same semantics');
