@@ -10,8 +10,11 @@
 // per round, as the native peer does (bench/peers/torch_peer.py); without
 // python3 + torch its column says why.
 //
+// The Python mode (bench/python.mjs): the PyTorch peer's own script run by
+// hookgrad's Python mode beside real PyTorch, and Python's start-up times.
+//
 // Options: --rounds N (timed repetitions per peer and workload, default 7),
-// --quick (3 rounds), --no-native, --no-torch, --no-page, --only w1,w2,...
+// --quick (3 rounds), --no-native, --no-torch, --no-page, --no-python, --only w1,w2,...
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +30,7 @@ import * as Sizes from './lib/sizes.mjs';
 import * as HG from './peers/hookgrad.mjs';
 import * as TF from './peers/tfjs.mjs';
 import * as Floor from './peers/floor.mjs';
+import { measurePython, pythonReport } from './python.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -197,6 +201,25 @@ if (want('w1') && HG.wasmMemory) {
   mem.sync = { first: median(ts.slice(0, 3)), last: median(ts.slice(-3)), grewMB: (HG.wasmMemory.buffer.byteLength - before) / 2 ** 20, perStepMB: (HG.wasmMemory.buffer.byteLength - before) / 2 ** 20 / 10 };
 }
 
+// ----- the Python mode ------------------------------------------------------------
+let python = { skipped: 'skipped (--no-python)' };
+if (!flag('--no-python') && (!ONLY || want('py'))) {
+  log('the Python mode: hookgrad run start-up, the PyTorch peer\'s script on Pyodide beside real PyTorch, Chromium start-up');
+  try { python = await measurePython({ rounds: Math.min(ROUNDS, 5), torchData, torchAvailable: !flag('--no-torch'), log }); } catch (e) { python = { skipped: e.message }; }
+  // The Python mode computes what the JS peers compute: checked against the same reference.
+  if (python.check) {
+    const ref = { w1: D.w1Data(), w3: D.w3Data() };
+    const floor = Floor.make();
+    python.checked = {};
+    for (const t of Object.keys(python.check)) {
+      const w = wl(t);
+      const r = floor[w].step(floor[w].setup(ref[w]), ref[w], variant(t));
+      python.checked[t] = compare(asResult(python.check[t]), r);
+      if (!python.checked[t].ok) log(`CHECK FAILED ${t} Python mode: ${python.checked[t].why}`);
+    }
+  }
+}
+
 // ----- W5 sizes, W6 page --------------------------------------------------------
 const sizes = {};
 {
@@ -310,6 +333,8 @@ else tgt('W5 whole page ≤ 400 KB gzip', `n/a (${page.skipped ?? 'no page weigh
 if (page.firstGraphMs != null) tgt('W6 first graph < 1 s', fmtMs(page.firstGraphMs), page.firstGraphMs < 1000); else tgt('W6 first graph < 1 s', `n/a (${page.skipped ?? page.firstGraphSkipped})`, null);
 if (page.fps != null) tgt('W6 ≥ 50 fps animating 300 nodes', `${page.fps.toFixed(page.fps < 10 ? 1 : 0)} fps`, page.fps >= 50); else tgt('W6 ≥ 50 fps animating 300 nodes', `n/a (${page.skipped ?? page.fpsSkipped})`, null);
 
+const pythonLines = pythonReport(python, { nodesW1, ops: D.W3.ops, fmtMs, tgt });
+
 const checkLines = ['| workload | ' + PEERS.map((p) => LABEL[p]).join(' | ') + ' |', '|---|' + PEERS.map(() => '---:').join('|') + '|'];
 for (const task of TASKS) {
   checkLines.push(`| ${task} | ${PEERS.map((p) => { const c = check[task][p]; return !c ? (skipped[p] ? 'n/a' : '—') : c.ok ? (c.ref === p ? 'reference' : c.err.toExponential(1)) : `FAIL: ${c.why}`; }).join(' | ')} |`);
@@ -373,6 +398,7 @@ const md = [
   '## Ratios: peer time ÷ hookgrad wasm time (> 1× means hookgrad wasm is faster)', '', ...ratioLines, '',
   ...(w1deferred.forward.length ? ['## W1 without wasm and JS', '', w1DeferredLine(), ''] : []),
   '## Targets (issues 5 and 10)', '', 'Status from the medians; the fastest samples (the least-disturbed runs on a shared machine) are given beside them. What stands in the way of each missed target, from callgrind and the V8/Chromium profilers: [PROFILE.md](PROFILE.md).', '', '| target | measured | status |', '|---|---|---|', ...T, '',
+  '## Python mode (issue 29): the same PyTorch script in CPython and on hookgrad', '', 'bench/peers/torch_peer.py, unchanged, runs in real PyTorch (one thread) and in hookgrad\'s Python mode (Pyodide, the torch shim, the engine), interleaved round by round; each checks its own loss and gradients against the JS peers\' reference before timing.', '', ...pythonLines, '',
   '## Correctness check before timing', '',
   'Max relative error against the reference (loss, and each gradient tensor as max|Δ| / max|ref|); a peer over 1e-3 is not timed.', '', ...checkLines, '',
   '## Memory (hookgrad wasm)', '',

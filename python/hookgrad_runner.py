@@ -64,11 +64,25 @@ def _user_tb(tb, filename):
     return [f for f in frames if not f.filename.startswith(_SHIM_PREFIX) and not f.filename.startswith("<frozen")]
 
 
-def run(source, filename, out, err):
+_program_globals = []
+
+
+def finish():
+    """Frees the last program's objects (its tensors release their handles)."""
+    for g in _program_globals:
+        g.clear()
+    _program_globals.clear()
+
+
+def run(source, filename, out, err, traced=True):
     import torch  # noqa: F401  (imported before the program: its time is not the program's)
     from torch import _bridge
 
     _bridge.hook_lines.clear()
+    _bridge.tracing[0] = bool(traced)
+    from torch.utils.hooks import RemovableHandle
+
+    RemovableHandle.next_id = 0  # as in a fresh `python` process
     _bridge._pending.clear()
     stdout = _Out(out, _hookgrad.log)
     stderr = _Out(err, None)
@@ -106,7 +120,8 @@ def run(source, filename, out, err):
                 return {"type": type(e).__name__, "message": msg, "line": line}
             finally:
                 stdout.flush()
-                g.clear()
+                # kept until finish(): the trace's graph is read after the program returns
+                _program_globals.append(g)
     finally:
         sys.stdout, sys.stderr, sys.argv = old
     return None

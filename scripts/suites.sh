@@ -5,7 +5,7 @@ LOGDIR="$(mktemp -d)"
 PASSED=0; FAILED=0; BROKEN=()
 
 # run NAME KIND CMD...: KIND says how to count — cargo ("test result:" lines),
-# node (TAP "# pass/# fail"), or check (the exit status is one test).
+# node (TAP "# pass/# fail"), pyunit (unittest's "Ran N tests"), or check (the exit status is one test).
 run() {
   local name="$1" kind="$2"; shift 2
   local log="$LOGDIR/$name.log"
@@ -19,6 +19,12 @@ run() {
     node)
       p=$(grep -E '^# pass [0-9]+' "$log" | awk '{s+=$3} END {print s+0}')
       f=$(grep -E '^# fail [0-9]+' "$log" | awk '{s+=$3} END {print s+0}') ;;
+    pyunit)
+      # Python's unittest: "Ran N tests", then "OK" or "FAILED (failures=a, errors=b)"
+      local ran bad
+      ran=$(grep -Eo '^Ran [0-9]+ test' "$log" | awk '{s+=$2} END {print s+0}')
+      bad=$(grep -Eo '(failures|errors)=[0-9]+' "$log" | awk -F= '{s+=$2} END {print s+0}')
+      p=$((ran - bad)); f=$bad ;;
     check)
       if [ "$rc" -eq 0 ]; then p=1; else f=1; fi ;;
   esac

@@ -29,6 +29,11 @@ run wasm-browser cargo wasm-pack test --headless --chrome crate/wasm --features 
 [ -d tests/web-unit ] && run web-unit node node --test --test-reporter=tap tests/web-unit/
 # The package's TypeScript types: typed examples compile (tsc --noEmit), and
 # the names they declare match the engine's exports.
+# The Python mode: the shim's printing and random generator against PyTorch's
+# recorded output (CPython, no torch needed), then the runtime, the CLI and
+# the corpus of PyTorch programs through `hookgrad run` (tests/python/README.md).
+run python-shim pyunit python3 -m unittest discover -s tests/python -p 'test_*.py'
+run python-mode node node --test --test-concurrency=1 --test-reporter=tap tests/python/
 run types check tsc --noEmit -p tests/types
 run types-runtime node node --test --test-reporter=tap tests/types/
 [ -d tests/e2e ] && run e2e node node --test --test-concurrency=1 --test-reporter=tap tests/e2e/

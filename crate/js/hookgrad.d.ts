@@ -120,6 +120,10 @@ export class Tensor {
   mul(other: Tensor | number): Tensor;
   div(other: Tensor | number): Tensor;
   neg(): Tensor;
+  /** `number - this` (`RsubBackward1`, one edge): Python's `2 - t`. */
+  rsub(other: number): Tensor;
+  /** `1 / this` (`ReciprocalBackward0`): Python's `2 / t` is `t.reciprocal().mul(2)`. */
+  reciprocal(): Tensor;
   /** A number (`PowBackward0`) or a Tensor, broadcasting (`PowBackward1`). */
   pow(exponent: number | Tensor): Tensor;
   exp(): Tensor;
@@ -140,6 +144,12 @@ export class Tensor {
   reshape(shape: number[]): Tensor;
   transpose(dim0: number, dim1: number): Tensor;
   t(): Tensor;
+  /** A view with axis `dims[i]` as axis `i` (`PermuteBackward0`); Python's `t.T` is `permute` of the reversed dims. */
+  permute(dims: number[]): Tensor;
+  /** The last two dims swapped (`TransposeBackward0`); 2-D or more. */
+  readonly mT: Tensor;
+  /** The slices along `dim` (default 0), each a view, all outputs of one `UnbindBackward0`: Python's `a, b = t`. */
+  unbind(dim?: number): Tensor[];
   unsqueeze(dim: number): Tensor;
   squeeze(dim?: number): Tensor;
   /** `-1` keeps a size. */
@@ -289,8 +299,8 @@ export declare const nn: {
   readonly functional: {
     /** `MseLossBackward0`. */
     mseLoss(input: Tensor, target: Tensor, opts?: MseLossOptions): Tensor;
-    /** `targets`: class indices, one per row. `NllLossBackward0` over `LogSoftmaxBackward0`. */
-    crossEntropy(logits: Tensor, targets: number[]): Tensor;
+    /** `targets`: class indices, one per row. `NllLossBackward0` over `LogSoftmaxBackward0` for every reduction (default `'mean'`; `'none'`: one loss per row). */
+    crossEntropy(logits: Tensor, targets: number[] | number, opts?: MseLossOptions): Tensor;
     /** As PyTorch's `F.linear`: `AddmmBackward0` (2-D with bias), `MmBackward0` (2-D), `UnsafeViewBackward0` over those (1-D with bias, 3-D or more). */
     linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
   };
@@ -309,6 +319,8 @@ export function stack(tensors: Tensor[], dim?: number): Tensor;
 
 /** Gradients of `outputs` w.r.t. `inputs`, one per input (`null` when unused with `allowUnused`); `.grad` untouched. */
 export function grad(outputs: Tensor | Tensor[], inputs: Tensor | Tensor[], opts?: GradOptions): (Tensor | null)[];
+/** `torch.autograd.backward(tensors, gradients)`: every root in one backward pass (each hook runs once); `gradients` one per tensor (`null`: implicit 1 for a scalar), or omitted. */
+export function backward(tensors: Tensor | Tensor[], gradients?: GradientLike | (GradientLike | null)[] | null, opts?: BackwardOptions): void;
 /** Runs `fn` with graph recording off and returns its result. */
 export function noGrad<R>(fn: () => R): R;
 export function isGradEnabled(): boolean;
@@ -375,4 +387,6 @@ export function pushSavedTensorsHooks(pack: (t: Tensor) => unknown, unpack: (pac
 /** Ends the innermost `pushSavedTensorsHooks` scope. */
 export function popSavedTensorsHooks(): void;
 export function setGradEnabled(enabled: boolean): boolean;
+/** Handles made while a hook runs count as owners of their tensor, as PyTorch counts a hook's references: a hook that keeps a gradient stops AccumulateGrad from taking it over. For hosts that release every handle a hook does not keep when it returns (the Python mode); JS code keeps the default, `false`. Returns the previous setting. */
+export function setHookHandlesOwn(on: boolean): boolean;
 export function setWarningHandler(handler: ((message: string, atCaller: boolean) => void) | null): void;

@@ -533,8 +533,8 @@ class Sigmoid { constructor() { return core.__activation('Sigmoid'); } }
 const functional = Object.freeze({
   /** `mseLoss(input, target, {reduction: 'mean' | 'sum' | 'none'})`. */
   mseLoss: (input, target, opts) => core.__mseLoss(input, target, opts),
-  /** `crossEntropy(logits, targets)`: targets are class indices. */
-  crossEntropy: (logits, targets) => core.__crossEntropy(logits, targets),
+  /** `crossEntropy(logits, targets, {reduction: 'mean' | 'sum' | 'none'})`: targets are class indices. */
+  crossEntropy: (logits, targets, opts) => core.__crossEntropy(logits, targets, opts),
   /** `linear(input, weight, bias?)`: the graph PyTorch's `F.linear` builds. */
   linear: (input, weight, bias) => core.__functionalLinear(input, weight, bias),
 });

@@ -2,15 +2,49 @@
 // written in JS because they are one call here and several across the FFI:
 // flattening values, building arrays and option objects, kinds of values.
 
-const KIND = { tensor: 0, array: 1, object: 2, other: 3, node: 4 };
+const KIND = { tensor: 0, array: 1, object: 2, other: 3, node: 4, pyref: 5 };
+
+/** A Python object passed through a module call: the engine sees an opaque value. */
+class PyRef {
+  constructor(index) {
+    this.index = index;
+  }
+}
+
+/** A Python exception, returned across the FFI and thrown on the JS side. */
+class Threw {
+  constructor(name, message) {
+    this.name = name;
+    this.message = message;
+  }
+}
 
 export function engineHelpers(hg) {
+  // The Python side's one dispatcher `(key, ...args)`, and the keys of the
+  // functions JS has collected (their Python callables can go).
+  let dispatch = null;
+  // Handles by index (index 0 is never used: it means "none yet" in Python).
+  const table = [undefined];
+  const free = [];
+  const put = (h) => {
+    if (free.length) {
+      const i = free.pop();
+      table[i] = h;
+      return i;
+    }
+    table.push(h);
+    return table.length - 1;
+  };
+  const collected = [];
+  const forget = new FinalizationRegistry((key) => collected.push(key));
   const { Tensor, Node } = hg;
   const unwrap = (v) => (v && typeof v.toJs === 'function' ? v.toJs({ create_pyproxies: false }) : v);
   return {
+    /** A tensor's values, row-major, as a Float64Array (exact float32 values;
+     * a typed array keeps -0 and floats, where a JS array crosses as Python ints). */
     flat(t) {
       const a = t.toArray();
-      return Array.isArray(a) ? a.flat(Infinity) : [a];
+      return Float64Array.from(Array.isArray(a) ? a.flat(Infinity) : [a]);
     },
     fromFlat(values, shape, requiresGrad) {
       const v = unwrap(values);
@@ -20,13 +54,69 @@ export function engineHelpers(hg) {
     getGrad(t) { return t.grad; },
     setGrad(t, g) { t.grad = g; },
     /** A JS function calling Python's `f`, named `name` (a proxy has no JS name). */
-    named(f, name) {
-      const g = (...a) => f(...a);
+    setDispatch(f) { dispatch = f; },
+    /** A JS function (named `name`) calling Python's callable `key`. */
+    callable(key, name) {
+      const g = (...a) => {
+        const r = dispatch(key, ...a);
+        if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
+        return r;
+      };
       Object.defineProperty(g, 'name', { value: name });
+      forget.register(g, key);
       return g;
     },
+    takeCollected: () => collected.splice(0),
+    /** t.register_hook(fn) in one crossing of numbers: PyTorch's check, the
+     * function, the registration. The hook gets its gradient as a table
+     * index and answers with one (or undefined). Returns the handle's index. */
+    registerTensorHook(i, key, name) {
+      const t = table[i];
+      if (!t.requiresGrad) throw Object.assign(new Error("cannot register a hook on a tensor that doesn't require gradient"), { name: 'RuntimeError' });
+      const f = (grad) => {
+        const r = dispatch(key, put(grad));
+        if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
+        return typeof r === 'number' ? table[r] : r;
+      };
+      Object.defineProperty(f, 'name', { value: name });
+      forget.register(f, key);
+      return put(t.registerHook(f));
+    },
+    /** The engine's id of the hook handle at index `i` (for the trace's hook rows). */
+    handleId: (i) => table[i].id,
+    removeHandle: (i) => table[i].remove(),
+    /** Forgets table entry `i` without releasing it (a hook handle owns nothing to free). */
+    tforget(i) {
+      table[i] = undefined;
+      free.push(i);
+    },
     same: (a, b) => a === b,
+    /** What a Python callable returns when it raised: its wrapper throws this. */
+    threw(name, message) {
+      return new Threw(name, message);
+    },
     array: (...xs) => xs,
+    pyref: (index) => new PyRef(index),
+    dispose: (h) => h.dispose(),
+    // The handle table: Python's hot paths name handles by index (a number
+    // crosses the FFI several times cheaper than a proxy of an object).
+    tput: put,
+    tget: (i) => table[i],
+    trelease(i) {
+      const h = table[i];
+      table[i] = undefined;
+      free.push(i);
+      h.dispose();
+    },
+    unary_op: (name) => (i) => put(table[i][name]()),
+    op_add: (a, b) => put(table[a].add(table[b])),
+    op_sub: (a, b) => put(table[a].sub(table[b])),
+    op_mul: (a, b) => put(table[a].mul(table[b])),
+    op_div: (a, b) => put(table[a].div(table[b])),
+    op_add_n: (a, x) => put(table[a].add(x)),
+    op_sub_n: (a, x) => put(table[a].sub(x)),
+    op_mul_n: (a, x) => put(table[a].mul(x)),
+    op_div_n: (a, x) => put(table[a].div(x)),
     object: () => ({}),
     options: (k, v) => ({ [k]: v }),
     set(o, k, v) { o[k] = v; },
@@ -36,6 +126,7 @@ export function engineHelpers(hg) {
       if (v instanceof Tensor) return KIND.tensor;
       if (Array.isArray(v)) return KIND.array;
       if (v instanceof Node) return KIND.node;
+      if (v instanceof PyRef) return KIND.pyref + v.index;
       if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return KIND.object;
       return KIND.other;
     },

@@ -23,6 +23,8 @@ export interface PythonRunOptions {
   filename?: string;
   onStdout?: (text: string) => void;
   onStderr?: (text: string) => void;
+  /** Record the trace and graph (default true); false runs untraced (graph and trace empty). */
+  trace?: boolean;
 }
 
 export interface LoadPythonOptions {

@@ -69,7 +69,7 @@ export async function loadPython(options = {}) {
   onProgress({ stage: 'ready' });
 
   /** Runs `source` as `python FILE`: `{stdout, stderr, exception, graph, trace}`. */
-  function run(source, { semantics = 'pytorch-2', filename = 'main.py', onStdout = null, onStderr = null } = {}) {
+  function run(source, { semantics = 'pytorch-2', filename = 'main.py', onStdout = null, onStderr = null, trace = true } = {}) {
     out.text = ''; err.text = '';
     out.sink = onStdout; err.sink = onStderr;
     hg.setSemantics(semantics === 'pytorch-1' ? 'pytorch-1' : 'pytorch-2');
@@ -78,9 +78,11 @@ export async function loadPython(options = {}) {
     const warn = runner.engine_warning;
     hg.setWarningHandler((message, atCaller) => warn(message, atCaller));
     try {
-      result = hg.traceRun(() => {
+      // Without a trace (the CLI's default) nothing is recorded: a long loop stays flat.
+      const traced = trace ? hg.traceRun : (f) => { f(); return result; };
+      result = traced(() => {
         const r = runner.run(source, filename, (s) => { out.text += s; if (out.sink) out.sink(s); },
-          (s) => { err.text += s; if (err.sink) err.sink(s); });
+          (s) => { err.text += s; if (err.sink) err.sink(s); }, trace);
         const info = r ? r.toJs({ dict_converter: Object.fromEntries }) : null;
         if (r) r.destroy();
         if (info) {
@@ -93,6 +95,7 @@ export async function loadPython(options = {}) {
       if (!exception) exception = { type: e?.name || 'Error', message: String(e?.message ?? e), line: null };
     } finally {
       hg.setWarningHandler(null);
+      runner.finish();
     }
     placeHooks(result.graph, runner);
     if (exception) {

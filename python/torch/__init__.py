@@ -124,3 +124,11 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(f"module 'torch' has no attribute '{name}'")
     raise _Missing(f"hookgrad does not implement torch.{name} yet")
+
+
+def set_num_threads(n):
+    """hookgrad runs on one thread (the page's worker); kept for scripts that set it."""
+
+
+def get_num_threads():
+    return 1

@@ -13,7 +13,9 @@ import sys
 import weakref
 
 import _hookgrad  # noqa: F401  (registered by loadPython)
-from pyodide.ffi import JsException, create_proxy, jsnull
+from pyodide.ffi import JsException, create_proxy, jsnull  # noqa: F401 (JsException: for callers)
+
+from .utils.hooks import RemovableHandle
 
 hg = _hookgrad.hg
 js = _hookgrad.helpers
@@ -55,10 +57,34 @@ def user_line(skip=2):
 hook_lines = {}
 
 
-def note_hook(handle_id):
-    line = user_line(3)
-    if line is not None:
-        hook_lines[int(handle_id)] = line
+# Whether a trace records (set by the runner): hook rows then need the
+# program's line, which costs a frame walk and a crossing per registration.
+tracing = [False]
+
+
+def note_hook_index(hi):
+    """As note_hook, for a hook handle held in the JS table at index `hi`."""
+    if tracing[0]:
+        line = user_line(3)
+        if line is not None:
+            hook_lines[int(js.handleId(hi))] = line
+    return RemovableHandle(None, index=hi)
+
+
+def note_hook(h, hooks_dict=None, hook=None, extra_dict=None):
+    """Records where the program registered engine hook handle `h`; returns
+    the torch.utils.hooks.RemovableHandle the program gets (listing `hook` in
+    `hooks_dict` under the handle's id, as PyTorch's module dicts do)."""
+    if tracing[0]:
+        line = user_line(3)
+        if line is not None:
+            hook_lines[int(h.id)] = line
+    handle = RemovableHandle(h, hooks_dict, extra_dict=extra_dict)
+    if hooks_dict is not None:
+        hooks_dict[handle.id] = hook
+    if extra_dict is not None:
+        extra_dict[handle.id] = True
+    return handle
 
 
 # ----- errors ----------------------------------------------------------------
@@ -92,34 +118,49 @@ def call_engine(f, *args):
         raise translate(e) from None
 
 
-def guarded(fn):
-    """Wraps a Python callable the engine will call: its exception is kept for
-    the caller to re-raise, and re-raised here so the engine aborts the pass."""
-
-    def call(*args):
-        try:
-            return fn(*args)
-        except BaseException as exc:
-            _pending.append(exc)
-            raise
-
-    return call
+# Python callables the engine may call, by key. One proxy (`_dispatch`) serves
+# them all: a Pyodide proxy per hook costs more than the hook call itself. A
+# key is forgotten when JS has collected its function (helpers.callable).
+_callables = {}
+_keys = [0]
 
 
-def proxy(fn, named=None):
-    """A JS function for `fn` that stays valid after this call returns
-    (Pyodide frees the proxy when JS lets go of it). It is a real JS function
-    named after the user's callable (`named`), as the engine shows hooks by
-    their function's name."""
+def _dispatch(key, *args):
+    try:
+        return _callables[key](*args)
+    except BaseException as exc:
+        _pending.append(exc)
+        # Returned, not raised: an exception crossing into JS is printed by
+        # Pyodide. The JS function (helpers.callable) throws an Error for the
+        # engine, and the caller re-raises `exc` itself.
+        return js.threw(type(exc).__name__, str(exc))
+
+
+js.setDispatch(create_proxy(_dispatch))
+
+
+def callable_key(fn, named=None):
+    """(key, name) under which JS calls `fn` (helpers.callable): the name is
+    the user's callable's (`named`), as the engine shows hooks by name."""
     name = getattr(named, "__name__", None) if named is not None else None
     if not isinstance(name, str):
         name = type(named).__name__ if named is not None else "forward"
-    return js.named(create_proxy(guarded(fn)), name)
+    k = _keys[0] = _keys[0] + 1
+    _callables[k] = fn
+    if not k & 255:
+        for key in js.takeCollected():
+            _callables.pop(key, None)
+    return k, name
+
+
+def proxy(fn, named=None):
+    """A JS function calling `fn`, valid until JS lets go of it."""
+    return js.callable(*callable_key(fn, named))
 
 
 # ----- values across the boundary ---------------------------------------------
 
-KIND_TENSOR, KIND_ARRAY, KIND_OBJECT, KIND_OTHER, KIND_NODE = 0, 1, 2, 3, 4
+KIND_TENSOR, KIND_ARRAY, KIND_OBJECT, KIND_OTHER, KIND_NODE, KIND_PYREF = 0, 1, 2, 3, 4, 5
 
 
 def tensor_cls():
@@ -160,9 +201,11 @@ def to_js_value(v, temps):
         return js.array(*[to_js_value(x, temps) for x in v])
     if v is None:
         return None
-    p = create_proxy(v)
-    temps.append(p)
-    return p
+    # Any other Python object crosses as a token the engine treats as opaque
+    # (numbers too: a JS number would come back an int where it was a float).
+    _refs.append(v)
+    temps.append(_REF_MARK)
+    return js.pyref(len(_refs) - 1)
 
 
 def to_js_dict(d, temps):
@@ -192,6 +235,8 @@ def from_js_value(v):
         from .autograd.graph import Node
 
         return Node._wrap(v)
+    if k >= KIND_PYREF:
+        return _refs[k - KIND_PYREF]
     return v
 
 
@@ -214,13 +259,15 @@ def grads_to_js(seq, what):
     return js.array(*out)
 
 
+# Python objects passed through a module call as tokens (helpers.pyref), by
+# index; cleared with the call's temps when the outermost call returns.
+_refs = []
+_REF_MARK = object()
+
+
 def free_temps(temps):
-    for p in temps:
-        if hasattr(p, "destroy"):
-            try:
-                p.destroy()
-            except Exception:
-                pass
+    if _REF_MARK in temps:
+        _refs.clear()
     temps.clear()
 
 

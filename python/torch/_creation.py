@@ -3,12 +3,18 @@
 the engine as one constant (or leaf) tensor."""
 
 import math
+import struct
 
 from . import _bridge as B
 from . import _dtype as D
 from . import _random
 from ._bridge import js
 from ._tensor import Tensor
+
+
+def _f32(x):
+    """x rounded to float32 (PyTorch's float kernels compute in float32)."""
+    return struct.unpack("f", struct.pack("f", x))[0]
 
 
 def from_flat(values, shape, dtype=D.float32, requires_grad=False):
@@ -28,9 +34,11 @@ def _infer(data):
     if isinstance(data, bool):
         return [1.0 if data else 0.0], (), D.bool_
     if isinstance(data, int):
-        return [float(data)], (), D.int64
+        return [data], (), D.int64
     if isinstance(data, float):
         return [data], (), D.float32
+    if isinstance(data, str):
+        raise ValueError(f"too many dimensions '{type(data).__name__}'")
     if not isinstance(data, (list, tuple)):
         if hasattr(data, "__float__"):
             return [float(data)], (), D.float32
@@ -56,7 +64,7 @@ def _as_dtype(values, dtype):
         return [1.0 if v else 0.0 for v in values]
     if not dtype.is_floating_point:
         return [float(math.trunc(v)) for v in values]
-    return values
+    return [float(v) for v in values]
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -67,7 +75,18 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         _warnings.copy_construct()
     values, shape, inferred = _infer(data)
     dtype = dtype or inferred
-    return from_flat(_as_dtype(values, dtype), shape, dtype, requires_grad)
+    t = from_flat(_as_dtype(values, dtype), shape, dtype, requires_grad)
+    if D.is_int(dtype) and any(abs(v) > 2 ** 24 for v in values):
+        keep_exact(t, [int(v) for v in values])
+    return t
+
+
+def keep_exact(t, ints):
+    """Integers beyond float32's exact range, as given: the engine computes
+    on float32, so printing and item() read these instead (until the tensor
+    is changed in place)."""
+    t.__dict__["_exact"] = ints
+    return t
 
 
 def scalar_like(x, t):
@@ -157,13 +176,16 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     # PyTorch's CPU kernel: the first half counts up from start, the second
     # half down from end (so both ends are exact), in float32.
+    f = _f32
     vals = []
     if steps == 1:
         vals = [float(start)]
     elif steps > 1:
-        step = (end - start) / (steps - 1)
+        start, end = f(start), f(end)
+        step = f(f(end - start) / (steps - 1))
         half = steps // 2
-        vals = [start + step * i if i < half else end - step * (steps - i - 1) for i in range(steps)]
+        # one rounding per value: the kernel's multiply-add is fused
+        vals = [f(start + step * i) if i < half else f(end - step * (steps - i - 1)) for i in range(steps)]
     return from_flat(vals, (steps,), dtype or D.float32, requires_grad)
 
 
@@ -180,6 +202,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high  # randint(high, size)
     if high is None:
         low, high = 0, low
     if size is None:
@@ -202,6 +226,8 @@ def legacy_new(*args, **kwargs):
     sizes -> an uninitialised tensor (zeros here)."""
     if kwargs:
         raise TypeError("new() received an invalid combination of arguments")
+    if not args:
+        return from_flat([], (0,), D.float32)
     if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)):
         values, shape, _ = _infer(args[0])
         return from_flat(values, shape, D.float32)

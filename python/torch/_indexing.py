@@ -25,10 +25,11 @@ def _getitem(self, index):
     used = sum(1 for i in index if i is not None and i is not Ellipsis)
     if used > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    t, dim = self, 0
+    t, dim, orig = self, 0, 0  # orig: the dimension of `self` PyTorch names in errors
     for i in index:
         if i is Ellipsis:
             dim += ndim - used
+            orig += ndim - used
             continue
         if i is None:
             t = Tensor._wrap(call(t._h.unsqueeze, dim), self._dtype)
@@ -40,8 +41,9 @@ def _getitem(self, index):
             i = int(i.__index__()) if not isinstance(i, int) else i
             size = t._h.shape[dim]
             if i < -size or i >= size:
-                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {i} is out of bounds for dimension {orig} with size {size}")
             t = Tensor._wrap(call(t._h.select, dim, i), self._dtype)
+            orig += 1
             continue
         if isinstance(i, slice):
             step = 1 if i.step is None else int(i.step)
@@ -49,11 +51,14 @@ def _getitem(self, index):
                 raise ValueError("step must be greater than zero")
             size = t._h.shape[dim]
             start, stop, _ = i.indices(size)
-            if i.start is None and i.stop is None and step == 1:
-                # PyTorch still makes a SliceBackward0 view for a full slice
-                pass
+            if start == 0 and stop >= size and step == 1:
+                # PyTorch's indexing skips a slice that keeps the whole dimension
+                dim += 1
+                orig += 1
+                continue
             t = Tensor._wrap(call(t._h.slice, dim, start, max(stop, start), step), self._dtype)
             dim += 1
+            orig += 1
             continue
         raise IndexError(
             "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "

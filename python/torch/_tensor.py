@@ -12,6 +12,10 @@ from . import _tensor_str as S
 from ._bridge import hg, js
 
 
+_dispose = js.dispose
+_get, _put, _release = js.tget, js.tput, js.trelease
+
+
 def _num(x):
     """A Python number as the engine takes it (bool is a number there)."""
     return float(x) if isinstance(x, bool) else x
@@ -34,7 +38,12 @@ _last_operand = [None]
 
 
 class Tensor:
-    __slots__ = ("_h", "_dtype", "__dict__", "__weakref__")
+    # The engine handle is held two ways (both the same JS object): `_i`, its
+    # index in the JS-side table of python-helpers.js, which the hot paths
+    # (arithmetic) pass across the FFI as a plain number; and `_hc`, a Pyodide
+    # proxy of it, made when first needed by the other methods (`_h`).
+    # Returning a proxy from JS costs several times returning a number.
+    __slots__ = ("_i", "_hc", "_dtype", "__dict__", "__weakref__")
 
     def __new__(cls, *args, **kwargs):
         # torch.Tensor(data) / torch.Tensor(2, 3): the legacy constructor.
@@ -47,24 +56,42 @@ class Tensor:
     @classmethod
     def _wrap(cls, h, dtype=None):
         t = object.__new__(cls)
-        t._h = h
+        t._i = 0
+        t._hc = h
         t._dtype = dtype or D.float32
         return t
 
+    @property
+    def _h(self):
+        h = self._hc
+        if h is None:
+            h = self._hc = _get(self._i)
+        return h
+
+    def _id(self):
+        i = self._i
+        if not i:
+            i = self._i = _put(self._hc)
+        return i
+
     def __del__(self):
-        h = getattr(self, "_h", None)
-        if h is not None:
-            try:
-                h.dispose()
-            except Exception:
-                pass
+        try:
+            if self._i:
+                _release(self._i)
+            else:
+                _dispose(self._hc)
+        except Exception:
+            pass
 
     def _new(self, h, dtype=None):
         return Tensor._wrap(h, dtype or self._dtype)
 
     # ----- printing (torch/_tensor_str.py's rules, in _tensor_str) ------------
     def _values(self):
-        return js.flat(self._h).to_py()
+        exact = self.__dict__.get("_exact") if self.__dict__ else None
+        if exact is not None:
+            return exact
+        return js.flat(self._h).to_py().tolist()
 
     def __repr__(self, *, tensor_contents=None):
         gf = self._h.gradFn
@@ -151,6 +178,9 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        exact = self.__dict__.get("_exact") if self.__dict__ else None
+        if exact is not None:
+            return exact[0]
         v = B.call_engine(self._h.item)
         return _py_scalar(v, self._dtype)
 
@@ -234,7 +264,9 @@ class Tensor:
         return bool(self._h.retainsGrad)
 
     def retain_grad(self):
-        B.call_engine(self._h.retainGrad)
+        r = B.call_engine(self._h.retainGrad)
+        if r is not None and r is not B.jsnull and hasattr(r, "dispose") and not js.same(r, self._h):
+            r.dispose()
 
     @property
     def data(self):
@@ -245,7 +277,7 @@ class Tensor:
         from .autograd.grad_mode import no_grad
 
         with no_grad():
-            B.call_engine(self._h.copy_, value._h)
+            self.copy_(value)
 
     def detach(self):
         return self._new(B.call_engine(self._h.detach))
@@ -253,20 +285,8 @@ class Tensor:
     def detach_(self):
         raise NotImplementedError("hookgrad does not implement torch.Tensor.detach_ yet")
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-    def register_hook(self, hook):
-        from .autograd.hooks import tensor_hook
-
-        return tensor_hook(self, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        from .autograd.hooks import post_accumulate_hook
-
-        return post_accumulate_hook(self, hook)
+    # backward, register_hook and register_post_accumulate_grad_hook are
+    # defined by torch.autograd (autograd/__init__.py, autograd/hooks.py).
 
     # ----- conversions that are the identity on a CPU float32 tensor -----------
     def cpu(self):

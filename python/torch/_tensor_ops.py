@@ -11,10 +11,46 @@ call = B.call_engine
 
 
 def _binary(method, reflected_method=None):
+    # The hot path of every program: one FFI call through a JS function held
+    # here (a JsProxy attribute lookup per op would be a second crossing),
+    # dtypes decided without a call when both sides are alike.
+    jsop = getattr(js, "op_" + method)  # (id, id) -> id
+    jsop_n = getattr(js, "op_" + method + "_n")  # (id, number) -> id
+    is_div = method == "div"
+    new = object.__new__
+    f32 = D.float32
+
     def op(self, other):
-        h, od = _operand(other)
-        r = call(getattr(self._h, method), h)
-        return Tensor._wrap(r, _result_dtype(self._dtype, od, method))
+        t = type(other)
+        d = self._dtype
+        try:
+            if t is Tensor:
+                if other._dtype is not d:
+                    d = D.promote(d, other._dtype)
+                r = jsop(self._i or self._id(), other._i or other._id())
+            elif t is float:
+                if not d.is_floating_point:
+                    d = f32
+                r = jsop_n(self._i or self._id(), other)
+            elif t is int or t is bool or t is list or t is tuple or isinstance(other, Tensor):
+                if isinstance(other, Tensor):
+                    d = D.promote(d, other._dtype)
+                    r = jsop(self._id(), other._id())
+                else:
+                    o = _operand_tensor(other) if t is list or t is tuple else other
+                    d = D.result_type(d, o._dtype if isinstance(o, Tensor) else o)
+                    r = jsop(self._id(), o._id()) if isinstance(o, Tensor) else jsop_n(self._id(), float(o))
+            else:
+                return NotImplemented  # Python then raises its TypeError
+        except B.JsException as e:
+            raise B.translate(e) from None
+        if is_div and not d.is_floating_point:
+            d = f32
+        out = new(Tensor)
+        out._i = r
+        out._hc = None
+        out._dtype = d
+        return out
 
     def rop(self, other):
         from ._creation import scalar_like
@@ -37,8 +73,6 @@ for _name, _py in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "true
     setattr(Tensor, _name, _op)
     setattr(Tensor, f"__{_py}__", _op)
     setattr(Tensor, f"__r{_py}__", _rop)
-Tensor.__add__ = Tensor.add
-Tensor.__mul__ = Tensor.mul
 Tensor.__div__ = Tensor.__truediv__
 Tensor.true_divide = Tensor.div
 Tensor.multiply = Tensor.mul
@@ -81,20 +115,19 @@ def _add_alpha(self, other, alpha=1):
     return self.add(other if alpha == 1 else other * alpha)
 
 
+_plain_add, _plain_sub = Tensor.__add__, Tensor.__sub__
+
+
 def _add(self, other, *, alpha=1):
-    h, od = _operand(other if alpha == 1 else other * alpha)
-    return Tensor._wrap(call(self._h.add, h), D.result_type(self._dtype, od))
+    return _plain_add(self, other if alpha == 1 else other * alpha)
 
 
 def _sub(self, other, *, alpha=1):
-    h, od = _operand(other if alpha == 1 else other * alpha)
-    return Tensor._wrap(call(self._h.sub, h), D.result_type(self._dtype, od))
+    return _plain_sub(self, other if alpha == 1 else other * alpha)
 
 
 Tensor.add = _add
-Tensor.__add__ = lambda self, other: _add(self, other)
 Tensor.sub = _sub
-Tensor.__sub__ = lambda self, other: _sub(self, other)
 
 
 def _pow(self, exponent):
@@ -156,7 +189,7 @@ def _inplace(method):
         elif alpha != 1:
             other = other * alpha
         h, _ = _operand(other)
-        call(getattr(self._h, method), h)
+        _drop(call(getattr(self._h, method), h), self)
         return self
 
     return op
@@ -170,18 +203,29 @@ Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_
 
 
+def _drop(r, t):
+    """An in-place op returns its tensor as a new JS handle: Python returns
+    `t` itself, so that handle is released now (not at some later GC). Exact
+    integers kept from creation no longer hold after an in-place change."""
+    if t.__dict__:
+        t.__dict__.pop("_exact", None)
+    if r is not None and r is not B.jsnull and not js.same(r, t._h):
+        r.dispose()
+
+
 def _zero_(self):
-    call(self._h.zero_)
+    _drop(call(self._h.zero_), self)
     return self
 
 
 def _fill_(self, value):
-    call(self._h.fill_, float(value.item() if isinstance(value, Tensor) else value))
+    _drop(call(self._h.fill_, float(value.item() if isinstance(value, Tensor) else value)), self)
     return self
 
 
 def _copy_(self, src, non_blocking=False):
-    call(self._h.copy_, _operand_tensor(src)._h)
+    src = _operand_tensor(src)
+    _drop(call(self._h.copy_, src._h), self)
     return self
 
 
@@ -257,9 +301,23 @@ def _expand_vals(vals, shape, to):
 
 # ----- elementwise math ----------------------------------------------------------
 def _unary(method):
+    jsop = js.unary_op(method)  # id -> id: one FFI call of numbers per use
+    keeps_int = method in ("abs", "relu")
+    new = object.__new__
+
     def op(self):
-        d = self._dtype if self._dtype.is_floating_point or method in ("abs", "relu") else D.float32
-        return Tensor._wrap(call(getattr(self._h, method)), d)
+        d = self._dtype
+        if not d.is_floating_point and not keeps_int:
+            d = D.float32
+        try:
+            r = jsop(self._i or self._id())
+        except B.JsException as e:
+            raise B.translate(e) from None
+        out = new(Tensor)
+        out._i = r
+        out._hc = None
+        out._dtype = d
+        return out
 
     return op
 
@@ -325,12 +383,7 @@ def _extreme(method, node_kind):
         res = call(getattr(self._h, method), _dim(dim, max(self.dim(), 1)), bool(keepdim))
         from .return_types import minmax
 
-        from ._creation import from_flat
-
-        values = Tensor._wrap(res.values, self._dtype)
-        idx = res.indices
-        indices = from_flat([float(i) for i in idx.to_py()], tuple(values._h.shape), D.int64) if not hasattr(idx, "_h") else idx
-        return minmax(method, values, indices)
+        return minmax(method, Tensor._wrap(res.values, self._dtype), Tensor._wrap(res.indices, D.int64))
 
     return op
 
@@ -349,115 +402,6 @@ def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
 Tensor.norm = _norm
 
 
-# ----- shapes and views ----------------------------------------------------------------
-def _shape_arg(args):
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        args = tuple(args[0])
-    return js.array(*[int(a) for a in args])
-
-
-def _view(self, *shape):
-    if len(shape) == 1 and isinstance(shape[0], D.dtype):
-        raise NotImplementedError("hookgrad does not implement torch.Tensor.view(dtype) yet")
-    return Tensor._wrap(call(self._h.view, _shape_arg(shape)), self._dtype)
-
-
-def _reshape(self, *shape):
-    return Tensor._wrap(call(self._h.reshape, _shape_arg(shape)), self._dtype)
-
-
-def _expand(self, *sizes):
-    return Tensor._wrap(call(self._h.expand, _shape_arg(sizes)), self._dtype)
-
-
-def _transpose(self, dim0, dim1):
-    return Tensor._wrap(call(self._h.transpose, dim0, dim1), self._dtype)
-
-
-def _t(self):
-    if self.dim() > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
-    return Tensor._wrap(call(self._h.t), self._dtype)
-
-
-def _unsqueeze(self, dim):
-    return Tensor._wrap(call(self._h.unsqueeze, dim), self._dtype)
-
-
-def _squeeze(self, dim=None):
-    return Tensor._wrap(call(self._h.squeeze) if dim is None else call(self._h.squeeze, dim), self._dtype)
-
-
-def _clone(self, memory_format=None):
-    return Tensor._wrap(call(self._h.clone), self._dtype)
-
-
-def _contiguous(self, memory_format=None):
-    if self.is_contiguous():
-        return self
-    return Tensor._wrap(call(self._h.contiguous), self._dtype)
-
-
-Tensor.view = _view
-Tensor.reshape = _reshape
-Tensor.expand = _expand
-Tensor.expand_as = lambda self, other: _expand(self, *other.shape)
-Tensor.view_as = lambda self, other: _view(self, *other.shape)
-Tensor.reshape_as = lambda self, other: _reshape(self, *other.shape)
-Tensor.transpose = _transpose
-Tensor.swapaxes = _transpose
-Tensor.t = _t
-Tensor.T = property(lambda self: _t(self) if self.dim() <= 2 else _reverse_dims(self))
-Tensor.mT = property(lambda self: _transpose(self, -2, -1))
-Tensor.unsqueeze = _unsqueeze
-Tensor.squeeze = _squeeze
-Tensor.clone = _clone
-Tensor.contiguous = _contiguous
-Tensor.flatten = lambda self, start_dim=0, end_dim=-1: _flatten(self, start_dim, end_dim)
-
-
-def _reverse_dims(self):
-    raise NotImplementedError("hookgrad does not implement Tensor.T on tensors of more than 2 dimensions yet")
-
-
-def _flatten(self, start_dim, end_dim):
-    shape = list(self.shape)
-    if not shape:
-        return self.reshape(1)
-    s, e = _dim(start_dim, len(shape)), _dim(end_dim, len(shape))
-    if s == e:
-        return self
-    n = 1
-    for d in shape[s:e + 1]:
-        n *= d
-    return self.reshape(*(shape[:s] + [n] + shape[e + 1:]))
-
-
-# ----- random fills (values from PyTorch's generator; the engine writes them) -----------
-def _uniform_(self, a=0.0, b=1.0, *, generator=None):
-    from . import _random
-
-    vals = _random.uniform(self.numel(), a, b, generator=generator)
-    return _write(self, vals)
-
-
-def _normal_(self, mean=0.0, std=1.0, *, generator=None):
-    from . import _random
-
-    vals = _random.normal(self.numel(), mean, std, generator=generator)
-    return _write(self, vals)
-
-
-def _write(self, vals):
-    from ._creation import from_flat
-
-    src = from_flat(vals, tuple(self._h.shape), self._dtype)
-    call(self._h.copy_, src._h)
-    return self
-
-
-Tensor.uniform_ = _uniform_
-Tensor.normal_ = _normal_
-
-# Indexing lives in _indexing.
+# Shapes, views and random fills live in _tensor_views; indexing in _indexing.
+from . import _tensor_views  # noqa: E402,F401
 from . import _indexing  # noqa: E402,F401

@@ -97,3 +97,81 @@ for (const [name, c] of Object.entries(E)) {
     assert.equal(err.name, c.class);
   });
 }
+
+const SO = FIX.scenarios.pymode_saved_order;
+
+for (const [name, c] of Object.entries(SO.cases)) {
+  test(`pymode_saved_order/${name}: ${c.js} packs and unpacks as PyTorch`, () => {
+    const x = hg.tensor(SO.inputs.x, { requiresGrad: true });
+    const y = hg.tensor(SO.inputs.y, { requiresGrad: true });
+    const v = hg.tensor(SO.inputs.v, { requiresGrad: true });
+    const names = new Map([[x.id, 'x'], [y.id, 'y'], [v.id, 'v']]);
+    const log = [];
+    let k = 0;
+    let out;
+    hg.savedTensorsHooks(
+      (t) => { k += 1; log.push(['pack', k, names.get(t.id) ?? t.shape]); return [k, t]; },
+      (p) => { log.push(['unpack', p[0]]); return p[1]; },
+      // eslint-disable-next-line no-new-func
+      () => { out = new Function('hg', 'x', 'y', 'v', `return ${c.js};`)(hg, x, y, v); },
+    );
+    (out.shape.length ? out.sum() : out).backward();
+    assert.deepEqual(log, c.log);
+    [['x', x], ['y', y], ['v', v]].forEach(([n, t]) => approx(V(t.grad), c.grads[n], `${n}.grad`));
+  });
+}
+
+const ST = FIX.scenarios.pymode_steal;
+
+// The Python mode's setting: handles made in hooks are owners, and every
+// handle a hook does not keep is released when it returns (as CPython frees
+// a hook's arguments).
+for (const [name, c] of Object.entries(ST.cases)) {
+  test(`pymode_steal/${name}: ${c.js} — AccumulateGrad takes over the gradient where PyTorch does`, () => {
+    const before = hg.setHookHandlesOwn(true);
+    try {
+      const x = hg.tensor(ST.x, { requiresGrad: true });
+      x.registerPostAccumulateGradHook((t) => { const g = t.grad; g.mul_(10); g.dispose(); t.dispose(); });
+      // eslint-disable-next-line no-new-func
+      const y = new Function('hg', 'x', `return ${c.js};`)(hg, x);
+      const s = y.sum();
+      const node = y === x || y.id === x.id ? s.gradFn : y.gradFn;
+      assert.equal(node.name, c.node);
+      const seen = [];
+      node.registerHook((gi, go) => {
+        seen.push(gi[0]);
+        gi.slice(1).forEach((t) => t && t.dispose());
+        go.forEach((t) => t && t.dispose());
+      });
+      s.backward(undefined, { retainGraph: true });
+      approx(V(seen[0]), c.seen, 'kept gradient after the first backward');
+      approx(V(x.grad), c.x_grad, 'x.grad after the first backward');
+      s.backward();
+      approx(V(seen[0]), c.seen_after_second, 'first kept gradient after the second backward');
+      approx(V(seen[1]), c.seen2, 'second kept gradient');
+      approx(V(x.grad), c.x_grad_after_second, 'x.grad after the second backward');
+    } finally {
+      hg.setHookHandlesOwn(before);
+    }
+  });
+}
+
+const DB = FIX.scenarios.pymode_double;
+// Node trees of the first gradient that follow PyTorch's formulas node for
+// node; the others give PyTorch's values through other nodes (max and
+// max(dim): PyTorch's masked_fill / scatter are a multiplication by a 0/1
+// mask here; pow with a tensor exponent: the same formula, other node order).
+const SAME_TREE = new Set(['select', 'slice', 'index', 'norm', 'norm_dim', 'norm_p1', 'norm_p3', 'clamp', 'pow_number_base', 'copy', 'linear']);
+
+for (const [name, c] of Object.entries(DB.cases)) {
+  test(`pymode_double/${name}: ${c.js} — second derivatives as PyTorch`, () => {
+    const x = hg.tensor(DB.x, { requiresGrad: true });
+    // eslint-disable-next-line no-new-func
+    const out = new Function('hg', 'x', `return ${c.js};`)(hg, x);
+    const [g] = hg.grad(out.sum(), x, { createGraph: true });
+    approx(V(g), c.g, 'first gradient');
+    if (SAME_TREE.has(name)) assertTree(g.gradFn, c.tree, 'first gradient\'s graph');
+    const [gg] = hg.grad(g.sum(), x, { allowUnused: true });
+    approx(gg === null ? [[0, 0, 0], [0, 0, 0]] : V(gg), c.gg, 'second gradient');
+  });
+}

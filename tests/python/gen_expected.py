@@ -6,18 +6,23 @@
 
 For each ``tests/python/corpus/NAME.py`` this runs ``python NAME.py`` (the
 interpreter running this script, so the one whose ``torch`` is the oracle) in
-a subprocess with cwd = ``tests/python/corpus`` -- so tracebacks and warnings
-name the file as plain ``NAME.py`` -- and writes ``tests/python/expected/NAME.json``:
+a subprocess with cwd = ``tests/python/corpus`` and writes
+``tests/python/expected/NAME.json``:
 
     {"torch": "2.15.0+cu132",           # torch.__version__ of the oracle
      "stdout": "...",                    # raw (object addresses kept as printed)
-     "stderr": "...",                    # raw: warnings and the traceback
+     "stderr": "...",                    # warnings and the traceback; paths as the reader sees them
      "exit_code": 0,                     # 1 after an uncaught exception
      "exception": "RuntimeError: msg",   # the traceback's exception text, or null
      "exception_line": 12,               # line of the traceback's last frame in NAME.py, or null
      "traceback_lines": [30, 12],        # every NAME.py frame of the traceback, outermost first
      "warnings": [{"category": "FutureWarning", "message": "...",
                    "file": "NAME.py" or "<torch>", "line": 7 or null}]}
+
+Python 3.9+ makes the script's path absolute (``File "/abs/.../corpus/NAME.py"``):
+stderr is recorded with the corpus directory taken out (``NAME.py``, as the
+program's reader and ``hookgrad run`` show it) and the torch package's
+directory written as ``<torch>``.
 
 ``exception`` is the text after the last traceback's frames: ``Type: message``
 (more than one line when the message has newlines).  ``warnings`` are parsed
@@ -44,6 +49,8 @@ import os
 import re
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "corpus")
@@ -128,30 +135,46 @@ def child_env():
     return env
 
 
-def torch_version():
+def torch_info():
+    """(torch.__version__, the torch package's directory) of the oracle."""
     out = subprocess.run(
-        [sys.executable, "-c", "import torch; print(torch.__version__)"],
+        [sys.executable, "-c", "import os, torch; print(torch.__version__); print(os.path.dirname(torch.__file__))"],
         capture_output=True, text=True, env=child_env(), check=True,
     )
-    return out.stdout.strip()
+    version, torch_dir = out.stdout.strip().split("\n")
+    return version, torch_dir
 
 
-def record(name, version):
+def local_paths(stderr, torch_dir):
+    """stderr with the machine's paths taken out.
+
+    Python 3.9+ makes the main script's path absolute, so tracebacks and
+    warnings name /abs/path/tests/python/corpus/NAME.py: written back as
+    NAME.py (what the program's reader sees).  The torch package's directory
+    becomes <torch> (e.g. <torch>/nn/modules/module.py), so the record does not
+    depend on where the venv lives.
+    """
+    stderr = stderr.replace(CORPUS + os.sep, "")
+    return stderr.replace(torch_dir, "<torch>")
+
+
+def record(name, version, torch_dir):
     script = name + ".py"
     proc = subprocess.run(
         [sys.executable, script], cwd=CORPUS, env=child_env(),
         capture_output=True, text=True, timeout=TIMEOUT,
     )
-    exception, exception_line, traceback_lines = parse_exception(proc.stderr, script)
+    stderr = local_paths(proc.stderr, torch_dir)
+    exception, exception_line, traceback_lines = parse_exception(stderr, script)
     return {
         "torch": version,
         "stdout": proc.stdout,
-        "stderr": proc.stderr,
+        "stderr": stderr,
         "exit_code": proc.returncode,
         "exception": exception,
         "exception_line": exception_line,
         "traceback_lines": traceback_lines,
-        "warnings": parse_warnings(proc.stderr, script),
+        "warnings": parse_warnings(stderr, script),
     }
 
 
@@ -167,11 +190,11 @@ def main(argv):
     if missing:
         sys.exit("no such program: " + ", ".join(missing))
     os.makedirs(EXPECTED, exist_ok=True)
-    version = torch_version()
+    version, torch_dir = torch_info()
     failed = 0
     for name in names:
         try:
-            rec = record(name, version)
+            rec = record(name, version, torch_dir)
         except subprocess.TimeoutExpired:
             print(f"TIMEOUT {name} (> {TIMEOUT} s)", file=sys.stderr)
             failed += 1

@@ -1156,7 +1156,8 @@ fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> {
         v.ok_or_else(|| Error::internal("a deferred op's input is no longer a number"))
     };
     let (values, count) = match e.op {
-        Op::Mul if !e.number => ([value(a)?, value(b)?], 2),
+        // `arith::mul_rule`'s order: other, then self (PyTorch's).
+        Op::Mul if !e.number => ([value(b)?, value(a)?], 2),
         Op::Tanh => ([e.value, 0.0], 1),
         _ => ([0.0; 2], 0),
     };

@@ -59,7 +59,7 @@ fn matmul_softmax_losses_double_backward() {
         loss::mse_loss(a, b, loss::Reduction::Mean)
     });
     check_unary_double_backward("cross_entropy", &[2, 3], |a| {
-        loss::cross_entropy(a, &[2, 0])
+        loss::cross_entropy(a, &[2, 0], loss::Reduction::Mean)
     });
     check_binary_double_backward("cat", &[2, 3], &[1, 3], |a, b| {
         join::cat(&[a.mul(a)?, b.pow(3.0)?], 0)

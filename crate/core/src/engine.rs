@@ -32,15 +32,15 @@ pub fn backward(
     retain_graph: bool,
     inputs: Option<&[Tensor]>,
 ) -> Result<()> {
-    backward_ext(root, gradient, retain_graph, false, inputs)
+    root.backward_ext(gradient, retain_graph, false, inputs)
 }
 
-/// `t.backward(gradient, retain_graph, create_graph, inputs)`: with
-/// `create_graph` the gradients are computed with grad mode on, so they
-/// have their own graph (PyTorch's `create_graph=True`).
+/// `torch.autograd.backward(roots, gradients, retain_graph, create_graph,
+/// inputs)`, one pass over every root; with `create_graph` the gradients
+/// have their own graph. `t.backward(...)` is one root.
 pub fn backward_ext(
-    root: &Tensor,
-    gradient: Option<Tensor>,
+    roots: &[Tensor],
+    gradients: Vec<Option<Tensor>>,
     retain_graph: bool,
     create_graph: bool,
     inputs: Option<&[Tensor]>,
@@ -58,8 +58,8 @@ pub fn backward_ext(
     }
     // A fault an infallible accessor recorded during backward fails it.
     crate::error::checked(run_backward(
-        std::slice::from_ref(root),
-        vec![gradient],
+        roots,
+        gradients,
         retain_graph,
         create_graph,
         true,
@@ -761,9 +761,10 @@ pub(crate) fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> 
             // not counted (JS cannot tell whether the hook kept them).
             let layout = variable.layout();
             let obeys = crate::layout::obeys_layout_contract(&layout.0, &grad.strides(), &layout.1);
-            let steal = grad.owner_count() <= 2 && grad.view_info().is_none() && obeys;
+            // A view too (`view::alias`: `.grad` stays a view of its base).
+            let steal = grad.owner_count() <= 2 && obeys;
             let stored = if steal {
-                grad.detach()
+                crate::view::alias(&grad)?
             } else {
                 let copy = Tensor::from_array(grad.to_array()?);
                 copy.lay_out_as_grad_copy(&layout)?;
@@ -799,6 +800,7 @@ pub(crate) fn accumulate(variable: &Tensor, grad: Option<Tensor>) -> Result<()> 
                 *d = sum.into();
             }
             existing.storage().bump_version();
+            crate::view::sync_if_view(&existing)?;
         }
     }
     after_accumulate(variable)

@@ -304,8 +304,8 @@ fn a_grad_copied_under_create_graph_is_at_version_1() {
     let a = leaf(&[1.0], &[]);
     let b = leaf(&[2.0], &[]);
     ok(crate::engine::backward_ext(
-        &ok(a.mul(2.0)),
-        None,
+        &[ok(a.mul(2.0))],
+        vec![None],
         false,
         true,
         None,
@@ -313,8 +313,8 @@ fn a_grad_copied_under_create_graph_is_at_version_1() {
     assert_eq!(a.grad_raw().expect("grad").version(), 1);
     let (a, b2) = (leaf(&[1.0], &[]), b);
     ok(crate::engine::backward_ext(
-        &ok(a.add(&b2)),
-        None,
+        &[ok(a.add(&b2))],
+        vec![None],
         false,
         true,
         None,

@@ -19,6 +19,12 @@ impl Tensor {
     pub fn div(&self, o: impl Into<Operand>) -> Result<Tensor> {
         arith::div(self, &o.into())
     }
+    pub fn rsub(&self, s: f32) -> Result<Tensor> {
+        arith::rsub(self, s)
+    }
+    pub fn reciprocal(&self) -> Result<Tensor> {
+        unary::reciprocal(self)
+    }
     pub fn neg(&self) -> Result<Tensor> {
         arith::neg(self)
     }
@@ -144,6 +150,22 @@ impl Tensor {
         inputs: Option<&[Tensor]>,
     ) -> Result<()> {
         engine::backward(self, gradient, retain_graph, inputs)
+    }
+    /// `t.backward(gradient, retain_graph, create_graph, inputs)`.
+    pub fn backward_ext(
+        &self,
+        gradient: Option<Tensor>,
+        retain_graph: bool,
+        create_graph: bool,
+        inputs: Option<&[Tensor]>,
+    ) -> Result<()> {
+        engine::backward_ext(
+            std::slice::from_ref(self),
+            vec![gradient],
+            retain_graph,
+            create_graph,
+            inputs,
+        )
     }
     pub fn repr(&self) -> String {
         crate::repr::tensor_repr(self)

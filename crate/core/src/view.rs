@@ -1,5 +1,5 @@
 //! Views sharing storage with their base, as PyTorch's `reshape` (of a
-//! contiguous tensor), `transpose`, `t`, `expand`, `select` and `slice` return. hookgrad keeps each view's
+//! contiguous tensor), `transpose`, `t`, `permute`, `expand`, `select`, `slice` and `unbind` return. hookgrad keeps each view's
 //! values in its own row-major array (so reads stay plain borrows) and keeps
 //! them in sync on every in-place write; base and views share one version
 //! counter, so modifying either invalidates tensors saved from the other.
@@ -24,6 +24,10 @@ pub enum ViewStep {
     Transpose {
         d0: usize,
         d1: usize,
+    },
+    /// `permute`: axis `perm[i]` as axis `i`.
+    Permute {
+        perm: Vec<usize>,
     },
     /// `expand`: size-1 dims repeated (stride 0). Writes through such a view
     /// are refused (internal overlap), so its inverse only ever maps
@@ -65,6 +69,7 @@ pub fn apply(steps: &[ViewStep], base: &Array) -> Result<Array> {
         a = match s {
             ViewStep::Reshape { to, .. } => reshape(&a, to)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            ViewStep::Permute { perm } => a.permuted(perm),
             ViewStep::Expand { to, .. } => crate::shape::expand(&a, to)?,
             ViewStep::Part {
                 lanes, drop_dim, ..
@@ -93,6 +98,7 @@ pub fn write_back(steps: &[ViewStep], base: &Array, view: &Array) -> Result<Arra
         a = match s {
             ViewStep::Reshape { from, .. } => reshape(&a, from)?,
             ViewStep::Transpose { d0, d1 } => transpose(&a, *d0, *d1),
+            ViewStep::Permute { perm } => a.permuted(&inverse(perm)),
             // Writes through an expanded view are refused (internal
             // overlap), except through a part of one that has none.
             ViewStep::Expand { from, .. } if partial => {
@@ -123,6 +129,7 @@ pub fn apply_t(steps: &[ViewStep], base: &Tensor) -> Result<Tensor> {
         t = match s {
             ViewStep::Reshape { to, .. } => t.reshape(&to_i64(to))?,
             ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
+            ViewStep::Permute { perm } => crate::ops::views::permute_axes(&t, perm.clone())?,
             ViewStep::Expand { to, .. } => t.expand(&to_i64(to))?,
             ViewStep::Part {
                 lanes, drop_dim, ..
@@ -140,6 +147,7 @@ pub fn invert_t(steps: &[ViewStep], view: &Tensor) -> Result<Tensor> {
         t = match s {
             ViewStep::Reshape { from, .. } => t.reshape(&to_i64(from))?,
             ViewStep::Transpose { d0, d1 } => t.transpose(*d0 as i64, *d1 as i64)?,
+            ViewStep::Permute { perm } => crate::ops::views::permute_axes(&t, inverse(perm))?,
             ViewStep::Expand { from, .. } => crate::ops::reduce::sum_to(&t, from)?,
             ViewStep::Part {
                 from,
@@ -179,6 +187,17 @@ pub fn replace_t(
     }))
 }
 
+/// The permutation that undoes `perm`.
+pub(crate) fn inverse(perm: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        if let Some(slot) = inv.get_mut(p) {
+            *slot = i;
+        }
+    }
+    inv
+}
+
 fn to_i64(s: &[usize]) -> Vec<i64> {
     s.iter().map(|&d| d as i64).collect()
 }
@@ -192,8 +211,43 @@ pub fn link(input: &Tensor, view: &Tensor, step: ViewStep) -> Result<()> {
     steps.push(step);
     // Share the version counter of the base's storage.
     view.storage().share_version_with(base.storage());
-    base.meta_mut()?.views.push(Rc::downgrade(&view.0));
+    add_view(&base, view)?;
     view.meta_mut()?.view = Some(ViewInfo { base, steps });
+    Ok(())
+}
+
+/// A new tensor sharing `t`'s storage, with no history (`t.detach()`), that
+/// stays a view of `t`'s base when `t` is one: AccumulateGrad's stolen
+/// `.grad` (PyTorch takes a view over too — `x.unsqueeze(0).expand(2, 3)`:
+/// UnsqueezeBackward0's squeeze of the gradient — and its
+/// `new_grad.detach()` aliases the view's memory, so an in-place change of
+/// `.grad` shows in the view's base).
+pub fn alias(t: &Tensor) -> Result<Tensor> {
+    let a = t.detach();
+    if let Some(info) = t.view_info() {
+        add_view(&info.base, &a)?;
+        a.meta_mut()?.view = Some(info);
+    }
+    Ok(a)
+}
+
+/// `sync_after_write` for a tensor that is a view (AccumulateGrad's in-place
+/// sum into a `.grad` it took over as a view: its base sees it, as PyTorch's
+/// `+=` on the shared memory shows there).
+pub fn sync_if_view(t: &Tensor) -> Result<()> {
+    if t.view_info().is_some() {
+        sync_after_write(t)?;
+    }
+    Ok(())
+}
+
+/// Registers `view` on `base`, dropping the entries of views gone since: a
+/// parameter viewed every step (`w.t()` in `F.linear`, `w[0]`) would
+/// otherwise keep one dead entry (and its allocation) per step.
+fn add_view(base: &Tensor, view: &Tensor) -> Result<()> {
+    let mut m = base.meta_mut()?;
+    m.views.retain(|w: &Weak<TensorImpl>| w.strong_count() > 0);
+    m.views.push(Rc::downgrade(&view.0));
     Ok(())
 }
 

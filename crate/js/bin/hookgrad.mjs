@@ -63,17 +63,21 @@ const worker = new Worker(fileURLToPath(new URL('./run-worker.mjs', import.meta.
   stdout: false,
   stderr: false,
 });
+// --timeout counts the program's own time: from when Python is ready and the
+// program starts (loading Pyodide is not the program's time).
 let timer = null;
-if (opts.timeout !== null) {
+const arm = () => {
+  if (opts.timeout === null) return;
   timer = setTimeout(() => {
     worker.terminate().then(() => {
       process.stderr.write(`hookgrad: ${opts.file} was stopped after ${opts.timeout} s (--timeout); the output above is what it printed\n`);
       process.exit(124);
     });
   }, opts.timeout * 1000);
-}
+};
 worker.on('message', (m) => {
-  if (m.type === 'out') process.stdout.write(m.text);
+  if (m.type === 'start') arm();
+  else if (m.type === 'out') process.stdout.write(m.text);
   else if (m.type === 'err') process.stderr.write(m.text);
   else if (m.type === 'done') {
     if (timer) clearTimeout(timer);

@@ -6,9 +6,11 @@ import { loadPython } from '../python.js';
 const send = (m) => parentPort.postMessage(m);
 try {
   const py = await loadPython();
+  send({ type: 'start' });
   const r = py.run(workerData.source, {
     filename: workerData.filename,
     semantics: workerData.semantics,
+    trace: workerData.trace,
     onStdout: (text) => send({ type: 'out', text }),
     onStderr: (text) => send({ type: 'err', text }),
   });

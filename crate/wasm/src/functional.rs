@@ -61,10 +61,14 @@ pub fn mse_loss(input: JsValue, target: JsValue, opts: JsValue) -> JsResult<Tens
     loss::mse_loss(&x, &t, r).js().map(Tensor::wrap)
 }
 
-/// `hg.nn.functional.crossEntropy(logits, targets)`: `targets` is an array
-/// of class indices (or one index for 1-D logits).
+/// `hg.nn.functional.crossEntropy(logits, targets, {reduction})`: `targets`
+/// is an array of class indices (or one index for 1-D logits).
 #[wasm_bindgen(js_name = __crossEntropy)]
-pub fn cross_entropy(logits: JsValue, targets: JsValue) -> JsResult<Tensor> {
+pub fn cross_entropy(logits: JsValue, targets: JsValue, opts: JsValue) -> JsResult<Tensor> {
+    check_opts(&opts, "crossEntropy()")?;
+    // The same one field as mseLoss's options.
+    let o: crate::options::MseLossOptions = crate::options::read(&opts, "crossEntropy()")?;
+    let r = o.reduction.map_or(loss::Reduction::Mean, Into::into);
     let x = expect_tensor(&logits, "crossEntropy(): argument 'input' (position 1)")?;
     let index = |v: &JsValue| -> JsResult<i64> {
         match v.as_f64() {
@@ -89,7 +93,7 @@ pub fn cross_entropy(logits: JsValue, targets: JsValue) -> JsResult<Tensor> {
     } else {
         vec![index(&targets)?]
     };
-    loss::cross_entropy(&x, &ts).js().map(Tensor::wrap)
+    loss::cross_entropy(&x, &ts, r).js().map(Tensor::wrap)
 }
 
 /// `new hg.nn.Sequential(...modules)`: children are added by the facade.

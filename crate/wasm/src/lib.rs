@@ -5,6 +5,7 @@
 #![cfg_attr(hookgrad_nightly, feature(optimize_attribute))]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod backward_fn;
 pub mod convert;
 pub mod functional;
 pub mod graph_hooks;
@@ -22,6 +23,7 @@ mod pool;
 mod tape;
 pub mod tensor;
 mod tensor_ops;
+mod tensor_views;
 mod warnings;
 
 use std::rc::Rc;
@@ -31,7 +33,6 @@ use std::rc::Rc;
 #[global_allocator]
 static ALLOCATOR: pool::Pool = pool::Pool::new();
 
-use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
 
 use convert::*;
@@ -104,42 +105,8 @@ pub fn grad(outputs: JsValue, inputs: JsValue, opts: JsValue) -> JsResult<JsValu
     let outs = tensors_from_js(&outputs, "grad(): outputs")?;
     let ins = tensors_from_js(&inputs, "grad(): inputs")?;
     let o: options::GradOptions = options::read(&opts, "grad()")?;
-    let grad_outputs = match options::given(&o.grad_outputs).cloned() {
-        None => vec![None; outs.len()],
-        Some(v) => {
-            // A list of gradients (one per output) unless a single output was
-            // given a plain nested-number array as its gradient.
-            let first = if JsArray::is_array(&v) {
-                Some(JsArray::from(&v).get(0))
-            } else {
-                None
-            };
-            let is_list = match &first {
-                Some(f) => outs.len() != 1 || f.is_null() || as_tensor(f).is_some(),
-                None => false,
-            };
-            let items: Vec<JsValue> = if is_list {
-                JsArray::from(&v).iter().collect()
-            } else {
-                vec![v]
-            };
-            items
-                .iter()
-                .map(|g| {
-                    if g.is_null() || g.is_undefined() {
-                        Ok(None)
-                    } else if let Some(t) = tensor_arg(g)? {
-                        Ok(Some(t))
-                    } else {
-                        let (shape, values) = parse_data(g, None)?;
-                        CoreTensor::from_vec(&shape, values, &Default::default())
-                            .js()
-                            .map(Some)
-                    }
-                })
-                .collect::<JsResult<Vec<_>>>()?
-        }
-    };
+    let grad_outputs =
+        backward_fn::gradient_list(options::given(&o.grad_outputs).cloned(), outs.len())?;
     let create = o.create_graph.unwrap_or(false);
     // PyTorch: retain_graph defaults to create_graph.
     let retain = o.retain_graph.unwrap_or(create);

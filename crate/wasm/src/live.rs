@@ -28,6 +28,30 @@ pub fn in_js_hook() -> bool {
     HOOK_DEPTH.with(|d| d.get() > 0)
 }
 
+hookgrad_core::thread_cell!(
+    static HOOK_HANDLES_OWN: bool = false;
+);
+
+/// Whether a handle made now is not an owner of its tensor for
+/// AccumulateGrad's steal: made while a JS hook runs, unless the host
+/// releases what its hooks do not keep (`setHookHandlesOwn`).
+pub fn hook_handle_borrows() -> bool {
+    in_js_hook() && !HOOK_HANDLES_OWN.with(|o| o.get())
+}
+
+/// `hg.setHookHandlesOwn(on)`: handles made while a hook runs count as
+/// owners of their tensor, as PyTorch counts a hook's references (a hook
+/// that keeps a gradient stops AccumulateGrad from taking it over). For a
+/// host that releases every handle it does not keep as soon as the hook
+/// returns — the Python mode, whose tensors release theirs when CPython
+/// frees them; JS code keeps the default (`false`): the garbage collector
+/// frees handles late, so they would stop every steal. Returns the previous
+/// setting.
+#[wasm_bindgen(js_name = setHookHandlesOwn)]
+pub fn set_hook_handles_own(on: bool) -> bool {
+    HOOK_HANDLES_OWN.with(|o| o.replace(on))
+}
+
 /// Marks a JS hook call (nested calls nest); dropped when the call returns.
 pub struct JsHookGuard;
 

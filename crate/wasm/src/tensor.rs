@@ -11,7 +11,6 @@ use crate::convert::*;
 use crate::hooks::{Handle, JsHook};
 use crate::node::Node;
 use hookgrad_core::deferred::{Handle as Held, Op, Other};
-use hookgrad_core::engine;
 use hookgrad_core::ops::{self, reduce};
 use hookgrad_core::tensor::Tensor as CoreTensor;
 
@@ -39,7 +38,7 @@ impl Tensor {
         crate::live::handle_created();
         // Never deferred while a JS hook runs (`arith`), so only a tensor.
         let hook_ref = match &held {
-            Held::Tensor(t) if crate::live::in_js_hook() => {
+            Held::Tensor(t) if crate::live::hook_handle_borrows() => {
                 t.add_hook_ref();
                 true
             }
@@ -435,15 +434,15 @@ impl Tensor {
         let o: crate::options::BackwardOptions = crate::options::read(&opts, "backward()")?;
         let create = o.create_graph.unwrap_or(false);
         let retain = o.retain_graph.unwrap_or(create);
-        let inputs = match crate::options::given(&o.inputs) {
-            Some(v) => Some(tensors_from_js(v, "backward(): inputs")?),
-            None => None,
-        };
+        let inputs = crate::options::given(&o.inputs)
+            .map(|v| tensors_from_js(v, "backward(): inputs"))
+            .transpose()?;
         if grad.is_none() && !create && inputs.is_none() {
             // On a deferred root: on numbers where nothing can observe it.
             return self.held.backward(retain).js();
         }
-        engine::backward_ext(&self.tensor()?, grad, retain, create, inputs.as_deref()).js()
+        let t = self.tensor()?;
+        t.backward_ext(grad, retain, create, inputs.as_deref()).js()
     }
 
     #[wasm_bindgen(js_name = registerHook)]

@@ -1,7 +1,9 @@
 //! The JS `Tensor` methods added for the Python mode (indexing, reductions
 //! with indices, clamp, norm, pow with a tensor exponent, view, contiguous,
-//! fill_, copy_): a second `#[wasm_bindgen] impl` block, each method four
-//! lines of conversion around one core call.
+//! fill_, copy_): a second `#[wasm_bindgen] impl` block, each method a few
+//! lines of conversion around one core call. Numbers come in as `f64` /
+//! `Option<f64>` (`undefined` and `null` are `None`), not `JsValue`: a
+//! smaller wasm; a value that is no number arrives as NaN and is refused.
 
 use wasm_bindgen::prelude::*;
 
@@ -9,27 +11,29 @@ use crate::convert::*;
 use crate::tensor::Tensor;
 use hookgrad_core::ops::index;
 
-/// An integer argument (`dim`, `index`, …); `None` when undefined or null.
-pub(crate) fn opt_int(v: &JsValue, what: &str) -> JsResult<Option<i64>> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    match v.as_f64() {
+/// An integer argument (`dim`, `index`, …), `None` when not given.
+fn opt_int(v: Option<f64>, what: &str) -> JsResult<Option<i64>> {
+    match v {
+        None => Ok(None),
         Some(n) if n.is_finite() && n.fract() == 0.0 && n.abs() < 9.0e15 => Ok(Some(n as i64)),
-        _ => Err(type_error(format!(
+        Some(n) => Err(type_error(format!(
             "{what} must be an integer, not {}",
-            match v.as_f64() {
-                Some(n) => number_text(n),
-                None => type_name(v),
-            }
+            number_text(n)
         ))),
     }
 }
 
 /// An integer argument that must be given.
-pub(crate) fn int(v: &JsValue, what: &str) -> JsResult<i64> {
-    opt_int(v, what)?
-        .ok_or_else(|| type_error(format!("{what} must be an integer, not {}", type_name(v))))
+fn int(v: f64, what: &str) -> JsResult<i64> {
+    opt_int(Some(v), what).map(|i| i.unwrap_or(0))
+}
+
+/// A number argument, `None` when not given (NaN: not a number at all).
+fn opt_number(v: Option<f64>, what: &str) -> JsResult<Option<f32>> {
+    match v {
+        Some(n) if n.is_nan() => Err(type_error(format!("{what} must be a number"))),
+        v => Ok(v.map(|n| n as f32)),
+    }
 }
 
 pub(crate) fn wrap(r: hookgrad_core::Result<hookgrad_core::Tensor>) -> JsResult<Tensor> {
@@ -39,9 +43,9 @@ pub(crate) fn wrap(r: hookgrad_core::Result<hookgrad_core::Tensor>) -> JsResult<
 #[wasm_bindgen]
 impl Tensor {
     /// `t.select(dim, index)`: a view without `dim` (`SelectBackward0`).
-    pub fn select(&self, dim: JsValue, index: JsValue) -> JsResult<Tensor> {
-        let d = int(&dim, "select(): argument 'dim' (position 1)")?;
-        let i = int(&index, "select(): argument 'index' (position 2)")?;
+    pub fn select(&self, dim: f64, index: f64) -> JsResult<Tensor> {
+        let d = int(dim, "select(): argument 'dim' (position 1)")?;
+        let i = int(index, "select(): argument 'index' (position 2)")?;
         wrap(index::select(&self.core().js()?, d, i))
     }
 
@@ -49,15 +53,15 @@ impl Tensor {
     /// bounds clamped like a Python slice's.
     pub fn slice(
         &self,
-        dim: JsValue,
-        start: JsValue,
-        end: JsValue,
-        step: JsValue,
+        dim: Option<f64>,
+        start: Option<f64>,
+        end: Option<f64>,
+        step: Option<f64>,
     ) -> JsResult<Tensor> {
-        let d = opt_int(&dim, "slice(): argument 'dim' (position 1)")?.unwrap_or(0);
-        let s = opt_int(&start, "slice(): argument 'start' (position 2)")?;
-        let e = opt_int(&end, "slice(): argument 'end' (position 3)")?;
-        let st = opt_int(&step, "slice(): argument 'step' (position 4)")?.unwrap_or(1);
+        let d = opt_int(dim, "slice(): argument 'dim' (position 1)")?.unwrap_or(0);
+        let s = opt_int(start, "slice(): argument 'start' (position 2)")?;
+        let e = opt_int(end, "slice(): argument 'end' (position 3)")?;
+        let st = opt_int(step, "slice(): argument 'step' (position 4)")?.unwrap_or(1);
         wrap(index::slice(&self.core().js()?, d, s, e, st))
     }
 
@@ -65,9 +69,12 @@ impl Tensor {
     /// arrays allowed) or a Tensor of integer values, along dim 0
     /// (`IndexBackward0`, a copy).
     pub fn index(&self, indices: JsValue) -> JsResult<Tensor> {
-        let (shape, values) = match as_tensor(&indices) {
-            Some(t) => (t.shape(), t.to_array().js()?.into_vec()),
-            None if js_sys::Array::is_array(&indices) => parse_data(&indices, None)?,
+        let idx = match as_tensor(&indices) {
+            Some(t) => t,
+            None if js_sys::Array::is_array(&indices) => {
+                let (shape, values) = parse_data(&indices, None)?;
+                hookgrad_core::Tensor::from_vec(&shape, values, &Default::default()).js()?
+            }
             None => {
                 return Err(type_error(format!(
                     "index(): indices must be an array of integers or a Tensor, not {}",
@@ -75,19 +82,8 @@ impl Tensor {
                 )))
             }
         };
-        let values: Vec<f64> = values.into_iter().map(f64::from).collect();
-        wrap(index::index(&self.core().js()?, &values, &shape))
+        wrap(index::index(&self.core().js()?, &idx))
     }
-}
-
-/// A number argument, `None` when undefined or null.
-fn opt_number(v: &JsValue, what: &str) -> JsResult<Option<f32>> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    v.as_f64()
-        .map(|n| Some(n as f32))
-        .ok_or_else(|| type_error(format!("{what} must be a number, not {}", type_name(v))))
 }
 
 /// `{values, indices}` of `max(dim)` / `min(dim)`: both Tensors, the
@@ -154,39 +150,43 @@ pub fn functional_linear(input: JsValue, weight: JsValue, bias: JsValue) -> JsRe
 impl Tensor {
     /// `t.max()` (a Tensor, `MaxBackward1`) or `t.max(dim, keepdim?)`
     /// (`{values, indices}`, `MaxBackward0`).
-    pub fn max(&self, dim: JsValue, keepdim: JsValue) -> JsResult<JsValue> {
+    pub fn max(&self, dim: Option<f64>, keepdim: Option<bool>) -> JsResult<JsValue> {
         self.extreme(dim, keepdim, true)
     }
 
     /// `t.min()` / `t.min(dim, keepdim?)`, as `max`.
-    pub fn min(&self, dim: JsValue, keepdim: JsValue) -> JsResult<JsValue> {
+    pub fn min(&self, dim: Option<f64>, keepdim: Option<bool>) -> JsResult<JsValue> {
         self.extreme(dim, keepdim, false)
     }
 
-    fn extreme(&self, dim: JsValue, keepdim: JsValue, max: bool) -> JsResult<JsValue> {
-        let what = if max { "max()" } else { "min()" };
+    fn extreme(&self, dim: Option<f64>, keepdim: Option<bool>, max: bool) -> JsResult<JsValue> {
         let t = self.core().js()?;
-        match opt_int(&dim, &format!("{what}: argument 'dim' (position 1)"))? {
+        match opt_int(dim, "max() / min(): argument 'dim' (position 1)")? {
             None => wrap(minmax::extreme(&t, max)).map(JsValue::from),
             Some(d) => {
-                let keep = keepdim.as_bool().unwrap_or(false);
+                let keep = keepdim.unwrap_or(false);
                 values_indices(minmax::extreme_dim(&t, d, keep, max))
             }
         }
     }
 
     /// `t.norm(p = 2, dim?, keepdim = false)` (`LinalgVectorNormBackward0`).
-    pub fn norm(&self, p: JsValue, dim: JsValue, keepdim: JsValue) -> JsResult<Tensor> {
-        let p = opt_number(&p, "norm(): argument 'p' (position 1)")?.unwrap_or(2.0);
-        let d = opt_int(&dim, "norm(): argument 'dim' (position 2)")?;
-        let keep = keepdim.as_bool().unwrap_or(false);
+    pub fn norm(
+        &self,
+        p: Option<f64>,
+        dim: Option<f64>,
+        keepdim: Option<bool>,
+    ) -> JsResult<Tensor> {
+        let p = opt_number(p, "norm(): argument 'p' (position 1)")?.unwrap_or(2.0);
+        let d = opt_int(dim, "norm(): argument 'dim' (position 2)")?;
+        let keep = keepdim.unwrap_or(false);
         wrap(norm::norm(&self.core().js()?, p, d, keep))
     }
 
     /// `t.clamp(min?, max?)` with number bounds (`ClampBackward1`).
-    pub fn clamp(&self, min: JsValue, max: JsValue) -> JsResult<Tensor> {
-        let lo = opt_number(&min, "clamp(): argument 'min' (position 1)")?;
-        let hi = opt_number(&max, "clamp(): argument 'max' (position 2)")?;
+    pub fn clamp(&self, min: Option<f64>, max: Option<f64>) -> JsResult<Tensor> {
+        let lo = opt_number(min, "clamp(): argument 'min' (position 1)")?;
+        let hi = opt_number(max, "clamp(): argument 'max' (position 2)")?;
         wrap(norm::clamp(&self.core().js()?, lo, hi))
     }
 
@@ -204,9 +204,8 @@ impl Tensor {
     }
 
     /// `t.fill_(value)` (`FillBackward2`).
-    pub fn fill_(&self, value: JsValue) -> JsResult<Tensor> {
-        let v = opt_number(&value, "fill_(): argument 'value' (position 1)")?
-            .ok_or_else(|| type_error("fill_(): argument 'value' (position 1) must be a number"))?;
+    pub fn fill_(&self, value: f64) -> JsResult<Tensor> {
+        let v = opt_number(Some(value), "fill_(): argument 'value' (position 1)")?.unwrap_or(0.0);
         wrap(fill_copy::fill_(&self.core().js()?, v))
     }
 

@@ -2,7 +2,7 @@
 
 from .. import _bridge as B
 from ..utils.hooks import RemovableHandle  # noqa: F401
-from . import graph  # noqa: F401
+from . import graph, hooks  # noqa: F401
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 
 
@@ -80,12 +80,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return out
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """The legacy `Variable(t, requires_grad=...)`: since PyTorch 0.4 it returns
-    a tensor (here: `data` itself, with requires_grad set as asked)."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        from .._tensor import Tensor
+
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The legacy `Variable(t, requires_grad=...)`: since PyTorch 0.4 it makes
+    a tensor (here `data` itself, with requires_grad set as asked), and every
+    tensor is an instance of it."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if requires_grad:
+            data.requires_grad_(True)
+        return data
 
 
 variable = Variable
@@ -98,3 +108,16 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         raise NotImplementedError("hookgrad does not implement torch.autograd.Function yet")
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _install():
+    from .._tensor import Tensor
+
+    Tensor.backward = _tensor_backward
+
+
+_install()

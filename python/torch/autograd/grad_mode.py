@@ -32,11 +32,23 @@ class _GradMode:
         return self.__class__()
 
 
-class no_grad(_GradMode):
+class _Decorating(_GradMode):
+    """`@torch.no_grad` without parentheses: called with the function itself."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is not None and callable(orig_func):
+            return cls()(orig_func)
+        return super().__new__(cls)
+
+    def __init__(self, orig_func=None):
+        super().__init__()
+
+
+class no_grad(_Decorating):
     _mode = False
 
 
-class enable_grad(_GradMode):
+class enable_grad(_Decorating):
     _mode = True
 
 

@@ -26,7 +26,7 @@ class Node:
             if not B.js.same(h, n._h):
                 h.dispose()
             return n
-        n = object.__new__(Node)
+        n = object.__new__(_node_class(str(h.name)))
         n._h, n._id = h, nid
         _nodes[nid] = n
         return n
@@ -38,7 +38,9 @@ class Node:
             pass
 
     def name(self):
-        return str(self._h.name)
+        # C++-defined nodes answer with their qualified C++ name
+        n = str(self._h.name)
+        return _CPP_NAMES.get(n, n)
 
     @property
     def next_functions(self):
@@ -61,8 +63,7 @@ class Node:
             return None if r is None else B.grads_to_js(_tuple(r), "hook")
 
         h = B.call_engine(self._h.registerHook, B.proxy(call, fn))
-        B.note_hook(h.id)
-        return RemovableHandle(h)
+        return B.note_hook(h)
 
     def register_prehook(self, fn):
         def call(grad_outputs):
@@ -70,15 +71,14 @@ class Node:
             return None if r is None else B.grads_to_js(_tuple(r), "hook")
 
         h = B.call_engine(self._h.registerPrehook, B.proxy(call, fn))
-        B.note_hook(h.id)
-        return RemovableHandle(h)
+        return B.note_hook(h)
 
     def __call__(self, *args):
         raise NotImplementedError("hookgrad does not implement calling a backward node directly yet")
 
     def __repr__(self):
         # A stand-in address, stable for a node (PyTorch prints the C++ object's).
-        return f"<{self.name()} object at {hex(0x7F0000000000 + self._id * 0x70)}>"
+        return f"<{type(self).__name__} object at {hex(0x7F0000000000 + self._id * 0x70)}>"
 
     def __eq__(self, other):
         return isinstance(other, Node) and other._id == self._id
@@ -86,11 +86,7 @@ class Node:
     def __hash__(self):
         return hash(self._id)
 
-    @property
-    def __class__(self):
-        return _node_class(self.name())
-
-
+_CPP_NAMES = {"AccumulateGrad": "torch::autograd::AccumulateGrad", "CopySlices": "torch::autograd::CopySlices"}
 _classes = {}
 
 
@@ -99,7 +95,7 @@ def _node_class(name):
     cls = _classes.get(name)
     if cls is None:
         cls = type(name, (Node,), {"__slots__": ()})
-        cls.__module__ = "torch.autograd.graph" if False else "builtins"
+        cls.__module__ = "builtins"  # PyTorch's node classes print as <class 'MulBackward0'>
         _classes[name] = cls
     return cls
 
@@ -162,10 +158,9 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
             fn(Tensor._wrap(grads))
         else:
-            fn(B.grads_from_js(grads))
+            fn(list(B.grads_from_js(grads)))
         return None
 
     h = B.call_engine(B.hg.registerMultiGradHook, B.js.array(*[t._h for t in tensors]), B.proxy(call, fn),
                       B.js.options("mode", mode))
-    B.note_hook(h.id)
-    return RemovableHandle(h)
+    return B.note_hook(h)

@@ -18,7 +18,8 @@ class Parameter(Tensor):
         if requires_grad:
             B.call_engine(B.js.setRequiresGrad, h, True)
         p = object.__new__(cls)
-        p._h = h
+        p._i = 0
+        p._hc = h
         p._dtype = data._dtype
         B.remember(p)
         return p

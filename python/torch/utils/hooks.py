@@ -1,24 +1,44 @@
-"""`torch.utils.hooks.RemovableHandle` over the engine's hook handles."""
+"""`torch.utils.hooks.RemovableHandle` over the engine's hook handles.
+
+Its `id` is PyTorch's: one counter for every handle of the process (the
+runner resets it per program, as a fresh `python` would), while the engine's
+own handle id links the hook to its trace events. `hooks_dict` is the
+Python-side dict the handle's hook is listed in (a module's
+`_forward_hooks`, ...), which programs read as PyTorch's."""
 
 
 class RemovableHandle:
     next_id = 0
 
-    def __init__(self, engine_handle=None, on_remove=None):
+    def __init__(self, engine_handle=None, hooks_dict=None, *, extra_dict=None, on_remove=None, index=0):
         self._h = engine_handle
+        self._index = index  # or the engine handle's index in the JS table (python-helpers.js)
         self._on_remove = on_remove
-        if engine_handle is not None:
-            self.id = int(engine_handle.id)
-        else:
-            self.id = RemovableHandle.next_id
-            RemovableHandle.next_id += 1
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+        self._dicts = [d for d in (hooks_dict, *(extra_dict if isinstance(extra_dict, (list, tuple)) else [extra_dict])) if d is not None]
 
     def remove(self):
         if self._h is not None:
             self._h.remove()
+        if self._index:
+            from .._bridge import js
+
+            js.removeHandle(self._index)
+        for d in self._dicts:
+            d.pop(self.id, None)
         if self._on_remove is not None:
             self._on_remove()
             self._on_remove = None
+
+    def __del__(self):
+        if self._index:
+            try:
+                from .._bridge import js
+
+                js.tforget(self._index)
+            except Exception:
+                pass
 
     def __enter__(self):
         return self

@@ -1,4 +1,4 @@
-//! add, sub, mul, div (tensor or number operand, broadcasting), neg, pow.
+//! add, sub, mul, div (tensor or number operand, broadcasting), rsub, neg, pow.
 //! Backward formulas return unreduced gradients; the engine sums them back to
 //! each input's shape, as PyTorch's `validate_outputs` does.
 
@@ -175,10 +175,12 @@ pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x * y)?;
+    // PyTorch's MulBackward0 saves (so packs, and unpacks) `other` before
+    // `self`: saved_tensors_hooks programs print their lines in that order.
     let save = |e: &Edges| {
         Small::Two([
-            save_if(has_edge(e, 1), Some(a)),
             save_if(has_edge(e, 0), b.tensor()),
+            save_if(has_edge(e, 1), Some(a)),
         ])
     };
     // PyTorch: grad * other, grad * self.
@@ -204,10 +206,10 @@ pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
             Box::new(|ctx| {
                 let g = grad_in(ctx.grads, ctx.shape);
                 let ga = need(ctx.needs, 0, || {
-                    mul(&g, &Operand::Tensor(ctx.saved[1].clone()))
+                    mul(&g, &Operand::Tensor(ctx.saved[0].clone()))
                 })?;
                 let gb = need(ctx.needs, 1, || {
-                    mul(&g, &Operand::Tensor(ctx.saved[0].clone()))
+                    mul(&g, &Operand::Tensor(ctx.saved[1].clone()))
                 })?;
                 Ok(vec![ga, gb])
             }),
@@ -230,15 +232,16 @@ pub(crate) fn sub_rule(g: f32, _: &[f32], _: f32) -> [f32; 2] {
 pub(crate) fn mul_number_rule(g: f32, _: &[f32], s: f32) -> [f32; 2] {
     [g * s, 0.0]
 }
-/// `a * b`: saved `[a, b]`.
+/// `a * b`: saved `[b, a]` (PyTorch's order: other, then self).
 pub(crate) fn mul_rule(g: f32, s: &[f32], _: f32) -> [f32; 2] {
-    [g * s[1], g * s[0]]
+    [g * s[0], g * s[1]]
 }
 
 pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x / y)?;
+    // PyTorch's DivBackward0 saves `other`, then `self` (see `mul`).
     let save =
-        |e: &Edges| Small::Two([save_if(has_edge(e, 1), Some(a)), save_if(true, b.tensor())]);
+        |e: &Edges| Small::Two([save_if(true, b.tensor()), save_if(has_edge(e, 1), Some(a))]);
     // PyTorch: grad / other, -grad * self / (other * other).
     let t = match scalar_of(b) {
         Some(s) => record_elementwise(
@@ -262,11 +265,11 @@ pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
             Box::new(|ctx| {
                 let g = grad_in(ctx.grads, ctx.shape);
                 let ga = need(ctx.needs, 0, || {
-                    div(&g, &Operand::Tensor(ctx.saved[1].clone()))
+                    div(&g, &Operand::Tensor(ctx.saved[0].clone()))
                 })?;
                 // PyTorch div_tensor_other_backward: -grad * ((self / other) / other).
                 let gb = need(ctx.needs, 1, || {
-                    let (x, y) = (&ctx.saved[0], &ctx.saved[1]);
+                    let (y, x) = (&ctx.saved[0], &ctx.saved[1]);
                     let q = div(
                         &div(x, &Operand::Tensor(y.clone()))?,
                         &Operand::Tensor(y.clone()),
@@ -275,7 +278,7 @@ pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
                 })?;
                 Ok(vec![ga, gb])
             }),
-            |g, s, _| [g / s[1], -g * ((s[0] / s[1]) / s[1])],
+            |g, s, _| [g / s[0], -g * ((s[1] / s[0]) / s[0])],
             0.0,
         )?,
     };
@@ -297,6 +300,29 @@ pub fn neg(a: &Tensor) -> Result<Tensor> {
         }),
         |g, _, _| [-g, 0.0],
         0.0,
+    )?;
+    elementwise_layout(t, &[Some(a)])
+}
+
+/// `torch.rsub(a, number)` = `number - a` (what Python's `2 - t` runs):
+/// `RsubBackward1`, one edge (a number is no input), backward `-grad`.
+pub fn rsub(a: &Tensor, s: f32) -> Result<Tensor> {
+    let out = match a.scalar_value() {
+        Some(x) => Data::Scalar(s - x),
+        None => Data::Array(super::backward_ops::map_with(&*a.data()?, s, |x, s| s - x)),
+    };
+    let t = record_elementwise(
+        "RsubBackward1",
+        &[Some(a)],
+        out,
+        no_saves,
+        // PyTorch: maybe_multiply(-grad, alpha) with alpha 1: `-grad`.
+        Box::new(|ctx| {
+            let g = ctx.grads.first().cloned().flatten();
+            Ok(vec![g.map(|g| neg(&g)).transpose()?])
+        }),
+        |g, _, _| [-g, 0.0],
+        s,
     )?;
     elementwise_layout(t, &[Some(a)])
 }
@@ -388,5 +414,6 @@ mod tests {
             pow(&p, -0.5)
         });
         check_unary_gradients("neg", &[2, 2], neg);
+        check_unary_gradients("rsub", &[2, 2], |a| rsub(a, 2.0));
     }
 }

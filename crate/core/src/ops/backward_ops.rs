@@ -307,15 +307,25 @@ pub fn mse_loss_backward(
     )
 }
 
-/// `nll_loss_backward(grad_output, self, target)` for mean reduction: `mask`
-/// (-1/N at each target entry) times the 0-d grad_output.
+/// `nll_loss_backward(grad_output, self, target)`: `mask` (-1, or -1/N
+/// for 'mean', at each target entry) times grad_output (per row for 'none').
 pub fn nll_loss_backward(
     go: &Tensor,
     logp: &Tensor,
     targets: &[i64],
     mask: &Array,
+    reduction: Reduction,
 ) -> Result<Tensor> {
-    let out = broadcast_zip(mask, &*go.data()?, |m, g| m * g)?;
+    let g = go.to_array()?;
+    // 'none' on [N, C]: one gradient per row, along the class dim.
+    let g = match g.shape() {
+        [n] => g
+            .clone()
+            .into_shape(&[*n, 1])
+            .map_err(|e| crate::error::Error::internal(format!("nll_loss_backward: {e}")))?,
+        _ => g,
+    };
+    let out = broadcast_zip(mask, &g, |m, g| m * g)?;
     let shape = out.shape().to_vec();
     let targets = targets.to_vec();
     record(
@@ -327,7 +337,9 @@ pub fn nll_loss_backward(
         Box::new(move |ctx| {
             let gg = grad_in(ctx.grads, &shape);
             Ok(vec![
-                need(ctx.needs, 0, || super::loss::nll_loss(&gg, &targets))?,
+                need(ctx.needs, 0, || {
+                    super::loss::nll_loss(&gg, &targets, reduction)
+                })?,
                 need(ctx.needs, 1, || Ok(zeros_like(&gg)))?,
             ])
         }),

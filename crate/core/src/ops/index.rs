@@ -234,39 +234,48 @@ pub(crate) fn apply_part(t: &Tensor, lanes: Lanes, drop_dim: bool) -> Result<Ten
     }
 }
 
-/// `t[indices]` with a list (or tensor) of integers, `ishape` its shape:
-/// advanced indexing along dim 0, a copy (`IndexBackward0`). Negative
-/// indices count from the end.
-pub fn index(a: &Tensor, indices: &[f64], ishape: &[usize]) -> Result<Tensor> {
+/// The rows `indices` (integer values; negative count from the end) pick
+/// along dim 0 of size `size`, or PyTorch's IndexError.
+fn rows_of(indices: &Array, size: usize) -> Result<Vec<usize>> {
+    let size = size as i64;
+    indices
+        .iter()
+        .map(|&v| {
+            if v.fract() != 0.0 || !v.is_finite() {
+                return Err(Error::Index(
+                    "tensors used as indices must be long, int, byte or bool tensors".into(),
+                ));
+            }
+            let i = v as i64;
+            if i < -size || i >= size {
+                return Err(Error::Index(format!(
+                    "index {i} is out of bounds for dimension 0 with size {size}"
+                )));
+            }
+            Ok(if i < 0 { i + size } else { i } as usize)
+        })
+        .collect()
+}
+
+/// `t[indices]` with a tensor of integer values (hookgrad's tensors are
+/// float32; a list becomes such a tensor in the binding): advanced indexing
+/// along dim 0, a copy (`IndexBackward0`). PyTorch saves the indices (a
+/// pack hook sees them).
+pub fn index(a: &Tensor, indices: &Tensor) -> Result<Tensor> {
     let shape = a.shape();
     if shape.is_empty() {
         return Err(Error::Index(
             "too many indices for tensor of dimension 0".into(),
         ));
     }
-    let size = shape[0] as i64;
-    let mut rows = Vec::with_capacity(indices.len());
-    for &v in indices {
-        if v.fract() != 0.0 || !v.is_finite() {
-            return Err(Error::Index(
-                "tensors used as indices must be long, int, byte or bool tensors".into(),
-            ));
-        }
-        let i = v as i64;
-        if i < -size || i >= size {
-            return Err(Error::Index(format!(
-                "index {i} is out of bounds for dimension 0 with size {size}"
-            )));
-        }
-        rows.push(if i < 0 { i + size } else { i } as usize);
-    }
+    let rows = rows_of(&*indices.data()?, shape[0])?;
     let inner: usize = shape[1..].iter().product();
     let src = a.to_array()?;
     let mut out = Vec::with_capacity(rows.len() * inner);
     for &r in &rows {
         out.extend_from_slice(&src.as_slice()[r * inner..(r + 1) * inner]);
     }
-    let mut out_shape = ishape.to_vec();
+    let mut out_shape = indices.shape();
     out_shape.extend_from_slice(&shape[1..]);
     crate::shape::checked_numel(&out_shape)?;
     let out = Array::from_shape_vec(&out_shape, out)
@@ -275,20 +284,22 @@ pub fn index(a: &Tensor, indices: &[f64], ishape: &[usize]) -> Result<Tensor> {
         "IndexBackward0",
         &[Some(a)],
         out,
-        Vec::new,
+        || vec![crate::node::SavedTensor::save(indices)],
         // PyTorch: index_put_(zeros, indices, grad, accumulate=True): a
         // repeated index gets the sum of its rows' gradients.
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &out_shape);
-            Ok(vec![Some(index_backward(&g, &shape, &rows)?)])
+            Ok(vec![Some(index_backward(&g, &shape, &ctx.saved[0])?)])
         }),
     )
 }
 
 /// `IndexBackward0`'s formula: `g`'s rows added into zeros of `shape` at
-/// `rows` (`IndexPutBackward0` under `create_graph`, whose backward
-/// indexes again).
-fn index_backward(g: &Tensor, shape: &[usize], rows: &[usize]) -> Result<Tensor> {
+/// the indices (PyTorch's `_index_put_impl_` on zeros:
+/// `IndexPutImplBackward0` under `create_graph`, edges to the zeros (none)
+/// and to `g`; its backward indexes again).
+fn index_backward(g: &Tensor, shape: &[usize], indices: &Tensor) -> Result<Tensor> {
+    let rows = rows_of(&*indices.data()?, shape[0])?;
     let inner: usize = shape[1..].iter().product();
     let mut out = Array::zeros(shape);
     {
@@ -302,20 +313,16 @@ fn index_backward(g: &Tensor, shape: &[usize], rows: &[usize]) -> Result<Tensor>
             }
         }
     }
-    let ishape = vec![rows.len()];
-    let idx: Vec<f64> = rows.iter().map(|&r| r as f64).collect();
-    let g_shape = g.shape();
+    let idx = indices.clone();
+    let g_shape: Vec<i64> = g.shape().iter().map(|&d| d as i64).collect();
     record(
-        "IndexPutBackward0",
-        &[Some(g)],
+        "IndexPutImplBackward0",
+        &[None, Some(g)],
         out,
         Vec::new,
         Box::new(move |ctx| {
             let gg = grad_in(ctx.grads, &[]);
-            let picked = index(&gg, &idx, &ishape)?;
-            Ok(vec![Some(picked.reshape(
-                &g_shape.iter().map(|&d| d as i64).collect::<Vec<_>>(),
-            )?)])
+            Ok(vec![None, Some(index(&gg, &idx)?.reshape(&g_shape)?)])
         }),
     )
 }
@@ -349,7 +356,8 @@ mod tests {
     fn indexing_gradients() {
         check_unary_gradients("select", &[2, 3], |a| select(a, 1, -1));
         check_unary_gradients("slice", &[3, 4], |a| slice(a, 1, Some(1), None, 2));
-        check_unary_gradients("index", &[3, 2], |a| index(a, &[2.0, 0.0, 2.0], &[3]));
+        let rows = Tensor::from_array(crate::testing::arr(&[2.0, 0.0, -1.0], &[3]));
+        check_unary_gradients("index", &[3, 2], |a| index(a, &rows));
     }
 }
 
@@ -385,5 +393,22 @@ mod view_tests {
             e.as_deref(),
             Some(crate::ops::inplace::VIEW_OF_LEAF_INPLACE_ERROR)
         );
+    }
+}
+
+#[cfg(test)]
+mod lifetime_tests {
+    use crate::testing::*;
+
+    #[test]
+    fn a_base_forgets_views_that_are_gone() {
+        // A parameter viewed once per step (F.linear's weight.t(), w[0]).
+        let w = leaf(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+        for _ in 0..100 {
+            ok(w.t());
+            ok(w.select(0, 0));
+        }
+        let kept = w.meta().map(|m| m.views.len()).unwrap_or(usize::MAX);
+        assert!(kept <= 1, "{kept} view entries kept");
     }
 }

@@ -230,7 +230,7 @@ fn other_saved(other: &Operand) -> SavedTensor {
 }
 
 /// PyTorch's `original_self` for an in-place op whose `other` gradient needs
-/// self: `self.clone()` taken before the write (a `CloneBackward0` over the
+/// self (saved after `other`, as PyTorch packs them): `self.clone()` taken before the write (a `CloneBackward0` over the
 /// old history, so a double backward goes through it), saved only when
 /// `other` requires grad (`should_compute_output(1)`).
 fn original_self(t: &Tensor, other: &Operand) -> SavedTensor {
@@ -256,11 +256,11 @@ pub fn mul_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         Some(other),
         true,
         |x, y| x * y,
-        &|_, _| vec![original_self(&tc, &o), other_saved(&o)],
+        &|_, _| vec![other_saved(&o), original_self(&tc, &o)],
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
-            let gs = need(ctx.needs, 0, || g.mul(&ctx.saved[1]))?;
-            let go = need(ctx.needs, 1, || g.mul(&ctx.saved[0]))?;
+            let gs = need(ctx.needs, 0, || g.mul(&ctx.saved[0]))?;
+            let go = need(ctx.needs, 1, || g.mul(&ctx.saved[1]))?;
             Ok(vec![gs, go])
         }),
     )
@@ -276,10 +276,10 @@ pub fn div_(t: &Tensor, other: &Operand) -> Result<Tensor> {
         Some(other),
         true,
         |x, y| x / y,
-        &|_, _| vec![original_self(&tc, &o), other_saved(&o)],
+        &|_, _| vec![other_saved(&o), original_self(&tc, &o)],
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
-            let (x, y) = (&ctx.saved[0], &ctx.saved[1]);
+            let (y, x) = (&ctx.saved[0], &ctx.saved[1]);
             let gs = need(ctx.needs, 0, || g.div(y))?;
             // PyTorch div_tensor_other_backward: -grad * ((self / other) / other).
             let go = need(ctx.needs, 1, || g.neg()?.mul(&x.div(y)?.div(y)?))?;

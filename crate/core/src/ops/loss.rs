@@ -1,5 +1,5 @@
 //! `F.mse_loss` (`MseLossBackward0`) and `F.cross_entropy` with class-index
-//! targets: `log_softmax` then `nll_loss` (`NllLossBackward0` over
+//! targets and a reduction: `log_softmax` then `nll_loss` (`NllLossBackward0` over
 //! `LogSoftmaxBackward0`), as PyTorch's `cross_entropy_loss` builds it.
 
 use super::{backward_ops, grad_in, need, record, shape_ops, softmax};
@@ -87,9 +87,9 @@ pub fn mse_loss(input: &Tensor, target: &Tensor, reduction: Reduction) -> Result
     )
 }
 
-/// `F.nll_loss(logp, targets)` with mean reduction; `logp` is [N, C] (one
-/// target per row) or [C] (one target).
-pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
+/// `F.nll_loss(logp, targets, reduction)`; `logp` is [N, C] (one target
+/// per row) or [C] (one target). 'none' gives [N] (0-d for [C]).
+pub fn nll_loss(logp: &Tensor, targets: &[i64], reduction: Reduction) -> Result<Tensor> {
     let shape = logp.shape();
     let (rows, classes) = match shape.as_slice() {
         [c] => (1, *c),
@@ -112,35 +112,50 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
             return Err(Error::Index(format!("Target {t} is out of bounds.")));
         }
     }
-    // The gradient of the mean NLL w.r.t. logp: -1/N at each target entry.
-    let mut mask = Array::zeros(&shape);
-    let flat_index = |row: usize, t: usize| row * classes + t;
-    let total = {
+    let target_shape: &[usize] = if shape.len() == 1 { &[] } else { &[rows] };
+    // The gradient w.r.t. logp for a gradient of 1: -1 (-1/N for 'mean')
+    // at each target entry.
+    let flat_index = |row: usize, t: i64| row * classes + t as usize;
+    let picked: Vec<f32> = {
         let lp = logp.data()?;
         let flat = lp.as_slice();
-        let mut sum = 0.0f32;
-        for (row, &t) in targets.iter().enumerate() {
-            sum += flat[flat_index(row, t as usize)];
-        }
-        // No rows: 0 / 0, NaN, as PyTorch's.
-        -sum / rows as f32
+        targets
+            .iter()
+            .enumerate()
+            .map(|(row, &t)| flat.get(flat_index(row, t)).copied().unwrap_or(0.0))
+            .collect()
     };
+    let weight = match reduction {
+        Reduction::Mean => -1.0 / rows.max(1) as f32,
+        _ => -1.0,
+    };
+    let out = match reduction {
+        Reduction::None => Array::from_shape_vec(target_shape, picked.iter().map(|v| -v).collect())
+            .map_err(|e| Error::internal(format!("nll_loss: {e}")))?,
+        // PyTorch sums the picked values, then negates (and divides by the
+        // total weight, N, for 'mean'; no rows: 0 / 0, NaN, as PyTorch's).
+        Reduction::Sum => Array::scalar(-picked.iter().sum::<f32>()),
+        Reduction::Mean => Array::scalar(-picked.iter().sum::<f32>() / rows as f32),
+    };
+    let mut mask = Array::zeros(&shape);
     let m = mask.as_slice_mut();
     for (row, &t) in targets.iter().enumerate() {
-        m[flat_index(row, t as usize)] = -1.0 / rows.max(1) as f32;
+        if let Some(slot) = m.get_mut(flat_index(row, t)) {
+            *slot = weight;
+        }
     }
     let targets = targets.to_vec();
     // PyTorch's NllLossBackward0 saves self, target and total_weight (weight
     // is undefined and not saved), so `saved_tensors_hooks` packs all three.
     // hookgrad's target is float32 (PyTorch's is int64): same shape, values.
-    let target_shape: &[usize] = if shape.len() == 1 { &[] } else { &[rows] };
     let target_values: Vec<f32> = targets.iter().map(|&t| t as f32).collect();
     let saved_target = Tensor::from_vec(target_shape, target_values, &Default::default())?;
     let total_weight = Tensor::scalar(rows as f32);
+    let out_shape = out.shape().to_vec();
     record(
         "NllLossBackward0",
         &[Some(logp)],
-        Array::scalar(total),
+        out,
         // Self is saved with its history: nll_loss_backward's node has an edge to it.
         || {
             vec![
@@ -152,19 +167,21 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64]) -> Result<Tensor> {
         // PyTorch: nll_loss_backward(grad, self, target, ...), the constant
         // mask times grad.
         Box::new(move |ctx| {
-            let g = grad_in(ctx.grads, &[]);
+            let g = grad_in(ctx.grads, &out_shape);
             Ok(vec![Some(backward_ops::nll_loss_backward(
                 &g,
                 &ctx.saved[0],
                 &targets,
                 &mask,
+                reduction,
             )?)])
         }),
     )
 }
 
-/// `F.cross_entropy(logits, targets)` (mean over the batch).
-pub fn cross_entropy(logits: &Tensor, targets: &[i64]) -> Result<Tensor> {
+/// `F.cross_entropy(logits, targets, reduction)`: `log_softmax` over the
+/// class dim, then `nll_loss`.
+pub fn cross_entropy(logits: &Tensor, targets: &[i64], reduction: Reduction) -> Result<Tensor> {
     let dim = if logits.ndim() == 1 { 0 } else { 1 };
     if logits.ndim() == 0 {
         return Err(Error::Index(
@@ -172,7 +189,7 @@ pub fn cross_entropy(logits: &Tensor, targets: &[i64]) -> Result<Tensor> {
         ));
     }
     let logp = softmax::log_softmax(logits, dim)?;
-    nll_loss(&logp, targets)
+    nll_loss(&logp, targets, reduction)
 }
 
 #[cfg(test)]
@@ -185,15 +202,17 @@ mod tests {
         for r in [Reduction::Mean, Reduction::Sum, Reduction::None] {
             check_binary_gradients("mse", &[2, 3], &[2, 3], |a, b| mse_loss(a, b, r));
         }
-        check_unary_gradients("cross_entropy", &[2, 3], |a| cross_entropy(a, &[2, 0]));
-        check_unary_gradients("cross_entropy 1-d", &[4], |a| cross_entropy(a, &[1]));
+        for r in [Reduction::Mean, Reduction::Sum, Reduction::None] {
+            check_unary_gradients("cross_entropy", &[2, 3], |a| cross_entropy(a, &[2, 0], r));
+            check_unary_gradients("cross_entropy 1-d", &[4], |a| cross_entropy(a, &[1], r));
+        }
     }
 
     #[test]
     fn cross_entropy_by_hand_and_names() {
         // Equal logits over 4 classes: loss = ln 4.
         let a = leaf(&[0.5; 8], &[2, 4]);
-        let l = ok(cross_entropy(&a, &[1, 3]));
+        let l = ok(cross_entropy(&a, &[1, 3], Reduction::Mean));
         assert!((item(&l) - 4.0f32.ln()).abs() < 1e-6);
         let f = l.grad_fn();
         assert_eq!(f.as_ref().map(|f| f.name), Some("NllLossBackward0"));
@@ -202,7 +221,9 @@ mod tests {
             next[0].0.as_ref().map(|n| n.name),
             Some("LogSoftmaxBackward0")
         );
-        let e = cross_entropy(&a, &[1, 4]).err().map(|e| e.to_string());
+        let e = cross_entropy(&a, &[1, 4], Reduction::Mean)
+            .err()
+            .map(|e| e.to_string());
         assert_eq!(e.as_deref(), Some("Target 4 is out of bounds."));
     }
 

@@ -8,8 +8,9 @@ use crate::error::{Error, Result};
 use crate::node::SavedTensor;
 use crate::tensor::{Array, Tensor};
 
-/// PyTorch's message when an (m×k) @ (k'×n) product has k ≠ k' (torch 2.x
-/// prefixes it with the op name for `mm`; `F.linear`'s addmm shows none).
+/// PyTorch's message when an (m×k) @ (k'×n) product has k ≠ k', prefixed
+/// with the op's name as torch 2.x does (`mm: `, and `addmm: ` for
+/// `F.linear` with a bias).
 fn check_mm_shapes(prefix: &str, x: (usize, usize), y: (usize, usize)) -> Result<()> {
     if x.1 != y.0 {
         return Err(Error::runtime(format!(
@@ -156,16 +157,17 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         "MmBackward0",
         &[Some(a), Some(b)],
         out,
-        // PyTorch saves mat2 for self's grad and self for mat2's grad.
+        // PyTorch saves mat2 for self's grad and self for mat2's grad, in
+        // that order (its pack and unpack hooks see mat2 first).
         || {
             vec![
-                if b_rg {
-                    SavedTensor::save(a)
+                if a_rg {
+                    SavedTensor::save(b)
                 } else {
                     SavedTensor::empty()
                 },
-                if a_rg {
-                    SavedTensor::save(b)
+                if b_rg {
+                    SavedTensor::save(a)
                 } else {
                     SavedTensor::empty()
                 },
@@ -174,10 +176,10 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &out_shape);
             let ga = need(ctx.needs, 0, || {
-                mm_mat1_backward(&g, &ctx.saved[1], &a_layout)
+                mm_mat1_backward(&g, &ctx.saved[0], &a_layout)
             })?;
             let gb = need(ctx.needs, 1, || {
-                mm_mat2_backward(&g, &ctx.saved[0], &b_layout)
+                mm_mat2_backward(&g, &ctx.saved[1], &b_layout)
             })?;
             Ok(vec![ga, gb])
         }),
@@ -190,7 +192,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 pub fn addmm(bias: &Tensor, x: &Tensor, w: &Tensor) -> Result<Tensor> {
     let prod = {
         let (xm, wm) = (x.data()?, w.data()?);
-        check_mm_shapes("", dims2(&xm)?, dims2(&wm)?)?;
+        check_mm_shapes("addmm: ", dims2(&xm)?, dims2(&wm)?)?;
         kernel::matmul(&xm, &wm)?
     };
     let out = super::arith::broadcast_zip(&*bias.data()?, &prod, |b, p| b + p)?;

@@ -6,6 +6,7 @@
 //! ReduceOps.cpp, TensorCompare.cpp, FunctionsManual.cpp
 //! (`evenly_distribute_backward`, `value_selecting_reduction_backward`).
 
+use super::backward_ops::map_with;
 use super::{constant, grad_in, record, save_result, shape_ops};
 use crate::error::{Error, Result};
 use crate::node::SavedTensor;
@@ -54,10 +55,10 @@ pub fn extreme(a: &Tensor, max: bool) -> Result<Tensor> {
             let g = grad_in(ctx.grads, &[]);
             let (x, result) = (&ctx.saved[0], &ctx.saved[1]);
             let r = result.item()?;
-            let hit = |v: f32| v == r || (v.is_nan() && r.is_nan());
-            let mask = x.data()?.mapv(|v| if hit(v) { 1.0 } else { 0.0 });
-            let count = mask.sum();
-            let share = mask.mapv(|m| m / count);
+            let mask = map_with(&*x.data()?, r, |v, r| {
+                f32::from(u8::from(v == r || (v.is_nan() && r.is_nan())))
+            });
+            let share = map_with(&mask, mask.sum(), |m, count| m / count);
             let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
             let e = shape_ops::expand(&g, &sizes)?;
             Ok(vec![Some(e.mul(&constant(share))?)])
@@ -117,13 +118,15 @@ pub fn extreme_dim(a: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             (mk(vals)?, mk(idx)?, shape, Some(axis))
         }
     };
-    let index_values = indices.clone();
     let out_shape = values.shape().to_vec();
+    // PyTorch saves the indices output (a pack hook sees that very tensor;
+    // changing it in place fails the backward).
+    let indices = Tensor::from_array(indices);
     let t = record(
         if max { "MaxBackward0" } else { "MinBackward0" },
         &[Some(a)],
         values,
-        Vec::new,
+        || vec![SavedTensor::save(&indices)],
         // PyTorch value_selecting_reduction_backward: the gradient scattered
         // into zeros of the input's size at the indices (along `dim`).
         Box::new(move |ctx| {
@@ -134,14 +137,14 @@ pub fn extreme_dim(a: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Te
             if !keepdim {
                 g = shape_ops::unsqueeze(&g, axis)?;
             }
-            let onehot = one_hot(&shape, axis, &index_values);
+            let onehot = one_hot(&shape, axis, &*ctx.saved[0].data()?);
             let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
             Ok(vec![Some(
                 shape_ops::expand(&g, &sizes)?.mul(&constant(onehot))?,
             )])
         }),
     )?;
-    Ok((t, Tensor::from_array(indices)))
+    Ok((t, indices))
 }
 
 /// 1 where the element's index along `axis` is the one picked for its lane.

@@ -18,6 +18,7 @@ pub mod join;
 pub mod kernel;
 pub mod linear;
 pub mod loss;
+pub(crate) mod masked;
 pub mod matmul;
 pub mod minmax;
 pub mod norm;
@@ -27,6 +28,7 @@ pub mod reduce;
 pub mod shape_ops;
 pub mod softmax;
 pub mod unary;
+pub mod views;
 
 /// The right-hand side of a binary op: a tensor or a plain number (which
 /// PyTorch wraps into a 0-d tensor that does not require grad, giving a

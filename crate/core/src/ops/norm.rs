@@ -4,125 +4,81 @@
 //! (`ClampBackward1`, numbers as bounds). PyTorch: FunctionsManual.cpp
 //! (`norm_backward`), derivatives.yaml (`clamp`).
 
-use super::{constant, elementwise_layout, grad_in, record, save_result, shape_ops};
+use super::arith::broadcast_zip;
+use super::backward_ops::map_with;
+use super::masked::{keep_where, mask_of, Spelling};
+use super::{elementwise_layout, grad_in, record, save_result, shape_ops};
 use crate::error::{Error, Result};
 use crate::node::SavedTensor;
 use crate::shape::wrap_dim;
 use crate::tensor::{Array, Tensor};
 
-/// `(sum |x|^p)^(1/p)` of the values in `lane` (`p = 2`: the square root
-/// of the sum of squares; `p = 1`: the sum of absolute values).
-fn lane_norm(lane: impl Iterator<Item = f32>, p: f32) -> f32 {
-    if p == 2.0 {
-        lane.map(|v| v * v).sum::<f32>().sqrt()
-    } else if p == 1.0 {
-        lane.map(f32::abs).sum()
-    } else {
-        lane.map(|v| v.abs().powf(p)).sum::<f32>().powf(1.0 / p)
-    }
-}
-
-/// Index of each element's lane in the reduced (keepdim) array.
-fn lane_of(shape: &[usize], axis: Option<usize>, flat: usize) -> usize {
-    match axis {
-        None => 0,
-        Some(a) => {
-            let inner: usize = shape[a + 1..].iter().product();
-            let len = shape[a];
-            (flat / (inner * len)) * inner + flat % inner
-        }
-    }
-}
-
 /// `t.norm(p = 2, dim?, keepdim = false)`; `p` a positive finite number.
+/// Built from the array's own sums (no loop of its own: the wasm is small).
 pub fn norm(a: &Tensor, p: f32, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     if !(p.is_finite() && p > 0.0) {
-        return Err(Error::runtime(format!(
-            "hookgrad does not implement torch.norm with p={p} yet (only positive finite p)"
-        )));
+        // No float in the message: formatting one costs the wasm ~4 KB gzip.
+        return Err(Error::runtime(
+            "hookgrad does not implement torch.norm with a p that is not a positive finite number yet",
+        ));
     }
     let shape = a.shape();
     let axis = match dim {
-        Some(d) if !shape.is_empty() => Some(wrap_dim(d, shape.len())?),
-        Some(d) => {
-            wrap_dim(d, 0)?;
-            None
-        }
+        Some(d) => Some(wrap_dim(d, shape.len())?).filter(|_| !shape.is_empty()),
         None => None,
     };
-    let out = {
-        let d = a.data()?;
-        let src = d.as_slice();
-        match axis {
-            None => {
-                let v = lane_norm(src.iter().copied(), p);
-                if keepdim {
-                    Array::from_elem(&vec![1; shape.len()], v)
-                } else {
-                    Array::scalar(v)
-                }
-            }
-            Some(ax) => {
-                let (len, inner) = (shape[ax], shape[ax + 1..].iter().product::<usize>());
-                let outer: usize = shape[..ax].iter().product();
-                let mut vals = Vec::with_capacity(outer * inner);
-                for o in 0..outer {
-                    for i in 0..inner {
-                        let lane = (0..len).map(|k| src[(o * len + k) * inner + i]);
-                        vals.push(lane_norm(lane, p));
-                    }
-                }
-                let mut s = shape.clone();
-                if keepdim {
-                    s[ax] = 1;
-                } else {
-                    s.remove(ax);
-                }
-                Array::from_shape_vec(&s, vals)
-                    .map_err(|e| Error::internal(format!("norm result: {e}")))?
-            }
-        }
+    // `map_with` (one fn pointer type), not `mapv` with closures: each
+    // closure would be one more copy of the loop in the wasm.
+    let powered = map_with(&*a.data()?, p, |v, p| match p {
+        1.0 => v.abs(),
+        2.0 => v * v,
+        _ => v.abs().powf(p),
+    });
+    let summed = match axis {
+        Some(ax) => powered.sum_axis(ax),
+        None => Array::scalar(powered.sum()),
     };
+    let mut out = map_with(&summed, p, |s, p| match p {
+        1.0 => s,
+        2.0 => s.sqrt(),
+        _ => s.powf(1.0 / p),
+    });
+    if keepdim {
+        out = match axis {
+            Some(ax) => out.insert_axis(ax),
+            None => Array::from_elem(&vec![1; shape.len()], out.sum()),
+        };
+    }
     let out_shape = out.shape().to_vec();
     let t = record(
         "LinalgVectorNormBackward0",
         &[Some(a)],
         out,
         || vec![SavedTensor::save(a)],
-        // PyTorch norm_backward: grad * sgn(x) (p = 1), x * grad / norm
-        // (p = 2), x |x|^(p-2) grad / norm^(p-1) otherwise; 0 where the
-        // norm is 0.
+        // PyTorch norm_backward, with tensor ops (a double backward goes
+        // through them): self.sgn() * grad (p = 1); grad * (self / norm)
+        // (p = 2) or self * |self|^(p-2) * (grad / norm^(p-1)), the
+        // quotient masked_fill_ to 0 where the norm is 0.
         Box::new(move |ctx| {
             let mut g = grad_in(ctx.grads, &out_shape);
-            let factor = {
-                let (x, result) = (ctx.saved[0].data()?, ctx.saved[1].data()?);
-                let r = result.as_slice();
-                let factor: Vec<f32> = x
-                    .iter()
-                    .enumerate()
-                    .map(|(flat, &v)| {
-                        let n = r.get(lane_of(&shape, axis, flat)).copied().unwrap_or(0.0);
-                        if p == 1.0 {
-                            super::backward_ops::sgn_value(v)
-                        } else if n == 0.0 {
-                            0.0
-                        } else if p == 2.0 {
-                            v / n
-                        } else {
-                            v * v.abs().powf(p - 2.0) / n.powf(p - 1.0)
-                        }
-                    })
-                    .collect();
-                let factor = Array::from_shape_vec(x.shape(), factor)
-                    .map_err(|e| Error::internal(format!("norm backward: {e}")))?;
-                factor
-            };
+            let (x, mut r) = (ctx.saved[0].clone(), ctx.saved[1].clone());
             if let (Some(ax), false) = (axis, keepdim) {
                 g = shape_ops::unsqueeze(&g, ax)?;
+                r = shape_ops::unsqueeze(&r, ax)?;
             }
-            let sizes: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-            let e = shape_ops::expand(&g, &sizes)?;
-            Ok(vec![Some(e.mul(&constant(factor))?)])
+            if p == 1.0 {
+                return Ok(vec![Some(super::backward_ops::sgn(&x)?.mul(&g)?)]);
+            }
+            let keep = broadcast_zip(&*x.data()?, &*r.data()?, |_, n| {
+                f32::from(u8::from(n != 0.0))
+            })?;
+            let grad = if p == 2.0 {
+                g.mul(&keep_where(&x.div(&r)?, keep, Spelling::MaskedFill)?)?
+            } else {
+                let q = keep_where(&g.div(&r.pow(p - 1.0)?)?, keep, Spelling::MaskedFill)?;
+                x.mul(&x.abs()?.pow(p - 2.0)?)?.mul(&q)?
+            };
+            Ok(vec![Some(grad)])
         }),
     )?;
     save_result(&t)?;
@@ -142,21 +98,23 @@ pub fn clamp(a: &Tensor, min: Option<f32>, max: Option<f32>) -> Result<Tensor> {
         max.unwrap_or(f32::INFINITY),
     );
     // PyTorch: min(max(x, lo), hi) (so hi wins when lo > hi); NaN stays.
-    let out = a
-        .data()?
-        .mapv(|v| if v.is_nan() { v } else { v.max(lo).min(hi) });
+    let out = map_with(&*a.data()?, lo, |v, lo| if v < lo { lo } else { v });
+    let out = map_with(&out, hi, |v, hi| if v > hi { hi } else { v });
     let shape = a.shape();
     let t = record(
         "ClampBackward1",
         &[Some(a)],
         out,
         || vec![SavedTensor::save(a)],
+        // PyTorch: where(min < self < max, grad, 0).
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
-            let inside = ctx.saved[0]
-                .data()?
-                .mapv(|v| if v > lo && v < hi { 1.0 } else { 0.0 });
-            Ok(vec![Some(g.mul(&constant(inside))?)])
+            let inside = {
+                let x = ctx.saved[0].data()?;
+                let above = mask_of(&x, lo, |v, lo| v > lo);
+                broadcast_zip(&above, &mask_of(&x, hi, |v, hi| v < hi), |a, b| a * b)?
+            };
+            Ok(vec![Some(keep_where(&g, inside, Spelling::Where)?)])
         }),
     )?;
     elementwise_layout(t, &[Some(a)])

@@ -4,20 +4,12 @@
 //! (`pow_backward_self`, `pow_backward_exponent`).
 
 use super::arith::broadcast_zip;
-use super::{constant, elementwise_layout, grad_in, record, save_result};
+use super::backward_ops::map_with;
+use super::masked::{keep_where, mask_of, Spelling};
+use super::{elementwise_layout, grad_in, record, save_result};
 use crate::error::Result;
 use crate::node::SavedTensor;
-use crate::tensor::{Array, Tensor};
-
-/// `grad * result * log(base)`'s factor, 0 where `base == 0` and the
-/// exponent is `>= 0` (PyTorch masks what would be `0 * -inf`).
-fn exponent_factor(base: f32, exponent: f32, result: f32) -> f32 {
-    if base == 0.0 && exponent >= 0.0 {
-        0.0
-    } else {
-        result * base.ln()
-    }
-}
+use crate::tensor::Tensor;
 
 /// `a.pow(e)` for a tensor `e` (`PowBackward1`).
 pub fn pow_tensor(a: &Tensor, e: &Tensor) -> Result<Tensor> {
@@ -27,27 +19,31 @@ pub fn pow_tensor(a: &Tensor, e: &Tensor) -> Result<Tensor> {
         "PowBackward1",
         &[Some(a), Some(e)],
         out,
-        || vec![SavedTensor::save(a), SavedTensor::save(e)],
-        // The engine sums each gradient back to its input's shape.
+        // PyTorch's order (its pack / unpack hooks see them so): exponent,
+        // self, then the result.
+        || vec![SavedTensor::save(e), SavedTensor::save(a)],
+        // PyTorch pow_backward_self / pow_backward_exponent, with tensor
+        // ops (so a double backward differentiates them); the engine sums
+        // each gradient back to its input's shape.
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &out_shape);
-            let (x, y, r) = (&ctx.saved[0], &ctx.saved[1], &ctx.saved[2]);
+            let (y, x, r) = (&ctx.saved[0], &ctx.saved[1], &ctx.saved[2]);
+            // where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)))
             let gs = super::need(ctx.needs, 0, || {
-                // exponent * self^(exponent - 1), 0 where the exponent is 0.
-                let f = broadcast_zip(&*x.data()?, &*y.data()?, |b, p| {
-                    if p == 0.0 {
-                        0.0
-                    } else {
-                        p * b.powf(p - 1.0)
-                    }
-                })?;
-                g.mul(&constant(f))
+                let d = y.mul(&pow_tensor(x, &y.sub(1.0)?)?)?;
+                let keep = mask_of(&*y.data()?, 0.0, |p, z| p != z);
+                keep_where(
+                    &g.mul(&d)?,
+                    keep.broadcast(&out_shape).unwrap_or(keep),
+                    Spelling::Where,
+                )
             })?;
+            // grad * where(self == 0 & exponent >= 0, 0, result * self.log())
             let ge = super::need(ctx.needs, 1, || {
-                let xy =
-                    broadcast_zip(&*x.data()?, &*y.data()?, |b, p| exponent_factor(b, p, 1.0))?;
-                let f = broadcast_zip(&xy, &*r.data()?, |f, r| if f == 0.0 { 0.0 } else { f * r })?;
-                g.mul(&constant(f))
+                let keep = broadcast_zip(&*x.data()?, &*y.data()?, |b, p| {
+                    f32::from(u8::from(!(b == 0.0 && p >= 0.0)))
+                })?;
+                g.mul(&keep_where(&r.mul(&x.log()?)?, keep, Spelling::Where)?)
             })?;
             Ok(vec![gs, ge])
         }),
@@ -58,22 +54,24 @@ pub fn pow_tensor(a: &Tensor, e: &Tensor) -> Result<Tensor> {
 
 /// `torch.pow(base, e)` for a number `base` (`PowBackward2`).
 pub fn pow_number_base(base: f32, e: &Tensor) -> Result<Tensor> {
-    let out: Array = e.data()?.mapv(|p| base.powf(p));
+    let out = map_with(&*e.data()?, base, |p, b| b.powf(p));
     let shape = e.shape();
     let t = record(
         "PowBackward2",
         &[Some(e)],
         out,
         || vec![SavedTensor::save(e)],
+        // PyTorch: grad * (result * log(base)); for base 0, 0 where the
+        // exponent is >= 0.
         Box::new(move |ctx| {
             let g = grad_in(ctx.grads, &shape);
-            let (e, r) = (ctx.saved[0].data()?, ctx.saved[1].data()?);
-            let f: Vec<f32> = (e.iter().zip(r.iter()))
-                .map(|(&p, &r)| exponent_factor(base, p, r))
-                .collect();
-            let f = Array::from_shape_vec(e.shape(), f)
-                .map_err(|err| crate::error::Error::internal(format!("pow backward: {err}")))?;
-            Ok(vec![Some(g.mul(&constant(f))?)])
+            let (e, r) = (&ctx.saved[0], &ctx.saved[1]);
+            let ge = g.mul(&super::backward_ops::mul_scalar(r, base.ln())?)?;
+            if base != 0.0 {
+                return Ok(vec![Some(ge)]);
+            }
+            let keep = mask_of(&*e.data()?, 0.0, |p, z| p < z);
+            Ok(vec![Some(keep_where(&ge, keep, Spelling::Where)?)])
         }),
     )?;
     save_result(&t)?;

@@ -4,30 +4,69 @@
 //! PyTorch runs them on `input.contiguous()`, so the result is contiguous
 //! whatever the input's layout.
 
-use super::arith::broadcast_zip;
 use super::{backward_ops, grad_in, record, save_result};
 use crate::error::Result;
 use crate::shape::wrap_dim;
 use crate::tensor::{Array, Tensor};
 
-/// `log(sum(exp(x - max)))` + max along `axis`, kept as a size-1 axis.
-/// (Broadcasting through `broadcast_zip`, one instance for every op.)
-fn log_sum_exp(x: &Array, axis: usize) -> Result<Array> {
-    let max = x.max_axis(axis).insert_axis(axis);
-    let shifted = broadcast_zip(x, &max, |a, m| a - m)?;
-    let lse = shifted
-        .mapv(f32::exp as fn(f32) -> f32)
-        .sum_axis(axis)
-        .mapv(f32::ln as fn(f32) -> f32)
-        .insert_axis(axis);
-    broadcast_zip(&lse, &max, |l, m| l + m)
+/// softmax / log_softmax along `axis` in the order of PyTorch's CPU
+/// kernels (aten/src/ATen/native/cpu/SoftMaxKernel.cpp), so float32 results
+/// match to the bit: per lane, `max`, then `sum += exp(x - max)` in order;
+/// log_softmax is `(x - max) - log(sum)` (adding max and log(sum) first
+/// loses the small term: PyTorch issue 11752); softmax is `e * (1 / sum)`
+/// on the last dim (`_vec_softmax_lastdim`) and `e / sum` on another
+/// (`_vec_softmax`). PyTorch sums a last dim of 8 or more (16 with AVX512)
+/// in vector lanes: there the last bit may differ.
+fn softmax_values(x: &Array, axis: usize, log: bool) -> Array {
+    let shape = x.shape();
+    let dim = shape.get(axis).copied().unwrap_or(1);
+    let outer: usize = shape[..axis].iter().product();
+    let inner: usize = shape.get(axis + 1..).map_or(1, |s| s.iter().product());
+    let last_dim = axis + 1 == shape.len();
+    let src = x.as_slice();
+    let mut out = x.clone();
+    let dst = out.as_slice_mut();
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |d: usize| (o * dim + d) * inner + i;
+            let mut max = f32::NEG_INFINITY;
+            for d in 0..dim {
+                let v = src[at(d)];
+                if v > max || v.is_nan() {
+                    max = v;
+                }
+            }
+            let mut sum = 0.0f32;
+            for d in 0..dim {
+                let e = (src[at(d)] - max).exp();
+                dst[at(d)] = e;
+                sum += e;
+            }
+            if log {
+                let l = sum.ln();
+                for d in 0..dim {
+                    dst[at(d)] = src[at(d)] - max - l;
+                }
+            } else if last_dim {
+                let r = 1.0 / sum;
+                for d in 0..dim {
+                    dst[at(d)] *= r;
+                }
+            } else {
+                for d in 0..dim {
+                    dst[at(d)] /= sum;
+                }
+            }
+        }
+    }
+    out
 }
 
-fn log_softmax_values(x: &Array, axis: Option<usize>) -> Result<Array> {
+/// A 0-d tensor is its own (only) class: log_softmax 0, softmax 1.
+fn forward_values(x: &Array, axis: Option<usize>, log: bool) -> Array {
     match axis {
-        // A 0-d tensor is its own (only) class: log_softmax = 0.
-        None => Ok(backward_ops::map_with(x, 0.0, |_, zero| zero)),
-        Some(axis) => broadcast_zip(x, &log_sum_exp(x, axis)?, |a, l| a - l),
+        Some(axis) => softmax_values(x, axis, log),
+        None => backward_ops::map_with(x, if log { 0.0 } else { 1.0 }, |_, c| c),
     }
 }
 
@@ -47,7 +86,7 @@ pub(crate) fn sum_keep(a: &Tensor, axis: Option<usize>) -> Result<Tensor> {
 
 pub fn softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
     let axis = axis_of(a, dim)?;
-    let out = log_softmax_values(&*a.data()?, axis)?.mapv(f32::exp as fn(f32) -> f32);
+    let out = forward_values(&*a.data()?, axis, false);
     let shape = out.shape().to_vec();
     let t = record(
         "SoftmaxBackward0",
@@ -69,7 +108,7 @@ pub fn softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
 
 pub fn log_softmax(a: &Tensor, dim: i64) -> Result<Tensor> {
     let axis = axis_of(a, dim)?;
-    let out = log_softmax_values(&*a.data()?, axis)?;
+    let out = forward_values(&*a.data()?, axis, true);
     let shape = out.shape().to_vec();
     let t = record(
         "LogSoftmaxBackward0",

@@ -1,4 +1,4 @@
-//! exp log sin cos tanh sigmoid relu abs sqrt. Ops whose derivative is cheapest from
+//! exp log sin cos tanh sigmoid relu abs sqrt reciprocal. Ops whose derivative is cheapest from
 //! the result save the result (as PyTorch does), others save the input.
 
 use super::backward_ops;
@@ -184,6 +184,19 @@ pub fn sqrt(a: &Tensor) -> Result<Tensor> {
     )
 }
 
+/// PyTorch saves the result: `-grad * (result * result).conj()` (two
+/// `MulBackward0` and a `NegBackward0` under `create_graph`).
+pub fn reciprocal(a: &Tensor) -> Result<Tensor> {
+    unary(
+        a,
+        "ReciprocalBackward0",
+        |x| 1.0 / x,
+        From::Result,
+        |g, y| g.neg()?.mul(&y.mul(y)?),
+        |g, y, _| [-g * (y[0] * y[0]), 0.0],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +212,9 @@ mod tests {
         check_unary_gradients("relu", &[5], relu);
         check_unary_gradients("log", &[3], log);
         check_unary_gradients("sqrt", &[2, 2], sqrt);
+        check_unary_gradients("reciprocal", &[3], |a| {
+            reciprocal(&crate::ops::arith::add(a, &3.0f32.into())?)
+        });
         check_unary_gradients("abs", &[3], |a| {
             abs(&crate::ops::arith::sub(a, &1.0f32.into())?)
         });

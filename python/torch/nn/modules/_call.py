@@ -7,11 +7,18 @@ tuples as arrays, anything else as an opaque Python object); the engine
 hands the module object to hooks, here always the Python module itself."""
 
 import weakref
+from collections import OrderedDict
 
 from ... import _bridge as B
 from ...utils.hooks import RemovableHandle
 
 _by_engine_id = weakref.WeakValueDictionary()
+# The global hooks (torch.nn.modules.module._global_*), listed as PyTorch lists them.
+_GLOBAL = {k: OrderedDict() for k in (
+    "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks", "_forward_hooks_with_kwargs",
+    "_forward_hooks_always_called", "_backward_hooks", "_backward_pre_hooks")}
+# Per module call in progress: the ids of always_call forward hooks that ran.
+_ran_always = []
 # Proxies made for one module call's non-tensor values: freed when the
 # outermost call returns (the engine keeps none of them after it).
 _temps = []
@@ -37,14 +44,39 @@ def call(mod, args, kwargs):
     if "_hg" not in mod.__dict__:
         raise AttributeError(f"'{type(mod).__name__}' object has no attribute '_hg' (did you forget super().__init__()?)")
     _depth[0] += 1
+    _ran_always.append(set())
     try:
         jsargs = B.js.array(*[B.to_js_value(a, _temps) for a in args])
         out = B.call_engine(mod._hg.callWithKwargs, jsargs, B.to_js_dict(kwargs, _temps))
         return B.from_js_value(out)
+    except Exception:
+        _call_always_hooks(mod, args, kwargs, _ran_always[-1])
+        raise
     finally:
+        _ran_always.pop()
         _depth[0] -= 1
         if _depth[0] == 0:
             B.free_temps(_temps)
+
+
+def _call_always_hooks(mod, args, kwargs, ran):
+    """PyTorch's `always_call=True`: forward hooks that run (with output None)
+    even when the call raised; what they raise is silenced with a warning."""
+    from ... import _warnings
+
+    for where, src in (("global ", _GLOBAL), ("", mod.__dict__)):
+        for hid in list(src["_forward_hooks_always_called"]):
+            hook = src["_forward_hooks"].get(hid)
+            if hook is None or hid in ran:
+                continue
+            try:
+                if hid in src["_forward_hooks_with_kwargs"]:
+                    hook(mod, args, kwargs, None)
+                else:
+                    hook(mod, args, None)
+            except Exception as e:
+                _warnings.warn(f"{where}module forward hook with ``always_call=True`` raised an exception that was "
+                               f"silenced as another error was raised in forward: {str(e)}")
 
 
 def add_child(mod, name, child):
@@ -77,9 +109,18 @@ def _opts(prepend=False, with_kwargs=False):
     return o
 
 
-def _handle(h):
-    B.note_hook(h.id)
-    return RemovableHandle(h)
+def _handle(h, hooks_dict, hook, prepend=False, extra_dict=None):
+    handle = B.note_hook(h, hooks_dict, hook, extra_dict)
+    if prepend and hooks_dict is not None:
+        hooks_dict.move_to_end(handle.id, last=False)
+    return handle
+
+
+def _dicts(mod, own, kw):
+    """The module's (or, for mod None, the global) hook dict and its
+    with_kwargs companion, as PyTorch keeps them."""
+    src = mod.__dict__ if mod is not None else _GLOBAL
+    return src[own], (src[kw] if kw else None)
 
 
 def forward_pre_hook(mod, hook, prepend, with_kwargs, target=None):
@@ -98,21 +139,39 @@ def forward_pre_hook(mod, hook, prepend, with_kwargs, target=None):
             return None if r is None else B.to_js_value(r, _temps)
 
     reg = mod._hg.registerForwardPreHook if target is None else target
-    return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend, with_kwargs)))
+    d, kw = _dicts(mod, "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
+    return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend, with_kwargs)), d, hook, prepend,
+                   kw if with_kwargs else None)
 
 
 def forward_hook(mod, hook, prepend, with_kwargs, always_call=False, target=None):
+    key = []  # the handle's id, known once registered (always_call bookkeeping)
+
+    def ran():
+        if always_call and _ran_always:
+            _ran_always[-1].add(key[0])
+
     if with_kwargs:
         def call_(m, args, kwargs, output):
+            ran()
             r = hook(_module_of(m), B.from_js_value(args), B.from_js_value(kwargs), B.from_js_value(output))
             return None if r is None else B.to_js_value(r, _temps)
     else:
         def call_(m, args, output):
+            ran()
             r = hook(_module_of(m), B.from_js_value(args), B.from_js_value(output))
             return None if r is None else B.to_js_value(r, _temps)
 
     reg = mod._hg.registerForwardHook if target is None else target
-    return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend, with_kwargs)))
+    d, kw = _dicts(mod, "_forward_hooks", "_forward_hooks_with_kwargs")
+    handle = _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend, with_kwargs)), d, hook, prepend,
+                     kw if with_kwargs else None)
+    key.append(handle.id)
+    if always_call:
+        src = mod.__dict__ if mod is not None else _GLOBAL
+        src["_forward_hooks_always_called"][handle.id] = True
+        handle._dicts.append(src["_forward_hooks_always_called"])
+    return handle
 
 
 def backward_hook(mod, hook, kind, prepend=False, target=None):
@@ -122,16 +181,18 @@ def backward_hook(mod, hook, kind, prepend=False, target=None):
             return None if r is None else B.grads_to_js(_tuple(r), "backward pre hook")
 
         reg = mod._hg.registerFullBackwardPreHook if target is None else target
-        return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend)))
+        d, _ = _dicts(mod, "_backward_pre_hooks", None)
+        return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend)), d, hook, prepend)
 
     def call_(m, grad_input, grad_output):
         r = hook(_module_of(m), B.grads_from_js(grad_input), B.grads_from_js(grad_output))
         return None if r is None else B.grads_to_js(_tuple(r), "backward hook")
 
+    d, _ = _dicts(mod, "_backward_hooks", None)
     if kind == "legacy":
-        return _handle(B.call_engine(mod._hg.registerBackwardHook, B.proxy(call_, hook)))
+        return _handle(B.call_engine(mod._hg.registerBackwardHook, B.proxy(call_, hook)), d, hook)
     reg = mod._hg.registerFullBackwardHook if target is None else target
-    return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend)))
+    return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend)), d, hook, prepend)
 
 
 def _tuple(r):

@@ -2,7 +2,7 @@
 
 from collections import OrderedDict
 
-from .module import Module
+from .module import Module, _addindent
 
 
 class Sequential(Module):
@@ -73,9 +73,22 @@ class ModuleList(Module):
         return self
 
     def __repr__(self):
-        # PyTorch folds runs of identical children: keep the plain form, which
-        # it uses whenever children differ.
-        return Module.__repr__(self)
+        # PyTorch folds runs of identical children: "(0-2): 3 x Linear(...)".
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        spans, blocks = [[0, 0]], [reprs[0]]
+        for i, r in enumerate(reprs[1:], 1):
+            if r == blocks[-1]:
+                spans[-1][1] += 1
+                continue
+            spans.append([i, i])
+            blocks.append(r)
+        lines = []
+        for (a, b), block in zip(spans, blocks):
+            line = f"({a}): {block}" if a == b else f"({a}-{b}): {b - a + 1} x {block}"
+            lines.append(_addindent(line, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
 class ModuleDict(Module):

@@ -11,9 +11,22 @@ from collections import OrderedDict
 from ... import _bridge as B
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
-from . import _call
+from . import _call, _registration
 
-_modules_by_id = {}  # engine module id -> Python Module (for global hooks)
+
+class StateDict(OrderedDict):
+    """state_dict()'s OrderedDict. Its repr is the one PyTorch's users see on
+    CPython 3.11 and earlier (`OrderedDict([('w', ...)])`); Pyodide's CPython
+    3.14 would print `OrderedDict({'w': ...})`."""
+
+    def __repr__(self):
+        if not self:
+            return "OrderedDict()"
+        return "OrderedDict([" + ", ".join(f"({k!r}, {v!r})" for k, v in self.items()) + "])"
+
+
+StateDict.__name__ = StateDict.__qualname__ = "OrderedDict"
+StateDict.__module__ = "collections"
 
 
 def _addindent(s, n):
@@ -37,8 +50,19 @@ class Module:
         sa(self, "_buffers", {})
         sa(self, "_non_persistent_buffers_set", set())
         sa(self, "_modules", {})
+        for name in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_backward_hooks",
+                     "_backward_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks"):
+            sa(self, name, OrderedDict())
         sa(self, "_hg", _call.engine_module(self))
-        _modules_by_id[int(self._hg.id)] = self
+
+    def __del__(self):
+        h = self.__dict__.get("_hg")
+        if h is not None:
+            try:
+                h.dispose()
+            except Exception:
+                pass
 
     def forward(self, *input):
         raise NotImplementedError(
@@ -85,6 +109,7 @@ class Module:
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
+                value = _registration.run(_registration.modules, self, name, value)
                 modules[name] = value
                 _call.add_child(self, name, value)
             elif modules is not None and name in modules:
@@ -135,6 +160,7 @@ class Module:
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created explicitly. "
                 f"To express '{name}' as a function of another Tensor, compute the value in the forward() method."
             )
+        param = _registration.run(_registration.parameters, self, name, param)
         self._parameters[name] = param
         _call.add_parameter(self, name, param)
 
@@ -153,6 +179,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (torch Tensor or None required)")
+        tensor = _registration.run(_registration.buffers, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -254,7 +281,7 @@ class Module:
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         if destination is None:
-            destination = OrderedDict()
+            destination = StateDict()
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -401,3 +428,6 @@ RemovableHandle = RemovableHandle
 # torch.nn.modules.module.register_module_*: the global hooks.
 from ._call import (register_module_forward_hook, register_module_forward_pre_hook,  # noqa: E402,F401
                     register_module_full_backward_hook, register_module_full_backward_pre_hook)
+from ._registration import (register_module_buffer_registration_hook,  # noqa: E402,F401
+                            register_module_module_registration_hook,
+                            register_module_parameter_registration_hook)

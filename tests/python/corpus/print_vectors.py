@@ -1,0 +1,22 @@
+# 1-D float tensors: common width, integral values, mixed magnitudes.
+import torch
+
+print(torch.tensor([1.0, 2.0, 3.0]))
+print(torch.tensor([1.0, -2.0, 3.0]))
+print(torch.tensor([0.5, 1.25, -3.125]))
+print(torch.tensor([1.0, 10.0, 100.0, 1000.0]))
+print(torch.tensor([0.001, 0.01, 0.1]))
+print(torch.tensor([0.0001, 1.0]))
+print(torch.tensor([0.00001, 1.0]))
+print(torch.tensor([1e-5, 1e5]))
+print(torch.tensor([12345.678, 0.5]))
+print(torch.tensor([99999.0, 100000.0]))
+print(torch.tensor([1e9, 1.0]))
+print(torch.tensor([-1e-3, 2e-3]))
+print(torch.tensor([0.0, 0.0]))
+print(torch.tensor([1.5, float('nan'), float('inf'), -float('inf')]))
+print(torch.tensor([float('nan'), 2.0]))
+print(torch.tensor([1.0, float('inf')]))
+print(torch.tensor([-0.0, 0.0, 1.0]))
+print(torch.tensor([123.456, -0.001]))
+print(torch.tensor([7.0]))

@@ -1,0 +1,21 @@
+# sum, mean, max, min, norm: whole tensor, along a dim, keepdim; grads.
+import torch
+
+x = torch.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], requires_grad=True)
+print(x.sum(), x.mean(), x.max(), x.min(), x.norm())
+print(x.sum(0), x.sum(1), x.sum(dim=1, keepdim=True))
+print(x.mean(0), x.mean(dim=1))
+print(x.sum(-1), x.mean(-2, keepdim=True))
+values, indices = x.max(dim=1)
+print(values, indices)
+values, indices = x.min(0)
+print(values, indices)
+print(torch.sum(x), torch.mean(x), torch.norm(x))
+print(torch.max(x), torch.min(x))
+print(torch.sum(x, 0), torch.sum(x, dim=1))
+loss = x.sum() + x.mean() + x.max() + x.norm()
+loss.backward()
+print(x.grad)
+i = torch.tensor([[1, 2], [3, 4]])
+print(i.sum(), i.sum(0), i.max(), i.min())
+print(torch.tensor([True, True, False]).sum())
