@@ -51,7 +51,9 @@ async function openTutorial(name, viewport) {
 }
 
 /** The output lines of a cell. */
-const lines = (page, id) => page.locator(`#${id} .cell-lines li`).allTextContents();
+// A cell in Python prints AccumulateGrad's name() as PyTorch does, with its C++
+// namespace (torch::autograd::AccumulateGrad): compared as the JS cell prints it.
+const lines = async (page, id) => (await page.locator(`#${id} .cell-lines li`).allTextContents()).map((l) => l.replace(/torch::autograd::/g, ''));
 
 /** The numbers on the output line that starts with `label` (after the label). */
 async function printed(page, id, label, nth = 0) {
