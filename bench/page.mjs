@@ -11,6 +11,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { median } from './lib/stats.mjs';
+import { measurePythonReady } from './python-ready.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -143,6 +144,8 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
     const page = await ctx.newPage();
     const hash = `#s=${b64url(JSON.stringify({ v: 1, program: PROGRAM_300, semantics: 'pytorch-2' }))}`;
     await page.goto(`${url}playground.html${hash}`, { waitUntil: 'load' });
+    // A program from a link waits for the reader's click (web/src/model/trust.js).
+    await page.getByRole('button', { name: 'Run this program' }).click({ timeout: 10000 }).catch(() => {});
     try {
       await page.waitForFunction(() => document.querySelectorAll('#graph .bnode').length >= 300, null, { timeout: 30000 });
     } catch {
@@ -176,6 +179,9 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
       log(`W6 fps: ${res.fps.toFixed(1)} (${before} → ${r.step})`);
     }
     await ctx.close();
+
+    // -- Python: from the click on "Python" to a ready interpreter (uncached, cached)
+    try { res.python = await measurePythonReady(browser, url, { log }); } catch (e) { res.notes.push(`Python ready: ${e.message.split('\n')[0]}`); }
 
     // -- 2,000 nodes: the overview (big graphs: canvas + layered layout), then fps while playing
     const big = await measureBig(browser, url, { windowMs, log });

@@ -11,9 +11,9 @@
 // - Starts when scrolled near the viewport (IntersectionObserver).
 // - Re-dispatches the embed's messages as DOM CustomEvents on the element:
 //   `ready`, `step` ({step, total, text}), `done` ({step, total}), `error` ({message}).
-// Attributes: lesson, scenario, program, step, autoplay, theme, height, title.
+// Attributes: lesson, scenario, language, program, step, autoplay, theme, height, title.
 const base = new URL('./', import.meta.url);
-const ATTRS = ['lesson', 'scenario', 'program', 'step', 'autoplay', 'theme', 'height', 'title'];
+const ATTRS = ['lesson', 'scenario', 'language', 'program', 'step', 'autoplay', 'theme', 'height', 'title'];
 const EVENTS = new Set(['ready', 'step', 'done', 'error']);
 let seq = 0;
 
@@ -79,6 +79,9 @@ class HookgradPlayground extends HTMLElement {
     const scenario = (this.getAttribute('scenario') || '').replace(/^#/, '');
     if (scenario) for (const [k, v] of new URLSearchParams(scenario)) params.set(k, v);
     else params.set('lesson', this.getAttribute('lesson') || 'legacy-hook');
+    // language="python": the lesson's PyTorch code (its figure at once from the JS twin while Python loads).
+    const language = this.getAttribute('language');
+    if (language === 'python' || language === 'py') params.set('lang', 'python');
     if (this.hasAttribute('program') && this.getAttribute('program') !== 'false') params.set('program', '1');
     const step = this.getAttribute('step');
     if (step) params.set('step', step);

@@ -5,7 +5,7 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { setup, waitForRun, SHOTS } from './helpers.mjs';
+import { setup, runLinked, waitForRun, SHOTS } from './helpers.mjs';
 import { encodeState } from '../../web/src/model/state.js';
 
 let env;
@@ -30,6 +30,7 @@ async function openBig(program = PROGRAM_2000, viewport = { width: 1280, height:
   page.on('pageerror', (e) => page.errors.push(e.message));
   await page.addInitScript(OBSERVE_LONG_TASKS);
   await page.goto(`${env.url}playground.html${encodeState({ program, semantics: 'pytorch-2', lesson: null })}`);
+  await runLinked(page);
   await waitForRun(page, 60000);
   await page.waitForFunction(() => document.getElementById('graph').dataset.overview, null, { timeout: 30000 });
   return page;

@@ -28,8 +28,19 @@ export async function setup() {
       await page.goto(`${url}playground.html${hash}`);
       return page;
     },
+    /** A playground link with a program of its own: it waits for the reader's click (model/trust.js); click it. */
+    async linkedPage(hash, viewport) {
+      const page = await this.page(hash, viewport);
+      await runLinked(page);
+      return page;
+    },
     async close() { await browser.close(); await new Promise((r) => server.close(r)); },
   };
+}
+
+/** Presses "Run this program" on a page opened from a link with its own program. */
+export async function runLinked(page) {
+  await page.getByRole('button', { name: 'Run this program' }).click({ timeout: 10000 });
 }
 
 /**

@@ -4,7 +4,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setup, waitForRun, toEnd, consoleText, ROOT, SHOTS } from './helpers.mjs';
+import { setup, runLinked, waitForRun, toEnd, consoleText, ROOT, SHOTS } from './helpers.mjs';
 import { encodeState } from '../../web/src/model/state.js';
 
 const scenario = (program) => encodeState({ program, semantics: 'pytorch-2', lesson: null });
@@ -144,7 +144,7 @@ test('a syntax error shows its line and column and a marker in the editor', asyn
 const b = a.mul(3);
 const c = b.add(;
 c.backward();`;
-  const page = await env.page(scenario(program));
+  const page = await env.linkedPage(scenario(program));
   await page.waitForFunction(() => /line 3/.test(document.getElementById('step-text').textContent), null, { timeout: 15000 });
   const text = await page.locator('#step-text').textContent();
   // V8's own message and place: "Unexpected token ';'" at line 3, column 17 (the ';').
@@ -169,7 +169,7 @@ c.registerHook(function broken(grad) {
   return grad.nope.mul(2);
 });
 c.backward();`;
-  let page = await env.page(scenario(hookProgram));
+  let page = await env.linkedPage(scenario(hookProgram));
   await waitForRun(page); await toEnd(page);
   let text = await page.locator('#step-text').textContent();
   // The engine rethrows in PyTorch's words with the hook's own exception as
@@ -184,7 +184,7 @@ c.backward();`;
 const b = hg.tensor([1, 2, 3], { name: 'b' });
 const c = a.add(1);
   const d = c.mul(b);`;
-  page = await env.page(scenario(plain));
+  page = await env.linkedPage(scenario(plain));
   await page.waitForFunction(() => /line 4/.test(document.getElementById('step-text').textContent), null, { timeout: 15000 });
   text = await page.locator('#step-text').textContent();
   assert.match(text, /Error \(line 4, column 15\): RuntimeError: The size of tensor a \(2\) must match the size of tensor b \(3\)/);
@@ -203,6 +203,7 @@ const b = hg.tensor([1, 2, 3], { name: 'b' });
   let released; const gate = new Promise((r) => { released = r; });
   await page.route(/\/editor-[^/]*\.js$/, async (route) => { await gate; await route.continue(); });
   await page.goto(`${env.url}playground.html${scenario(program)}`);
+  await runLinked(page);
   await page.waitForFunction(() => /line 3/.test(document.getElementById('step-text').textContent), null, { timeout: 15000 });
   assert.equal(await page.locator('#editor .cm-error-line').count(), 0, 'the editor was not held back');
   released();
@@ -220,7 +221,7 @@ c.registerHook(function spin(grad) {
   for (;;) {}
 });
 c.backward();`;
-  const page = await env.page(scenario(program));
+  const page = await env.linkedPage(scenario(program));
   await page.getByRole('button', { name: 'Stop the running program' }).waitFor({ timeout: 10000 });
   await page.waitForTimeout(800);
   await page.getByRole('button', { name: 'Stop the running program' }).click();
@@ -240,7 +241,7 @@ test('a PyTorch message that names a Python option also names the JS one', async
 const c = a.mul(a);
 c.backward();
 c.backward();`;
-  const page = await env.page(scenario(program));
+  const page = await env.linkedPage(scenario(program));
   await waitForRun(page); await toEnd(page);
   const text = await page.locator('#step-text').textContent();
   assert.match(text, /Specify retain_graph=True/, 'the engine keeps PyTorch\'s words');

@@ -15,7 +15,7 @@ test('an endless loop in a hook is stopped, and the page runs again', async () =
 const b = a.mul(3); b.name = 'b';
 b.registerHook(function spin(g) { while (true) {} });
 b.backward();`;
-  const page = await env.page(scenario(program));
+  const page = await env.linkedPage(scenario(program));
   await page.waitForFunction(() => /Stopped: the program was still running/.test(document.body.textContent), null, { timeout: 15000 });
   assert.equal(await page.getByRole('button', { name: 'Step', exact: true }).isEnabled(), true, 'page still usable');
   await page.getByRole('combobox', { name: 'Lesson' }).selectOption('inplace');
@@ -30,7 +30,7 @@ test('a throwing hook shows its message on its node and in the console', async (
 const c = a.mul(3); c.name = 'c';
 c.registerHook(function broken(g) { throw new Error('my hook broke'); });
 c.backward();`;
-  const page = await env.page(scenario(program));
+  const page = await env.linkedPage(scenario(program));
   await waitForRun(page);
   await toEnd(page);
   assert.match(await consoleText(page), /my hook broke/);
@@ -46,7 +46,7 @@ test('text from user code is never HTML', async () => {
   const program = `const a = hg.tensor(2, { requiresGrad: true, name: '<img src=x onerror=alert(1)>' });
 console.log('<b id="inj">bold?</b>');
 a.mul(2).backward();`;
-  const page = await env.page(scenario(program));
+  const page = await env.linkedPage(scenario(program));
   await waitForRun(page); await toEnd(page);
   assert.equal(await page.locator('#inj').count(), 0);
   assert.equal(await page.locator('img').count(), 0);

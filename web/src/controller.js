@@ -16,7 +16,9 @@ import { renderPrediction } from './view/predict-view.js';
 
 /**
  * opts:
- *  getSource() → { program, semantics, lesson }   what to run (lesson: a lessons.js entry or null)
+ *  getSource() → { program, semantics, lesson, lang, twin }   what to run (lesson: a lessons.js entry or null;
+ *                              lang 'js' | 'python'; twin: a lesson's JS standing in for its Python, model/lang.js)
+ *  onProgress(p)               what the Python worker is loading ({stage, text, loaded?, total?})
  *  onFrame(k, frame, ctl)      after the shared parts of a frame are drawn
  *  onSession(session, ctl)     after a run's graph is drawn
  *  onBusy(busy)                a run starts / ends
@@ -24,11 +26,11 @@ import { renderPrediction } from './view/predict-view.js';
  *  keyboard                    Space / ← / → / Home / End / Escape on the document
  */
 export class Controller {
-  constructor({ getSource, onFrame = () => {}, onSession = () => {}, onBusy = () => {}, cooperative = false, keyboard = true, root = document } = {}) {
+  constructor({ getSource, onFrame = () => {}, onSession = () => {}, onBusy = () => {}, onProgress = () => {}, cooperative = false, keyboard = true, root = document } = {}) {
     const $ = (id) => root.getElementById(id);
     this.$ = $; this.getSource = getSource; this.onFrame = onFrame; this.onSession = onSession; this.onBusy = onBusy;
     this.session = null; this.dirty = true; this.selected = {}; this.collapsed = new Set(); this.follow = false; this.running = null; this.frame = null;
-    this.runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, wasmUrl: new URL('pkg/hookgrad_bg.wasm', document.baseURI).href });
+    this.runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, onProgress: (p) => onProgress(p) });
     this.view = new GraphView($('graph'), {
       cooperative,
       onSelect: (sel) => { this.selected = sel; this.render(); this.view.reveal(this.view.boxOf(sel)); },
@@ -99,11 +101,12 @@ export class Controller {
     this.player.pause(); this.setBusy(true); this.follow = backward;
     const myRun = Symbol('run'); this.running = myRun;
     const src = this.getSource();
-    const result = await this.runner.run(src.program, src.semantics);
+    const result = await this.runner.run(src.program, src.semantics, src.lang);
     if (this.running !== myRun) return false;
     const pane = this.view.size();
     const session = await buildSession(result, { collapsed: this.collapsed, pane, keep: src.lesson?.view?.module });
     if (this.running !== myRun) return false;
+    session.twin = !!src.twin; session.lang = src.lang || 'js';
     this.session = session; this.dirty = false;
     if (!(await this.draw()) || this.running !== myRun) return false;
     const { model } = session;

@@ -8,6 +8,8 @@ import { renderInspector } from './view/inspector.js';
 import { renderConsole } from './view/console-view.js';
 import { h, richText } from './view/dom.js';
 import * as PE from './model/program-edit.js';
+import { isBuiltInScenario } from './model/trust.js';
+import { programOf, lessonLang, figureSource } from './model/lang.js';
 
 const $ = (id) => document.getElementById(id);
 // CodeMirror (editor.js) is loaded on the side; the controller (below) starts
@@ -39,12 +41,53 @@ function showLessonText() {
   document.querySelector('.lesson-pane').classList.toggle('flagship', !!l?.compare);
 }
 
-function openLesson(id, { run = true } = {}) {
+function openLesson(id, { run = true, lang = app.state?.lang || 'js' } = {}) {
   const l = findLesson(id) || findLesson(DEFAULT_LESSON);
-  app.state = { ...defaultState(l.id, l.program), semantics: app.state?.semantics || 'pytorch-2' };
+  const use = lessonLang(l, lang);
+  app.state = { ...defaultState(l.id, programOf(l, use), use), semantics: app.state?.semantics || 'pytorch-2' };
   ctl.selected = {}; ctl.collapsed = new Set();
-  editor.set(l.program); showLessonText(); syncSemantics(); saveHash();
+  editor.set(app.state.program); showLessonText(); syncSemantics(); syncLang(); saveHash();
   if (run) runProgram();
+}
+
+// ---- language: JavaScript | Python ----
+function syncLang() {
+  for (const r of document.querySelectorAll('input[name=lang]')) r.checked = r.value === app.state.lang;
+  editorView?.setLanguage(app.state.lang);
+  document.body.dataset.lang = app.state.lang;
+  if (app.state.lang === 'python') preparePython();
+}
+for (const r of document.querySelectorAll('input[name=lang]')) {
+  r.onchange = () => {
+    const l = app.state.lesson ? findLesson(app.state.lesson) : null;
+    // A lesson shows its program in the other language; the reader's own text stays as it is.
+    if (l && app.state.program === programOf(l, app.state.lang)) openLesson(l.id, { lang: r.value });
+    else { app.state.lang = r.value; syncLang(); saveHash(); }
+  };
+}
+
+/** Python loads after first paint, when the reader picks it: a progress line says what and how far. */
+let pythonReady = false; let pythonLoading = null;
+function preparePython() {
+  if (pythonReady || pythonLoading) return pythonLoading;
+  pythonLoading = ctl.runner.preparePython().then((r) => {
+    pythonLoading = null; pythonReady = r.ok;
+    // The figure came from the lesson's JavaScript twin meanwhile: now run the Python itself (PyTorch's printed lines).
+    if (r.ok && ctl.session?.twin && app.state.lang === 'python') runProgram({ step: ctl.player.k });
+    return r;
+  });
+  return pythonLoading;
+}
+function showPythonProgress(p) {
+  const box = $('py-status');
+  if (pythonReady || p.stage === 'ready') { box.hidden = true; return; }
+  box.hidden = false;
+  const mb = (x) => (x / 1048576).toFixed(1);
+  $('py-status-text').textContent = p.stage === 'download'
+    ? `Loading ${p.text}: ${mb(p.loaded)}${p.total ? ` / ${mb(p.total)}` : ''} MB`
+    : `Starting ${p.text}…`;
+  const bar = $('py-progress');
+  if (p.stage === 'download' && p.total) { bar.max = p.total; bar.value = Math.min(p.loaded, p.total); } else bar.removeAttribute('value');
 }
 
 // ---- banner ----
@@ -66,6 +109,7 @@ editorModule.then(async ({ createEditorInTasks }) => {
   await afterTask();
   editorView = await createEditorInTasks($('editor'), {
     doc: editorText,
+    language: app.state?.lang || 'js',
     onRun: () => runProgram(),
     onChange(text) {
       editorText = text; app.state.program = text; ctl.dirty = true;
@@ -74,6 +118,7 @@ editorModule.then(async ({ createEditorInTasks }) => {
     },
   });
   editorView.set(editorText); // a lesson opened between the two tasks
+  editorView.setLanguage(app.state?.lang || 'js');
   // A run that failed before the editor existed (a fast error on a slow
   // machine) still gets its marker.
   markRunError(ctl.session?.result?.error);
@@ -108,11 +153,15 @@ $('copy-link').onclick = async () => {
 
 // ---- running: the shared controller (run → graph → player → step text) ----
 const ctl = globalThis.hookgradController = new Controller({
-  getSource: () => ({ program: app.state.program, semantics: app.state.semantics, lesson: app.state.lesson ? findLesson(app.state.lesson) : null }),
+  // A lesson's Python before Python is ready: the figure comes from its JavaScript twin (model/lang.js).
+  getSource: () => figureSource(app.state, { pythonReady }),
+  onProgress: showPythonProgress,
   onFrame: renderExtras,
+  onBusy: (busy) => { if (busy) dropLinkGate(); },
   onSession(session) {
     const r = session.result; const e = r.error;
-    $('program-status').textContent = r.stopped ? 'stopped' : r.timedOut ? 'stopped (too long)' : e ? `error${e.line != null ? ` at line ${e.line}` : ''}` : `ran in ${Math.round(r.ms || 0)} ms`;
+    $('program-status').textContent = session.twin ? 'figure from the JavaScript twin — Python is loading'
+      : r.stopped ? 'stopped' : r.timedOut ? 'stopped (too long)' : e ? `error${e.line != null ? ` at line ${e.line}` : ''}` : `ran in ${Math.round(r.ms || 0)} ms`;
     markRunError(e);
   },
 });
@@ -148,15 +197,33 @@ async function editBlock(block) {
   box.scrollIntoView({ block: 'nearest' }); ed.focus();
 }
 
+// ---- a program from a link waits for the reader ----
+/** Shows the linked program without running it, and a "Run this program" button (model/trust.js says why). */
+function holdLinkedProgram(step) {
+  // A link followed in this tab: the last program's graph and console would
+  // still show under the gate, as if they were this program's. Start clean.
+  if (ctl.session || ctl.busy) { location.reload(); return; }
+  const gate = $('link-gate');
+  gate.hidden = false;
+  $('program-status').textContent = 'from a link — not run yet';
+  $('step-text').textContent = 'This program came with the link and has not run. Read it, then press “Run this program”.';
+  const go = () => { gate.hidden = true; runProgram({ step }); };
+  $('link-gate-run').onclick = go;
+  $('link-gate-run').focus({ preventScroll: true });
+}
+/** Any run (Run, Backward, an edit) means the reader chose to run: the gate goes. */
+function dropLinkGate() { $('link-gate').hidden = true; }
+
 // ---- start ----
 function start() {
   const d = decodeHash(location.hash);
   if (!d.ok) { banner(`${d.error} Opening the first lesson instead.`); openLesson(DEFAULT_LESSON); return; }
   if (d.state) {
-    app.state = d.state; editor.set(d.state.program); showLessonText(); syncSemantics();
-    runProgram({ step: d.state.step });
+    app.state = d.state; editor.set(d.state.program); showLessonText(); syncSemantics(); syncLang();
+    if (isBuiltInScenario(d.state)) runProgram({ step: d.state.step });
+    else holdLinkedProgram(d.state.step);
   } else if (d.lesson && !findLesson(d.lesson)) { banner('This link names a lesson that does not exist. Opening the first lesson instead.'); openLesson(DEFAULT_LESSON); }
-  else openLesson(d.lesson || DEFAULT_LESSON);
+  else openLesson(d.lesson || DEFAULT_LESSON, { lang: d.lang || 'js' });
 }
 // replaceState does not fire hashchange: this only runs for links the user follows.
 window.addEventListener('hashchange', () => start());

@@ -2,6 +2,7 @@
 // /work/shared/js-api.md) plus a few sentences. Programs run in the worker
 // with `hg` and `console` in scope; every value the page shows comes from
 // the engine's graph()/trace(), never from here.
+import { PYTHON, NOT_TWINS } from './lessons-python.js';
 
 const L1 = `// Tensor hooks run in the order they were registered,
 // and retainGrad() is one of those hooks.
@@ -150,7 +151,8 @@ d.backward();
 const L7 = `// Full backward hooks see the adjoint: grad_output and grad_input of each layer.
 const A = hg.tensor([[1, -2, -1], [-2, 1, -2], [-1, -2, 1]]).div(4);
 function makeLayer(i) {
-  const layer = new hg.Module('Layer' + i, (u) => u.add(layer.getParameter('A').matmul(u)));
+  // One class of layer, as in PyTorch (the Python twin's class Layer): modules are named by their class.
+  const layer = new hg.Module('Layer', (u) => u.add(layer.getParameter('A').matmul(u)));
   layer.registerParameter('A', hg.tensor(A.toArray(), { requiresGrad: true, name: 'A' + i }));
   return layer;
 }
@@ -158,11 +160,11 @@ const layers = [makeLayer(0), makeLayer(1), makeLayer(2)];
 const model = new hg.Module('Model', (u) => layers.reduce((x, l) => l.call(x), u));
 layers.forEach((l, i) => model.addModule(String(i), l));
 
-for (const layer of layers) {
+layers.forEach((layer, i) => {
   layer.registerFullBackwardHook(function adjointHook(m, gradInput, gradOutput) {
-    console.log(m.name, 'grad_output', gradOutput, 'grad_input', gradInput);
+    console.log('Layer' + i, 'grad_output', gradOutput, 'grad_input', gradInput);
   });
-}
+});
 const u0 = hg.tensor([1, 0.5, -1], { name: 'u0' }); // no grad needed
 const y = hg.tensor([0, 1, 0], { name: 'y' });
 const out = model.call(u0); out.name = 'out';
@@ -172,16 +174,19 @@ loss.backward();
 // The adjoint recursion by hand: λ = out - y, then λ ← λ + Aᵀλ per layer.
 hg.noGrad(() => {
   let lam = out.sub(y);
-  for (const layer of [...layers].reverse()) {
-    const next = lam.add(layer.getParameter('A').t().matmul(lam));
-    console.log('adjoint', layer.name, lam, '→', next);
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const next = lam.add(layers[i].getParameter('A').t().matmul(lam));
+    console.log('adjoint', 'Layer' + i, lam, '→', next);
     lam = next;
   }
 });
 `;
 
 const L8 = `// nn.Linear's forward is one addmm: its legacy hook sees AddmmBackward0's three inputs.
-const lin = new hg.nn.Linear(3, 1, { seed: 0 });
+// The parameters PyTorch draws for nn.Linear(3, 1) after torch.manual_seed(0), as the Python twin does.
+const lin = new hg.nn.Linear(3, 1);
+lin.registerParameter('weight', hg.tensor([[-0.00432251766, 0.309715837, -0.475185335]], { requiresGrad: true }));
+lin.registerParameter('bias', hg.tensor([-0.424894601], { requiresGrad: true }));
 lin.registerBackwardHook(function legacyHook(module, gradInput, gradOutput) {
   console.log('legacy grad_input has', gradInput.length, 'entries:', gradInput);
   console.log('legacy grad_output', gradOutput);
@@ -194,8 +199,16 @@ console.log('x.grad', x.grad);
 `;
 
 const L9 = `// Capture activations and gradients of one named submodule.
-const encoder = new hg.nn.Linear(4, 3, { seed: 7 });
-const head = new hg.nn.Linear(3, 2, { seed: 2 });
+// nn.Linear with the parameters PyTorch draws after torch.manual_seed(7) and (2), as the Python twin does.
+function linear(inF, outF, weight, bias) {
+  const l = new hg.nn.Linear(inF, outF);
+  l.registerParameter('weight', hg.tensor(weight, { requiresGrad: true }));
+  l.registerParameter('bias', hg.tensor(bias, { requiresGrad: true }));
+  return l;
+}
+const encoder = linear(4, 3, [[0.0349225402, -0.301196814, 0.159211695, 0.156890273], [-0.267238438, -0.0749385953, -0.292913973, 0.129736364], [-0.134683847, 0.351268351, 0.354943156, 0.0509352088]],
+  [-0.213160992, -0.293680608, -0.0549098253]);
+const head = linear(3, 2, [[0.132438466, -0.137394518, 0.158326], [-0.0294898059, 0.246636912, 0.137451366]], [-0.0663575679, -0.466766179]);
 const net = new hg.Module('Net', (x) => head.call(encoder.call(x).relu()));
 net.addModule('encoder', encoder);
 net.addModule('head', head);
@@ -210,7 +223,6 @@ for (const [name, m] of net.namedModules()) {
   }
 }
 const x = hg.tensor([[1, -1, 0.5, 2]], { requiresGrad: true, name: 'x' });
-net.zeroGrad();
 const loss = net.call(x).mean(); loss.name = 'loss';
 loss.backward();
 console.log('activation', activations[0]);
@@ -408,3 +420,6 @@ LESSONS.push(
     text: ['Training repeats forward, backward and an update, and every step builds a fresh graph. JavaScript cannot count references the way Python does, so a finished step’s tensors would wait for the garbage collector, which never runs inside a synchronous loop. hg.tidy(step) releases every tensor handle the step created, except what it returns.',
       'The console shows no more live tensors or graph nodes after step 300 than after step 0: each step leaves behind the parameters’ new values and gradients, nothing else. The full backward hook on the Tanh layer fires every step; the tensors it receives belong to the step, so it keeps a plain number. The figure shows one last step, run outside tidy so that its graph stays.'] },
 );
+
+// Each lesson's Python twin (lessons-python.js): the same graph and trace in PyTorch code.
+for (const l of LESSONS) if (PYTHON[l.id]) { l.python = PYTHON[l.id]; l.twin = !NOT_TWINS[l.id]; }

@@ -1,15 +1,20 @@
 // Pure: the one serializable scenario state ↔ URL hash.
 // `#lesson=5` opens a lesson; `#s=<base64url(JSON)>` holds a whole scenario
-// (program, semantics, step, lesson id). Anything malformed or oversized is
+// (program, semantics, step, lesson id, language); `&lang=python` picks the
+// language (for a lesson: its Python program; JavaScript when absent). Anything malformed or oversized is
 // rejected with a message so the page can fall back to the default lesson.
 
 export const MAX_HASH = 60000; // characters; larger links are refused
 export const MAX_PROGRAM = 40000;
 export const SEMANTICS = ['pytorch-2', 'pytorch-1'];
+export const LANGS = ['js', 'python'];
 
-export function defaultState(lessonId = null, program = '') {
-  return { v: 1, lesson: lessonId, program, semantics: 'pytorch-2', step: null };
+export function defaultState(lessonId = null, program = '', lang = 'js') {
+  return { v: 1, lesson: lessonId, program, semantics: 'pytorch-2', step: null, lang };
 }
+
+/** `python` / `py` → 'python'; anything else → 'js'. */
+export const readLang = (x) => (x === 'python' || x === 'py' ? 'python' : 'js');
 
 function b64urlEncode(str) {
   const bytes = new TextEncoder().encode(str);
@@ -29,6 +34,8 @@ export function encodeState(state) {
   const s = { v: 1, program: state.program, semantics: state.semantics };
   if (state.lesson != null) s.lesson = state.lesson;
   if (Number.isInteger(state.step)) s.step = state.step;
+  // JavaScript links stay as they were before Python (no `lang` key).
+  if (state.lang === 'python') s.lang = 'python';
   return `#s=${b64urlEncode(JSON.stringify(s))}`;
 }
 
@@ -42,7 +49,8 @@ export function validateState(o) {
   if (!SEMANTICS.includes(semantics)) throw new Error('unknown semantics');
   const lesson = o.lesson === undefined || o.lesson === null ? null : String(o.lesson).slice(0, 40);
   const step = Number.isInteger(o.step) && o.step >= 0 && o.step < 1e6 ? o.step : null;
-  return { v: 1, lesson, program: o.program, semantics, step };
+  if (o.lang !== undefined && !LANGS.includes(o.lang)) throw new Error('unknown language');
+  return { v: 1, lesson, program: o.program, semantics, step, lang: o.lang || 'js' };
 }
 
 /**
@@ -57,11 +65,16 @@ export function decodeHash(hash) {
   if (params.has('lesson') && !params.has('s')) {
     const lesson = params.get('lesson');
     if (!/^[a-z0-9-]{1,40}$/i.test(lesson)) return { ok: false, error: 'This link names a lesson that does not exist.' };
-    return { ok: true, lesson };
+    return { ok: true, lesson, lang: readLang(params.get('lang')) };
   }
-  if (!params.has('s')) return { ok: false, error: 'This link does not contain a hookgrad scenario.' };
+  if (!params.has('s')) {
+    // `#lang=python` alone: the default lesson, in Python.
+    if (params.has('lang') && [...params.keys()].every((k) => k === 'lang')) return { ok: true, empty: true, lang: readLang(params.get('lang')) };
+    return { ok: false, error: 'This link does not contain a hookgrad scenario.' };
+  }
   try {
     const state = validateState(JSON.parse(b64urlDecode(params.get('s'))));
+    if (params.has('lang')) state.lang = readLang(params.get('lang'));
     return { ok: true, state };
   } catch (e) {
     return { ok: false, error: `This link is damaged and could not be opened (${e.message}).` };

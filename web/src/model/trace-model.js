@@ -304,7 +304,8 @@ function edgesOf(model, node, values, before) {
  */
 export function consoleLines(model, error = null) {
   const lines = [...model.lines];
-  if (error) lines.push({ level: 'error', text: error.message, source: 'page', hook: null, at: model.steps.length });
+  // A Python error shows Python's traceback (the program's own frames: python/hookgrad_runner.py).
+  if (error) lines.push({ level: 'error', text: error.traceback || error.message, source: 'page', hook: null, at: model.steps.length });
   return lines;
 }
 

@@ -14,6 +14,14 @@
 // The program's console lines and the engine's warnings come back as events
 // of the run's trace (tensors printed with their own toString(), PyTorch's
 // repr), so the output pane shows what PyTorch would print, in order.
+//
+// A cell may also hold its program in Python (issue 30), a second
+// <pre class="cell-src" data-lang="python">: then it shows the Python by
+// default, with a Language switch (JavaScript one click away). The Python is
+// the JavaScript's twin (same graph and trace), so the cell's first output,
+// its figures and the numbers in the prose come from the JavaScript at once;
+// PyTorch's own printed lines replace the output when Python is ready
+// (runPython, called by the page after first paint).
 
 import { encodeState } from '../model/state.js';
 
@@ -21,8 +29,12 @@ import { encodeState } from '../model/state.js';
  * call (its page owns the switch), so the cell reads it and runs with it. */
 const SEMANTICS_LINE = /^[ \t]*hg\.setSemantics\(\s*(['"])(pytorch-[12])\1\s*\);?[ \t]*(\/\/.*)?$/gm;
 
+/** In Python, `# semantics: pytorch-1` on a line of its own (hookgrad's switch, a comment to Python). */
+const PY_SEMANTICS_LINE = /^[ \t]*#[ \t]*semantics:[ \t]*(pytorch-[12])\b.*$/m;
+
 /** The semantics a program asks for, and the program with those lines made comments. */
-export function readSemantics(program, fallback = 'pytorch-2') {
+export function readSemantics(program, fallback = 'pytorch-2', lang = 'js') {
+  if (lang === 'python') return { semantics: PY_SEMANTICS_LINE.exec(program)?.[1] || fallback, program };
   let semantics = fallback;
   const text = program.replace(SEMANTICS_LINE, (line, q, s) => { semantics = s; return `// ${line.trim()} (applied by the cell)`; });
   return { semantics, program: text };
@@ -36,11 +48,46 @@ export class CodeCell {
    */
   constructor(el, runner, { onRun = () => {}, playground = null } = {}) {
     this.el = el; this.runner = runner; this.onRun = onRun; this.playground = playground;
-    const pre = el.querySelector('pre.cell-src');
-    this.original = pre.textContent.replace(/^\n/, '').replace(/\s+$/, '\n');
+    const pre = el.querySelector('pre.cell-src:not([data-lang=python])');
+    const pyPre = el.querySelector('pre.cell-src[data-lang=python]');
+    const clean = (t) => t.replace(/^\n/, '').replace(/\s+$/, '\n');
+    this.original = clean(pre.textContent);
+    this.sources = { js: this.original, python: pyPre ? clean(pyPre.textContent) : null };
+    pyPre?.remove();
+    this.lang = pyPre ? 'python' : 'js';
+    this.texts = { js: null, python: null }; // the reader's edits per language
     this.semanticsDefault = el.dataset.semantics || 'pytorch-2';
     this.runs = 0;
     this.build(pre);
+  }
+
+  /** Is the cell showing its Python, unedited? Then the JavaScript twin stands in until Python is ready. */
+  get pythonTwin() { return this.lang === 'python' && this.area.value === this.sources.python; }
+
+  /** The Language switch: JavaScript | Python (only for a cell that has both). */
+  langSwitch() {
+    const box = document.createElement('span');
+    box.className = 'cell-lang'; box.setAttribute('role', 'radiogroup');
+    box.setAttribute('aria-label', `${this.el.dataset.label || 'Code cell'}: language`);
+    const name = `lang-${this.el.id}`;
+    for (const [value, text] of [['js', 'JavaScript'], ['python', 'Python']]) {
+      const label = document.createElement('label');
+      const input = document.createElement('input');
+      input.type = 'radio'; input.name = name; input.value = value; input.checked = value === this.lang;
+      input.onchange = () => this.setLang(value);
+      label.append(input, ` ${text}`);
+      box.append(label);
+    }
+    return box;
+  }
+
+  setLang(lang) {
+    if (lang === this.lang) return;
+    this.texts[this.lang] = this.area.value;
+    this.lang = lang;
+    this.area.value = this.texts[lang] ?? this.sources[lang];
+    this.el.dataset.lang = lang;
+    this.fit(); this.syncPrint(); this.run();
   }
 
   build(pre) {
@@ -53,7 +100,8 @@ export class CodeCell {
     this.area.autocapitalize = 'off';
     this.area.setAttribute('autocorrect', 'off');
     this.area.setAttribute('aria-label', `${label}: code (Ctrl+Enter runs it)`);
-    this.area.value = this.original;
+    this.area.value = this.sources[this.lang];
+    this.el.dataset.lang = this.lang;
     // The print copy: textareas print clipped, a <pre> prints in full.
     pre.classList.add('cell-print');
     pre.setAttribute('aria-hidden', 'true');
@@ -63,7 +111,9 @@ export class CodeCell {
     this.resetBtn = button('Reset', 'btn', `Reset ${label.toLowerCase()} to the original code`);
     this.status = document.createElement('span');
     this.status.className = 'cell-status';
-    bar.append(this.runBtn, this.resetBtn, this.status);
+    bar.append(this.runBtn, this.resetBtn);
+    if (this.sources.python) bar.append(this.langSwitch());
+    bar.append(this.status);
     if (this.playground) {
       // The same program in the full playground (editor, inspector, compare panes).
       this.open = document.createElement('a');
@@ -86,7 +136,7 @@ export class CodeCell {
     this.syncPrint();
 
     this.runBtn.onclick = () => this.run();
-    this.resetBtn.onclick = () => { this.area.value = this.original; this.fit(); this.syncPrint(); this.run(); };
+    this.resetBtn.onclick = () => { this.area.value = this.sources[this.lang]; this.texts[this.lang] = null; this.fit(); this.syncPrint(); this.run(); };
     this.area.addEventListener('input', () => { this.fit(); this.syncPrint(); this.el.classList.add('edited'); });
     this.area.addEventListener('keydown', (e) => this.onKey(e));
     this.fit();
@@ -124,38 +174,52 @@ export class CodeCell {
     const pre = this.el.querySelector('pre.cell-print');
     if (pre) pre.textContent = this.area.value;
     if (this.open) {
-      const { semantics, program } = readSemantics(this.area.value, this.semanticsDefault);
-      this.open.href = new URL(`playground.html${encodeState({ program, semantics })}`, this.playground).href;
+      const { semantics, program } = readSemantics(this.area.value, this.semanticsDefault, this.lang);
+      this.open.href = new URL(`playground.html${encodeState({ program, semantics, lang: this.lang })}`, this.playground).href;
     }
   }
 
-  get code() { return this.area.value; }
+  /** The cell's JavaScript (what figures and the prose's numbers are drawn from): the twin while the Python is unedited. */
+  get code() { return this.lang === 'js' ? this.area.value : this.texts.js ?? this.sources.js; }
 
   set code(text) { this.area.value = text; this.fit(); this.syncPrint(); }
 
-  /** Runs the cell; resolves to the worker's result (console lines, graph, trace, error). */
+  /**
+   * Runs the cell; resolves to the worker's result (console lines, graph,
+   * trace, error). Unedited Python runs as its JavaScript twin until Python
+   * is ready (then runPython shows PyTorch's lines); edited Python waits for
+   * Python, and the figures keep following the JavaScript.
+   */
   async run() {
-    const { semantics, program } = readSemantics(this.code, this.semanticsDefault);
+    const twin = this.pythonTwin && !this.pythonReady;
+    const lang = twin ? 'js' : this.lang;
+    const { semantics, program } = readSemantics(twin ? this.sources.js : this.area.value, this.semanticsDefault, lang);
     this.runBtn.disabled = true;
     this.el.classList.add('running');
-    this.status.textContent = 'Running…';
+    this.status.textContent = lang === 'python' && !this.pythonReady ? 'Loading Python…' : 'Running…';
     let result;
     try {
-      result = await this.runner.run(program, semantics);
+      result = await this.runner.run(program, semantics, lang);
     } catch (e) {
       result = { trace: [], error: { message: `The cell could not run: ${e && e.message}` } };
     }
     this.runs++;
     this.semantics = semantics;
-    this.render(result, semantics);
+    this.render(result, semantics, lang, twin);
     this.runBtn.disabled = false;
     this.el.classList.remove('running');
     this.el.dataset.runs = String(this.runs);
-    this.onRun(this, result);
+    if (lang === 'js') this.onRun(this, result);
     return result;
   }
 
-  render(result, semantics) {
+  /** Python is ready (the page loaded it after first paint): a cell showing Python runs it. */
+  async runPython() {
+    this.pythonReady = true;
+    if (this.lang === 'python') await this.run();
+  }
+
+  render(result, semantics, lang = 'js', twin = false) {
     const list = document.createElement('ol');
     list.className = 'cell-lines';
     for (const line of consoleLines(result)) {
@@ -170,11 +234,12 @@ export class CodeCell {
     if (result.error) {
       const box = document.createElement('p');
       box.className = 'cell-error';
-      box.textContent = result.error.line ? `Line ${result.error.line}: ${result.error.message}` : result.error.message;
+      box.textContent = result.error.traceback || (result.error.line ? `Line ${result.error.line}: ${result.error.message}` : result.error.message);
       parts.push(box);
     }
     const ms = Number.isFinite(result.ms) ? ` · ${result.ms.toFixed(0)} ms` : '';
-    this.status.textContent = `${result.error ? 'Failed' : 'Done'} · ${semantics === 'pytorch-1' ? 'PyTorch 1.x' : 'PyTorch 2'} semantics${ms}`;
+    const how = twin ? ' · output of the JavaScript twin (Python is loading)' : lang === 'python' ? ' · Python' : '';
+    this.status.textContent = `${result.error ? 'Failed' : 'Done'} · ${semantics === 'pytorch-1' ? 'PyTorch 1.x' : 'PyTorch 2'} semantics${ms}${how}`;
     this.out.replaceChildren(...parts);
   }
 }

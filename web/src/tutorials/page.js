@@ -10,7 +10,6 @@ import './tutorial.css';
 const SITE = new URL('../', document.baseURI);
 export const runner = new Runner({
   pkgUrl: new URL('pkg/hookgrad.js', SITE).href,
-  wasmUrl: new URL('pkg/hookgrad_bg.wasm', SITE).href,
 });
 
 export const figures = new Map();
@@ -103,6 +102,16 @@ for (const el of [...figures.values()].map((f) => f.el)) {
 async function runAll() {
   for (const cell of cells.values()) if (!cell.runs && !cell.el.hasAttribute('data-manual')) await cell.run();
   document.body.dataset.cellsReady = '1';
+  performance.mark?.('hookgrad:cells-ready'); // tests: no Pyodide byte before this
+  // Cells that show Python ran as their JavaScript twins (same graph and
+  // trace: figures and numbers are final). Now, after first paint, Python
+  // loads and each such cell shows PyTorch's own printed lines.
+  const py = [...cells.values()].filter((c) => c.sources.python);
+  if (!py.length) return;
+  const r = await runner.preparePython();
+  if (!r.ok) { for (const c of py) c.status.textContent = `Python could not be loaded (${r.message}); the output above is the JavaScript twin's.`; return; }
+  for (const c of py) await c.runPython();
+  document.body.dataset.pythonReady = '1';
 }
 const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
 idle(() => runAll(), { timeout: 1000 });

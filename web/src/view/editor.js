@@ -61,15 +61,22 @@ const theme = EditorView.theme({
 // is usable as plain text at once and highlighted a moment later.
 // The first use of lezer's parser compiles its code: one small parse in a task
 // of its own keeps that cost out of the task that highlights the editor.
-let language = null;
+const languages = new Map(); // 'js' | 'python' → Promise<LanguageSupport>
 const nextTask = () => new Promise((resolve) => setTimeout(resolve));
-const languageModule = () => (language ??= import('./editor-language.js').then(async ({ javascript }) => {
-  await nextTask();
-  const js = javascript();
-  js.language.parser.parse('const a = f(1, "s"); // c\nfor (let i = 0; i < 2; i++) a.b = (x) => x * 2;');
-  await nextTask();
-  return js;
-}));
+function languageModule(lang = 'js') {
+  if (!languages.has(lang)) {
+    languages.set(lang, lang === 'python'
+      ? import('./editor-python.js').then(async ({ python }) => { await nextTask(); const py = python(); py.language.parser.parse('def f(g):\n    return g * 2  # c\n'); await nextTask(); return py; })
+      : import('./editor-language.js').then(async ({ javascript }) => {
+        await nextTask();
+        const js = javascript();
+        js.language.parser.parse('const a = f(1, "s"); // c\nfor (let i = 0; i < 2; i++) a.b = (x) => x * 2;');
+        await nextTask();
+        return js;
+      }));
+  }
+  return languages.get(lang);
+}
 
 /** Creates an editor; `onChange(text)` fires on user edits. */
 export function createEditor(parent, options = {}) {
@@ -88,8 +95,8 @@ export async function createEditorInTasks(parent, options = {}) {
   return mountEditor(parent, parts);
 }
 
-function editorState({ doc = '', onChange = () => {}, onRun = null, label = 'Program editor', readOnly = false, tabIndents = false } = {}) {
-  const parts = { lang: new Compartment(), silent: false, state: null };
+function editorState({ doc = '', onChange = () => {}, onRun = null, label = 'Program editor', readOnly = false, tabIndents = false, language = 'js' } = {}) {
+  const parts = { lang: new Compartment(), silent: false, state: null, language };
   parts.state = EditorState.create({
     doc,
     extensions: [
@@ -106,9 +113,15 @@ function editorState({ doc = '', onChange = () => {}, onRun = null, label = 'Pro
 function mountEditor(parent, parts) {
   const view = new EditorView({ parent, state: parts.state });
   // Evaluating the grammar and the first parse are separate tasks too.
-  languageModule().then((js) => view.dispatch({ effects: parts.lang.reconfigure(js) }));
+  const useLanguage = (lang) => {
+    parts.language = lang;
+    languageModule(lang).then((support) => { if (parts.language === lang) view.dispatch({ effects: parts.lang.reconfigure(support) }); });
+  };
+  useLanguage(parts.language);
   return {
     view,
+    /** Highlighting and indentation for 'js' or 'python'. */
+    setLanguage(lang) { if (lang !== parts.language) useLanguage(lang); },
     get text() { return view.state.doc.toString(); },
     /** Replaces the text without firing onChange. */
     set(text) {

@@ -5,9 +5,12 @@
 // hg.traceRun with a console of its own whose lines become `log` events of
 // the same trace, so the page replays one timeline.
 //
-// Messages in:  {type:'init', pkgUrl, wasm}  {type:'wasm', module}  {type:'run', id, program, semantics}
-//   (wasm: a compiled WebAssembly.Module, null to fetch the engine's own .wasm,
-//   or 'pending': a {type:'wasm'} message with the module (or null) follows)
+// It runs inside the sandbox (sandbox/frame.js): an opaque origin with no
+// network, so it fetches nothing; the page handed the engine in as bytes.
+//
+// Messages in:  {type:'init', engine, wasm}  {type:'run', id, program, semantics}
+//   (engine: a blob: URL of the engine's JS, hookgrad.js; wasm: its compiled
+//   WebAssembly.Module — both made by the sandbox frame from the page's bytes)
 // Messages out: {type:'ready'} {type:'init-error', message}
 //               {type:'log', id, level, text, from}  each console line as it is printed
 //                 (from: {fn, line, column} of the code that printed it), so the
@@ -15,6 +18,7 @@
 //               {type:'result', id, graph, trace, error, ms}
 
 import { programApi, runProgram } from '../model/run-program.js';
+import { lockNetwork } from './no-network.js';
 
 let hg = null;
 let api = null;
@@ -26,17 +30,15 @@ function run({ id, program, semantics }) {
   self.postMessage({ type: 'result', id, graph, trace: Array.isArray(trace) ? trace : [], error, ms: performance.now() - t0 });
 }
 
-let gotWasm = null;
 self.onmessage = async (ev) => {
   const msg = ev.data || {};
-  if (msg.type === 'wasm') { gotWasm?.(msg.module || null); return; }
   if (msg.type === 'init') {
     try {
-      const wasm = msg.wasm === 'pending' ? new Promise((resolve) => { gotWasm = resolve; }) : msg.wasm || null;
-      const mod = await import(/* @vite-ignore */ msg.pkgUrl);
-      const module = await wasm;
-      await mod.default(module ? { module_or_path: module } : undefined);
+      if (!(msg.wasm instanceof WebAssembly.Module)) throw new Error('the engine\'s wasm did not reach the sandbox');
+      const mod = await import(/* @vite-ignore */ msg.engine);
+      await mod.default({ module_or_path: msg.wasm });
       hg = mod; api = programApi(mod);
+      lockNetwork(); // the engine is in; from here on the program's code runs here
       self.postMessage({ type: 'ready' });
     } catch (e) {
       self.postMessage({ type: 'init-error', message: String(e && e.message ? e.message : e) });
