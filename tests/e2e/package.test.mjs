@@ -46,11 +46,16 @@ test('npm pack: the package holds the engine, the facade, the types, README and 
   assert.equal(tarball.name, 'hookgrad');
   assert.match(tarball.version, /^\d+\.\d+\.\d+/);
   for (const f of ['package.json', 'README.md', 'hookgrad.js', 'hookgrad.d.ts', 'hookgrad_core.js', 'hookgrad_bg.wasm']) assert.ok(tarball.files.includes(f), `${f} in ${tarball.files}`);
-  assert.deepEqual(tarball.files.filter((f) => !/^(package\.json|README\.md|[\w]+(\.d)?\.(js|ts|wasm)|hookgrad_bg\.wasm\.d\.ts)$/.test(f)), []);
+  assert.deepEqual(tarball.files.filter((f) => !/^(package\.json|README\.md|[\w-]+(\.d)?\.(js|ts|wasm)|hookgrad_bg\.wasm\.d\.ts|bin\/[\w-]+\.mjs)$/.test(f)), []);
+  // The Python mode: loadPython (hookgrad/python), its shim and the `hookgrad run` CLI.
+  for (const f of ['python.js', 'python.d.ts', 'python-helpers.js', 'python-shim.js', 'bin/hookgrad.mjs', 'bin/run-worker.mjs']) assert.ok(tarball.files.includes(f), `${f} in ${tarball.files}`);
   const pj = JSON.parse(fs.readFileSync(path.join(PKG, 'package.json'), 'utf8'));
   assert.equal(pj.type, 'module');
   assert.equal(pj.types, './hookgrad.d.ts');
   assert.deepEqual(pj.exports['.'], { types: './hookgrad.d.ts', default: './hookgrad.js' });
+  assert.deepEqual(pj.exports['./python'], { types: './python.d.ts', default: './python.js' });
+  assert.equal(pj.bin.hookgrad, './bin/hookgrad.mjs');
+  assert.match(pj.dependencies.pyodide, /^\d+\.\d+\.\d+$/, 'Pyodide pinned to one version');
   assert.ok(Array.isArray(pj.sideEffects) && pj.sideEffects.includes('./hookgrad.js'), 'the facade patches prototypes: it has side effects');
 });
 
