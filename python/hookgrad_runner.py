@@ -67,6 +67,20 @@ def _user_tb(tb, filename):
 _program_globals = []
 
 
+def _name_tensors(g):
+    """The program's tensors named after their variables, for the figure
+    (JS programs name them with {name}); a name given already is kept."""
+    from torch import Tensor
+
+    for k, v in list(g.items()):
+        if isinstance(v, Tensor) and not k.startswith("_"):
+            try:
+                if v.name is None:
+                    v._h.name = k
+            except Exception:
+                pass
+
+
 def finish():
     """Frees the last program's objects (its tensors release their handles)."""
     for g in _program_globals:
@@ -123,6 +137,8 @@ def run(source, filename, out, err, traced=True):
                 return {"type": type(e).__name__, "message": msg, "line": line}
             finally:
                 stdout.flush()
+                if traced:
+                    _name_tensors(g)
                 # kept until finish(): the trace's graph is read after the program returns
                 _program_globals.append(g)
     finally:

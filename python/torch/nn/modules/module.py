@@ -332,6 +332,11 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
+        if set_to_none and all(m.__dict__.get("_hg") is not None for m in self.modules()):
+            # The engine's own zero_grad: the same .grad = None for every
+            # parameter, recorded in the trace as grad-set events.
+            B.call_engine(self._hg.zeroGrad)
+            return
         for p in self.parameters():
             if p.grad is not None:
                 if set_to_none:
