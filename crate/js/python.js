@@ -77,6 +77,10 @@ export async function loadPython(options = {}) {
     let result = { trace: [], graph: { tensors: [], nodes: [] } };
     const warn = runner.engine_warning;
     hg.setWarningHandler((message, atCaller) => warn(message, atCaller));
+    // A gradient a hook was handed is the hook's until Python frees it (at
+    // once, by reference counting): AccumulateGrad then takes over a gradient
+    // exactly when PyTorch's does (hg.setHookHandlesOwn).
+    hg.setHookHandlesOwn(true);
     try {
       // Without a trace (the CLI's default) nothing is recorded: a long loop stays flat.
       const traced = trace ? hg.traceRun : (f) => { f(); return result; };
@@ -95,6 +99,7 @@ export async function loadPython(options = {}) {
       if (!exception) exception = { type: e?.name || 'Error', message: String(e?.message ?? e), line: null };
     } finally {
       hg.setWarningHandler(null);
+      hg.setHookHandlesOwn(false);
       runner.finish();
     }
     placeHooks(result.graph, runner);

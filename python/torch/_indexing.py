@@ -20,6 +20,7 @@ def _parts(index):
 
 
 def _getitem(self, index):
+    lone_slice = isinstance(index, slice)  # `x[:]` is a SliceBackward0 even when whole
     index = _parts(index)
     ndim = self.dim()
     used = sum(1 for i in index if i is not None and i is not Ellipsis)
@@ -51,7 +52,7 @@ def _getitem(self, index):
                 raise ValueError("step must be greater than zero")
             size = t._h.shape[dim]
             start, stop, _ = i.indices(size)
-            if start == 0 and stop >= size and step == 1:
+            if start == 0 and stop >= size and step == 1 and not lone_slice:
                 # PyTorch's indexing skips a slice that keeps the whole dimension
                 dim += 1
                 orig += 1
@@ -65,8 +66,8 @@ def _getitem(self, index):
             f"(got {type(i).__name__})"
         )
     if t is self:
-        # t[...] / t[()] : PyTorch returns an alias (a view) of the tensor
-        t = Tensor._wrap(call(self._h.slice, 0, 0, self._h.shape[0], 1), self._dtype) if self.dim() else self
+        # nothing but whole slices and `...`: PyTorch returns x.alias() (AliasBackward0)
+        t = Tensor._wrap(call(self._h.alias), self._dtype)
     return t
 
 
