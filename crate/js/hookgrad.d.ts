@@ -391,6 +391,8 @@ export function recordLog(level: 'log' | 'info' | 'debug' | 'warn' | 'error', te
 export function pushSavedTensorsHooks(pack: (t: Tensor) => unknown, unpack: (packed: any) => Tensor): void;
 /** Ends the innermost `pushSavedTensorsHooks` scope. */
 export function popSavedTensorsHooks(): void;
+/** While on, tensor handles made outside `hg.tidy` are the caller's to `dispose()` (the garbage collector does not track them); returns the previous setting. For hosts that free every handle themselves (the Python mode). */
+export function setTensorHandlesManual(on: boolean): boolean;
 export function setGradEnabled(enabled: boolean): boolean;
 /** Handles made while a hook runs count as owners of their tensor, as PyTorch counts a hook's references: a hook that keeps a gradient stops AccumulateGrad from taking it over. For hosts that release every handle a hook does not keep when it returns (the Python mode); JS code keeps the default, `false`. Returns the previous setting. */
 export function setHookHandlesOwn(on: boolean): boolean;

@@ -241,13 +241,28 @@ function boxed(h) {
 }
 const rawRegisterHookId = Tensor.prototype.__registerHookId;
 
+/**
+ * `hg.setTensorHandlesManual(on)` → the previous setting. While on, a tensor
+ * handle made outside hg.tidy is its caller's to dispose(): the garbage
+ * collector does not track it (registering and unregistering it cost more
+ * than the op). For a host that frees every handle itself — the Python mode,
+ * where CPython's reference counting disposes each one.
+ */
+let manualTensors = false;
+export function setTensorHandlesManual(on) {
+  const previous = manualTensors;
+  manualTensors = !!on;
+  return previous;
+}
+
 for (const [cls, kind] of [[Tensor, 'tensor'], [Node, 'node'], [Module, 'module']]) {
   // wasm-bindgen makes every returned handle with `Class.__wrap(ptr)`.
+  const manual = kind === 'tensor';
   cls.__wrap = function wrap(ptr) {
     const h = Object.create(cls.prototype);
     h.__wbg_ptr = ptr;
     if (scope !== null) scope.push(h);
-    else gcOwn(h, kind, ptr);
+    else if (!(manual && manualTensors)) gcOwn(h, kind, ptr);
     return h;
   };
   guardPrototype(cls, RELEASED[kind]);

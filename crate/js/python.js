@@ -80,7 +80,10 @@ export async function loadPython(options = {}) {
     // A gradient a hook was handed is the hook's until Python frees it (at
     // once, by reference counting): AccumulateGrad then takes over a gradient
     // exactly when PyTorch's does (hg.setHookHandlesOwn).
-    hg.setHookHandlesOwn(true);
+    const ownBefore = hg.setHookHandlesOwn(true);
+    // Every tensor handle the program gets is released by CPython's
+    // reference counting: the garbage collector need not track them.
+    const manualBefore = hg.setTensorHandlesManual(true);
     try {
       // Without a trace (the CLI's default) nothing is recorded: a long loop stays flat.
       const traced = trace ? hg.traceRun : (f) => { f(); return result; };
@@ -99,7 +102,8 @@ export async function loadPython(options = {}) {
       if (!exception) exception = { type: e?.name || 'Error', message: String(e?.message ?? e), line: null };
     } finally {
       hg.setWarningHandler(null);
-      hg.setHookHandlesOwn(false);
+      hg.setHookHandlesOwn(ownBefore);
+      hg.setTensorHandlesManual(manualBefore);
       runner.finish();
     }
     placeHooks(result.graph, runner);
