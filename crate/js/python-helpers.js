@@ -23,6 +23,29 @@ export function engineHelpers(hg) {
   // The Python side's one dispatcher `(key, ...args)`, and the keys of the
   // functions JS has collected (their Python callables can go).
   let dispatch = null;
+  // Registers: two small arrays of Python's (`R` int32, `F` float64) that the
+  // hot calls read their operands from. A call with arguments costs Pyodide
+  // ~2 µs more than one without; Python writes R/F and calls with none. Each
+  // call reads its registers first, before anything can re-enter Python.
+  // R[0], R[1], F[0]: an op's operands; R[3]: the handle to release.
+  let regProxies = null;
+  let R = null;
+  let F = null;
+  let D = null; // D[0]: a count, D[1..]: hook-handle indices to forget (tforget_many_r)
+  const views = [];
+  const names = []; // hook names by index (a string argument costs a crossing of its own)
+  const refresh = () => {
+    for (const v of views) v.release();
+    views.length = 0;
+    views.push(regProxies[0].getBuffer('i32'), regProxies[1].getBuffer('f64'), regProxies[2].getBuffer('i32'));
+    R = views[0].data;
+    F = views[1].data;
+    D = views[2].data;
+  };
+  const regs = () => {
+    if (R.length === 0) refresh(); // the wasm memory grew: views on the old one are empty
+    return R;
+  };
   // Handles by index (index 0 is never used: it means "none yet" in Python).
   const table = [undefined];
   const free = [];
@@ -108,7 +131,46 @@ export function engineHelpers(hg) {
       free.push(i);
       h.dispose();
     },
+    setRegisters(ri, rf, rd) {
+      regProxies = [ri, rf, rd];
+      refresh();
+    },
+    internName(s) {
+      names.push(s);
+      return names.length - 1;
+    },
+    /** registerTensorHook with its arguments in R[0] (tensor), R[1] (key), R[2] (name index). */
+    registerTensorHook_r() {
+      const r = regs();
+      return this.registerTensorHook(r[0], r[1], names[r[2]]);
+    },
+    /** Forgets the D[0] hook-handle indices in D[1..] (their Python handles are gone). */
+    tforget_many_r() {
+      regs();
+      const n = D[0];
+      for (let k = 1; k <= n; k++) {
+        table[D[k]] = undefined;
+        free.push(D[k]);
+      }
+    },
+    trelease_r() {
+      const i = regs()[3];
+      const h = table[i];
+      table[i] = undefined;
+      free.push(i);
+      h.dispose();
+    },
     unary_op: (name) => (i) => put(table[i][name]()),
+    unary_op_r: (name) => () => put(table[regs()[0]][name]()),
+    op_r: (name) => () => {
+      const r = regs();
+      const a = table[r[0]];
+      return put(a[name](table[r[1]]));
+    },
+    op_nr: (name) => () => {
+      const a = table[regs()[0]];
+      return put(a[name](F[0]));
+    },
     op_add: (a, b) => put(table[a].add(table[b])),
     op_sub: (a, b) => put(table[a].sub(table[b])),
     op_mul: (a, b) => put(table[a].mul(table[b])),

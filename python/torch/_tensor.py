@@ -13,7 +13,8 @@ from ._bridge import hg, js
 
 
 _dispose = js.dispose
-_get, _put, _release = js.tget, js.tput, js.trelease
+_get, _put, _release_r = js.tget, js.tput, js.trelease_r
+_R = B.R
 
 
 def _num(x):
@@ -82,7 +83,8 @@ class Tensor:
     def __del__(self):
         try:
             if self._i:
-                _release(self._i)
+                _R[3] = self._i  # R[3]: never an op's operand (see python-helpers.js)
+                _release_r()
             else:
                 _dispose(self._hc)
         except Exception:

@@ -16,6 +16,9 @@ def _binary(method, reflected_method=None):
     # dtypes decided without a call when both sides are alike.
     jsop = getattr(js, "op_" + method)  # (id, id) -> id
     jsop_n = getattr(js, "op_" + method + "_n")  # (id, number) -> id
+    jsop_r = js.op_r(method)  # the same, operands in registers R[0], R[1]
+    jsop_nr = js.op_nr(method)  # (R[0], F[0]) -> id
+    R, F = B.R, B.F
     is_div = method == "div"
     new = object.__new__
     f32 = D.float32
@@ -27,11 +30,18 @@ def _binary(method, reflected_method=None):
             if t is Tensor:
                 if other._dtype is not d:
                     d = D.promote(d, other._dtype)
-                r = jsop(self._i or self._id(), other._i or other._id())
+                a = self._i or self._id()
+                b = other._i or other._id()
+                R[0] = a
+                R[1] = b
+                r = jsop_r()
             elif t is float:
                 if not d.is_floating_point:
                     d = f32
-                r = jsop_n(self._i or self._id(), other)
+                a = self._i or self._id()
+                R[0] = a
+                F[0] = other
+                r = jsop_nr()
             elif t is int or t is bool or t is list or t is tuple or isinstance(other, Tensor):
                 if isinstance(other, Tensor):
                     d = D.promote(d, other._dtype)
@@ -312,7 +322,8 @@ def _expand_vals(vals, shape, to):
 
 # ----- elementwise math ----------------------------------------------------------
 def _unary(method):
-    jsop = js.unary_op(method)  # id -> id: one FFI call of numbers per use
+    jsop_r = js.unary_op_r(method)  # R[0] -> id: one FFI call without arguments per use
+    R = B.R
     keeps_int = method in ("abs", "relu")
     new = object.__new__
 
@@ -321,7 +332,9 @@ def _unary(method):
         if not d.is_floating_point and not keeps_int:
             d = D.float32
         try:
-            r = jsop(self._i or self._id())
+            a = self._i or self._id()
+            R[0] = a
+            r = jsop_r()
         except B.JsException as e:
             raise B.translate(e) from None
         out = new(Tensor)

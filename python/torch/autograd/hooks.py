@@ -6,6 +6,8 @@ import weakref
 from .. import _bridge as B
 from .._tensor import Tensor
 
+R = B.R
+register_r = B.js.registerTensorHook_r  # operands in registers: see _bridge.R
 
 def _check_grad(t):
     if not t.requires_grad:
@@ -34,7 +36,12 @@ def tensor_hook(t, hook):
     # One crossing of numbers: the JS side checks requires_grad, makes the
     # function and registers it (the most frequent registration of all).
     key, name = B.callable_key(call, hook)
-    hi = B.call_engine(B.js.registerTensorHook, t._i or t._id(), key, name)
+    ti = t._i or t._id()
+    ni = B.name_id(name)
+    R[0] = ti
+    R[1] = key
+    R[2] = ni
+    hi = B.call_engine(register_r)
     return B.note_hook_index(hi)
 
 

@@ -34,9 +34,9 @@ class RemovableHandle:
     def __del__(self):
         if self._index:
             try:
-                from .._bridge import js
+                from .._bridge import forget_handle
 
-                js.tforget(self._index)
+                forget_handle(self._index)
             except Exception:
                 pass
 
