@@ -160,6 +160,11 @@ def forget_handle(index):
         js.tforget_many_r()
 
 
+from .utils import hooks as _hooks_module  # noqa: E402
+
+_hooks_module._forget = forget_handle
+_hooks_module._js = js
+
 _name_ids = {}
 
 

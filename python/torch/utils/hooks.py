@@ -7,7 +7,14 @@ Python-side dict the handle's hook is listed in (a module's
 `_forward_hooks`, ...), which programs read as PyTorch's."""
 
 
+# Set by torch._bridge once loaded (this module is imported before it): how
+# a dropped handle's JS table entry is forgotten, without an import per call.
+_forget = None
+_js = None
+
+
 class RemovableHandle:
+    __slots__ = ("_h", "_index", "_on_remove", "id", "_dicts", "__weakref__")
     next_id = 0
 
     def __init__(self, engine_handle=None, hooks_dict=None, *, extra_dict=None, on_remove=None, index=0):
@@ -16,15 +23,17 @@ class RemovableHandle:
         self._on_remove = on_remove
         self.id = RemovableHandle.next_id
         RemovableHandle.next_id += 1
-        self._dicts = [d for d in (hooks_dict, *(extra_dict if isinstance(extra_dict, (list, tuple)) else [extra_dict])) if d is not None]
+        if hooks_dict is None and extra_dict is None:
+            self._dicts = ()
+        else:
+            extra = extra_dict if isinstance(extra_dict, (list, tuple)) else [extra_dict]
+            self._dicts = [d for d in (hooks_dict, *extra) if d is not None]
 
     def remove(self):
         if self._h is not None:
             self._h.remove()
         if self._index:
-            from .._bridge import js
-
-            js.removeHandle(self._index)
+            _js.removeHandle(self._index)
         for d in self._dicts:
             d.pop(self.id, None)
         if self._on_remove is not None:
@@ -34,9 +43,7 @@ class RemovableHandle:
     def __del__(self):
         if self._index:
             try:
-                from .._bridge import forget_handle
-
-                forget_handle(self._index)
+                _forget(self._index)
             except Exception:
                 pass
 
