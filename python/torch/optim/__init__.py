@@ -23,6 +23,16 @@ class Optimizer:
             group["params"] = list(group["params"])
             self.param_groups.append(group)
 
+    @staticmethod
+    def _closure(closure):
+        """step(closure): the closure re-evaluates the loss with grad on."""
+        if closure is None:
+            return None
+        from ..autograd.grad_mode import enable_grad
+
+        with enable_grad():
+            return closure()
+
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
             for p in group["params"]:
@@ -59,12 +69,7 @@ class SGD(Optimizer):
 
     @no_grad()
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            from ..autograd.grad_mode import enable_grad
-
-            with enable_grad():
-                loss = closure()
+        loss = self._closure(closure)
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
             for p in group["params"]:
@@ -99,12 +104,7 @@ class Adam(Optimizer):
 
     @no_grad()
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            from ..autograd.grad_mode import enable_grad
-
-            with enable_grad():
-                loss = closure()
+        loss = self._closure(closure)
         from .._creation import zeros_like
 
         for group in self.param_groups:
