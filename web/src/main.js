@@ -56,6 +56,7 @@ function syncLang() {
   editorView?.setLanguage(app.state.lang);
   document.body.dataset.lang = app.state.lang;
   if (app.state.lang === 'python') preparePython();
+  else $('py-status').hidden = true; // a JavaScript program waits for no interpreter
 }
 for (const r of document.querySelectorAll('input[name=lang]')) {
   r.onchange = () => {
@@ -80,7 +81,7 @@ function preparePython() {
 }
 function showPythonProgress(p) {
   const box = $('py-status');
-  if (pythonReady || p.stage === 'ready') { box.hidden = true; return; }
+  if (pythonReady || p.stage === 'ready' || app.state.lang !== 'python') { box.hidden = true; return; }
   box.hidden = false;
   const mb = (x) => (x / 1048576).toFixed(1);
   $('py-status-text').textContent = p.stage === 'download'
