@@ -39,10 +39,6 @@ pub(crate) fn inplace(
     let view = t.view_info().filter(|i| i.differentiable);
     if context::is_grad_enabled() {
         match &view {
-            // PyTorch's CreationMeta::MULTI_OUTPUT_NODE (checked first).
-            Some(_) if t.grad_fn().is_some_and(|f| f.name == "UnbindBackward0") => {
-                return Err(Error::runtime(format!("Output {} of Unbind is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.", t.output_nr())));
-            }
             Some(info) if info.base.is_leaf() && info.base.requires_grad() => {
                 return Err(Error::runtime(VIEW_OF_LEAF_INPLACE_ERROR));
             }
