@@ -108,11 +108,6 @@ export function engineHelpers(hg) {
     /** The engine's id of the hook handle at index `i` (for the trace's hook rows). */
     handleId: (i) => table[i].id,
     removeHandle: (i) => table[i].remove(),
-    /** Forgets table entry `i` without releasing it (a hook handle owns nothing to free). */
-    tforget(i) {
-      table[i] = undefined;
-      free.push(i);
-    },
     same: (a, b) => a === b,
     /** What a Python callable returns when it raised: its wrapper throws this. */
     threw(name, message) {
@@ -125,12 +120,6 @@ export function engineHelpers(hg) {
     // crosses the FFI several times cheaper than a proxy of an object).
     tput: put,
     tget: (i) => table[i],
-    trelease(i) {
-      const h = table[i];
-      table[i] = undefined;
-      free.push(i);
-      h.dispose();
-    },
     setRegisters(ri, rf, rd) {
       regProxies = [ri, rf, rd];
       refresh();
@@ -160,7 +149,6 @@ export function engineHelpers(hg) {
       free.push(i);
       h.dispose();
     },
-    unary_op: (name) => (i) => put(table[i][name]()),
     unary_op_r: (name) => () => put(table[regs()[0]][name]()),
     op_r: (name) => () => {
       const r = regs();
@@ -171,14 +159,6 @@ export function engineHelpers(hg) {
       const a = table[regs()[0]];
       return put(a[name](F[0]));
     },
-    op_add: (a, b) => put(table[a].add(table[b])),
-    op_sub: (a, b) => put(table[a].sub(table[b])),
-    op_mul: (a, b) => put(table[a].mul(table[b])),
-    op_div: (a, b) => put(table[a].div(table[b])),
-    op_add_n: (a, x) => put(table[a].add(x)),
-    op_sub_n: (a, x) => put(table[a].sub(x)),
-    op_mul_n: (a, x) => put(table[a].mul(x)),
-    op_div_n: (a, x) => put(table[a].div(x)),
     object: () => ({}),
     options: (k, v) => ({ [k]: v }),
     set(o, k, v) { o[k] = v; },

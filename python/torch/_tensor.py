@@ -9,7 +9,7 @@ once), so a Python training loop stays flat without `hg.tidy`.
 from . import _bridge as B
 from . import _dtype as D
 from . import _tensor_str as S
-from ._bridge import hg, js
+from ._bridge import js
 
 
 _dispose = js.dispose
@@ -252,10 +252,7 @@ class Tensor:
 
     @property
     def grad(self):
-        from . import _warnings
-
-        if not self.is_leaf and not self.retains_grad:
-            _warnings.nonleaf_grad()
+        # a non-leaf's .grad warning is the engine's (through _warnings.engine_warning)
         g = js.getGrad(self._h)
         return None if g is None or g is B.jsnull else Tensor._wrap(g)
 
@@ -345,7 +342,7 @@ def _cast(t, dtype):
     cast has none in PyTorch. A float-to-float cast keeps the graph (ToCopyBackward0
     is not modelled: it is the same values)."""
     if dtype.is_floating_point and t._dtype.is_floating_point:
-        return t._new(t._h, dtype) if False else Tensor._wrap(B.call_engine(t._h.clone), dtype)
+        return Tensor._wrap(B.call_engine(t._h.clone), dtype)
     vals = t._values()
     if dtype is D.bool_:
         vals = [1.0 if v != 0 else 0.0 for v in vals]

@@ -10,13 +10,11 @@ from ._tensor import Tensor, _dim, _operand
 call = B.call_engine
 
 
-def _binary(method, reflected_method=None):
-    # The hot path of every program: one FFI call through a JS function held
-    # here (a JsProxy attribute lookup per op would be a second crossing),
+def _binary(method):
+    # The hot path of every program: one FFI call without arguments through a
+    # JS function held here, its operands in the registers (_bridge.R/F);
     # dtypes decided without a call when both sides are alike.
-    jsop = getattr(js, "op_" + method)  # (id, id) -> id
-    jsop_n = getattr(js, "op_" + method + "_n")  # (id, number) -> id
-    jsop_r = js.op_r(method)  # the same, operands in registers R[0], R[1]
+    jsop_r = js.op_r(method)  # (R[0], R[1]) -> id
     jsop_nr = js.op_nr(method)  # (R[0], F[0]) -> id
     R, F = B.R, B.F
     is_div = method == "div"
@@ -26,32 +24,32 @@ def _binary(method, reflected_method=None):
     def op(self, other):
         t = type(other)
         d = self._dtype
+        if t is float:
+            if not d.is_floating_point:
+                d = f32
+        elif t is Tensor or isinstance(other, Tensor):
+            if other._dtype is not d:
+                d = D.promote(d, other._dtype)
+        elif t is int or t is bool:
+            d = D.result_type(d, other)
+            other = float(other)
+        elif t is list or t is tuple:
+            other = _operand_tensor(other)
+            if other._dtype is not d:
+                d = D.promote(d, other._dtype)
+        else:
+            return NotImplemented  # Python then raises its TypeError
         try:
-            if t is Tensor:
-                if other._dtype is not d:
-                    d = D.promote(d, other._dtype)
-                a = self._i or self._id()
+            a = self._i or self._id()
+            if type(other) is float:
+                R[0] = a
+                F[0] = other
+                r = jsop_nr()
+            else:
                 b = other._i or other._id()
                 R[0] = a
                 R[1] = b
                 r = jsop_r()
-            elif t is float:
-                if not d.is_floating_point:
-                    d = f32
-                a = self._i or self._id()
-                R[0] = a
-                F[0] = other
-                r = jsop_nr()
-            elif t is int or t is bool or t is list or t is tuple or isinstance(other, Tensor):
-                if isinstance(other, Tensor):
-                    d = D.promote(d, other._dtype)
-                    r = jsop(self._id(), other._id())
-                else:
-                    o = _operand_tensor(other) if t is list or t is tuple else other
-                    d = D.result_type(d, o._dtype if isinstance(o, Tensor) else o)
-                    r = jsop(self._id(), o._id()) if isinstance(o, Tensor) else jsop_n(self._id(), float(o))
-            else:
-                return NotImplemented  # Python then raises its TypeError
         except B.JsException as e:
             raise B.translate(e) from None
         if is_div and not d.is_floating_point:
@@ -62,27 +60,13 @@ def _binary(method, reflected_method=None):
         out._dtype = d
         return out
 
-    def rop(self, other):
-        from ._creation import scalar_like
-
-        left = scalar_like(other, self)
-        return getattr(left, "__" + method + "__")(self)
-
-    return op, rop
-
-
-def _result_dtype(a, other, method):
-    d = D.result_type(a, other)
-    if method == "div" and not d.is_floating_point:
-        return D.float32
-    return d
+    return op
 
 
 for _name, _py in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "truediv")):
-    _op, _rop = _binary(_name)
+    _op = _binary(_name)
     setattr(Tensor, _name, _op)
     setattr(Tensor, f"__{_py}__", _op)
-    setattr(Tensor, f"__r{_py}__", _rop)
 Tensor.__div__ = Tensor.__truediv__
 Tensor.true_divide = Tensor.div
 Tensor.multiply = Tensor.mul
@@ -130,10 +114,6 @@ Tensor.__radd__ = _radd
 Tensor.__rmul__ = _rmul
 Tensor.__rsub__ = _rsub
 Tensor.__rtruediv__ = _rdiv
-
-
-def _add_alpha(self, other, alpha=1):
-    return self.add(other if alpha == 1 else other * alpha)
 
 
 _plain_add, _plain_sub = Tensor.__add__, Tensor.__sub__

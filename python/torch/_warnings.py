@@ -56,7 +56,3 @@ def copy_construct():
         "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
         "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
     )
-
-
-def nonleaf_grad():
-    """Reading `.grad` of a non-leaf: the engine warns (engine_warning)."""

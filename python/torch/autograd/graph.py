@@ -4,7 +4,6 @@ engine's nodes and hook registries."""
 import weakref
 
 from .. import _bridge as B
-from ..utils.hooks import RemovableHandle
 
 # One Python object per engine node while the user holds it (`c.grad_fn is
 # c.grad_fn` is True in PyTorch), and its `metadata` dict for as long as the

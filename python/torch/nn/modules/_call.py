@@ -10,7 +10,6 @@ import weakref
 from collections import OrderedDict
 
 from ... import _bridge as B
-from ...utils.hooks import RemovableHandle
 
 _by_engine_id = weakref.WeakValueDictionary()
 # The global hooks (torch.nn.modules.module._global_*), listed as PyTorch lists them.
