@@ -11,7 +11,6 @@ packed values for the large outputs.
 """
 
 import hashlib
-import importlib.util
 import json
 import math
 import os
@@ -22,23 +21,11 @@ import unittest
 
 sys.dont_write_bytecode = True
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-MODULE_PATH = os.path.join(ROOT, "python", "torch", "_random.py")
-FIXTURES = os.path.join(HERE, "random_fixtures.json")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from shim_files import load_fixture, load_shim_module  # noqa: E402
 
-
-def load_module():
-    spec = importlib.util.spec_from_file_location("hookgrad_random", MODULE_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-R = load_module()
-
-with open(FIXTURES) as f:
-    FIXTURE_DATA = json.load(f)
+R = load_shim_module("_random.py", "hookgrad_random")
+FIXTURE_DATA = load_fixture("random_fixtures.json")
 CASES = FIXTURE_DATA["cases"]
 SMALL = 128
 

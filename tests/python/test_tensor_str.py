@@ -8,7 +8,6 @@ gen_print_fixtures.py).  The module is loaded by file path rather than with
 ``import torch``, so a real torch on the path cannot stand in for it.
 """
 
-import importlib.util
 import json
 import math
 import os
@@ -18,23 +17,11 @@ import unittest
 
 sys.dont_write_bytecode = True
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-MODULE_PATH = os.path.join(ROOT, "python", "torch", "_tensor_str.py")
-FIXTURES = os.path.join(HERE, "print_fixtures.json")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from shim_files import load_fixture, load_shim_module  # noqa: E402
 
-
-def load_module():
-    spec = importlib.util.spec_from_file_location("hookgrad_tensor_str", MODULE_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ts = load_module()
-
-with open(FIXTURES) as f:
-    FIXTURE_DATA = json.load(f)
+ts = load_shim_module("_tensor_str.py", "hookgrad_tensor_str")
+FIXTURE_DATA = load_fixture("print_fixtures.json")
 CASES = FIXTURE_DATA["cases"]
 
 
