@@ -11,7 +11,6 @@ packed values for the large outputs.
 """
 
 import hashlib
-import json
 import math
 import os
 import struct

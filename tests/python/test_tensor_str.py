@@ -8,7 +8,6 @@ gen_print_fixtures.py).  The module is loaded by file path rather than with
 ``import torch``, so a real torch on the path cannot stand in for it.
 """
 
-import json
 import math
 import os
 import sys
