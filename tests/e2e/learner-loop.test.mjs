@@ -149,7 +149,8 @@ c.backward();`;
   const text = await page.locator('#step-text').textContent();
   // V8's own message and place: "Unexpected token ';'" at line 3, column 17 (the ';').
   assert.match(text, /Error \(line 3, column 17\): SyntaxError: Unexpected token ';'/);
-  assert.match(await page.locator('#program-status').textContent(), /error at line 3/);
+  // The status line follows once the figure is fitted (two frames later on a slow machine).
+  await page.waitForFunction(() => /error at line 3/.test(document.getElementById('program-status').textContent), null, { timeout: 5000 });
   await page.waitForFunction(() => document.querySelector('#editor .cm-error-line'));
   const m = await errorMarker(page);
   assert.equal(m.line, 3); assert.equal(m.column, 17); assert.match(m.text.replace('▲', ''), /b\.add\(;/);

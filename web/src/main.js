@@ -158,7 +158,7 @@ const ctl = globalThis.hookgradController = new Controller({
   getSource: () => figureSource(app.state, { pythonReady }),
   onProgress: showPythonProgress,
   onFrame: renderExtras,
-  onBusy: (busy) => { if (busy) dropLinkGate(); },
+  onBusy: (busy) => { if (busy) { dropLinkGate(); $('program-status').textContent = 'running…'; } },
   onSession(session) {
     const r = session.result; const e = r.error;
     $('program-status').textContent = session.twin ? 'figure from the JavaScript twin — Python is loading'
