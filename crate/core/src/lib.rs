@@ -31,6 +31,7 @@ pub mod per_thread;
 pub mod protocol;
 pub mod ready_queue;
 pub mod repr;
+pub mod saved;
 pub(crate) mod scalar_backward;
 pub mod shape;
 pub mod small;
