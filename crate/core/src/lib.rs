@@ -47,6 +47,8 @@ mod double_backward_tests;
 #[cfg(test)]
 mod lifetime_tests;
 #[cfg(test)]
+mod module_scenario_tests;
+#[cfg(test)]
 mod scalar_tests;
 #[cfg(test)]
 mod scenario_tests;
