@@ -237,6 +237,28 @@ test('hooks in depth: editing a cell re-runs it and redraws its figure; figures 
   await page.close();
 });
 
+test('hooks in depth: an edited Python cell redraws its figure from the Python', async () => {
+  const page = await openTutorial('hooks-in-depth');
+  const video = FIX.tutorial_hooks_video;
+  await page.waitForFunction(() => document.body.dataset.pythonReady === '1', null, { timeout: 90000 });
+  await figureReady(page, 'fig-2');
+  const src0 = await page.locator('#fig-2').getAttribute('data-src');
+  // Unedited, the Python ran as itself but the figure stays (its JS twin drew the same graph).
+  const area = page.locator('#cell-v1 textarea');
+  assert.match(await area.inputValue(), /^# semantics: pytorch-1/);
+  await area.fill((await area.inputValue()).replace('# semantics: pytorch-1', '# semantics: pytorch-2'));
+  await runCell(page, 'cell-v1');
+  assert.match(await page.locator('#cell-v1 .cell-status').textContent(), /PyTorch 2 semantics.*Python/);
+  assertClose(await printed(page, 'cell-v1', 'e.grad'), video.pytorch2.grads.e, 'edited Python cell 2 e.grad');
+  await page.waitForFunction((s) => document.querySelector('#fig-2').dataset.src !== s, src0, { timeout: 90000 });
+  const { frame } = await figureReady(page, 'fig-2');
+  // The embed runs the reader's Python (its title says so) under the edited semantics.
+  assert.match(await frame.locator('#embed-title').textContent(), /Python/);
+  assert.match(await page.locator('#fig-2 .fig-step').textContent(), /retain_grad/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a cell\'s "Open in playground" link carries its program, language and semantics', async () => {
   const page = await openTutorial('hooks-in-depth');
   const href = await page.locator('#cell-v1 a.cell-open').getAttribute('href');
