@@ -31,6 +31,7 @@ pub mod per_thread;
 pub mod protocol;
 pub mod ready_queue;
 pub mod repr;
+pub mod saved;
 pub(crate) mod scalar_backward;
 pub mod shape;
 pub mod small;
@@ -45,6 +46,8 @@ mod deferred_tests;
 mod double_backward_tests;
 #[cfg(test)]
 mod lifetime_tests;
+#[cfg(test)]
+mod module_scenario_tests;
 #[cfg(test)]
 mod scalar_tests;
 #[cfg(test)]
