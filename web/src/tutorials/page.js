@@ -58,7 +58,8 @@ function bindValues(cellId, result) {
  */
 function figureProgram(fig, code, semanticsDefault, lang = 'js') {
   let { program } = readSemantics(code, semanticsDefault, lang);
-  const cut = fig.el.dataset.cut;
+  // A cut written as a JS comment (`// The adjoint recursion`) is the same comment in Python (`# …`).
+  const cut = lang === 'python' ? fig.el.dataset.cut?.replace(/^\/\/\s*/, '# ') : fig.el.dataset.cut;
   if (cut) {
     const at = program.split('\n').findIndex((line) => line.trimStart().startsWith(cut));
     if (at >= 0) program = program.split('\n').slice(0, at).join('\n');
