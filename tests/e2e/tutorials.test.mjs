@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setup, ROOT, SHOTS, waitForRun, toEnd, deselect, gradOf, runLinked } from './helpers.mjs';
+import { loadPackage } from '../load-package.mjs';
 
 const FIX = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'pytorch.json'), 'utf8')).scenarios;
 const PAGES = ['hooks-in-depth', 'adjoint', 'capture', 'legacy-linear'];
@@ -137,8 +138,7 @@ test('code cells read hg.setSemantics lines; figures find their step in the engi
   assert.match(r.program, /if \(a\) hg\.setSemantics\('pytorch-2'\);/, 'only whole-line calls are read');
   assert.equal(readSemantics('const x = 1;').semantics, 'pytorch-2');
 
-  const hg = await import('../../web/pkg/hookgrad.js');
-  hg.initSync({ module: fs.readFileSync(path.join(ROOT, 'web', 'pkg', 'hookgrad_bg.wasm')) });
+  const { hg } = await loadPackage();
   const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
   const c = a.mul(3); c.name = 'c';
   c.registerHook(function double(g) { return g.mul(2); });

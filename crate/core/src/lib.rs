@@ -45,9 +45,13 @@ mod deferred_tests;
 #[cfg(test)]
 mod double_backward_tests;
 #[cfg(test)]
+mod fixture_expr;
+#[cfg(test)]
 mod lifetime_tests;
 #[cfg(test)]
 mod module_scenario_tests;
+#[cfg(test)]
+mod pytorch_fixture_tests;
 #[cfg(test)]
 mod scalar_tests;
 #[cfg(test)]
