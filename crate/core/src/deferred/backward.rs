@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use super::execute::execute;
 use super::lazy::Lazy;
-use super::op::Op;
+use super::op::{Op, Saves};
 use super::table::{free_row, source_in, Entry, In, Source, State, Table, MAX_KEPT_ROWS};
 use super::with_table;
 use crate::context::GradModeGuard;
@@ -231,11 +231,12 @@ pub(super) fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> 
         };
         v.ok_or_else(|| Error::internal("a deferred op's input is no longer a number"))
     };
-    let (values, count) = match e.op {
+    let (values, count) = match e.op.saves(e.number) {
+        Saves::Nothing => ([0.0; 2], 0),
         // `arith::mul_rule`'s order: other, then self (PyTorch's).
-        Op::Mul if !e.number => ([value(b)?, value(a)?], 2),
-        Op::Tanh => ([e.value, 0.0], 1),
-        _ => ([0.0; 2], 0),
+        Saves::OtherSelf => ([value(b)?, value(a)?], 2),
+        Saves::Input => ([value(a)?, 0.0], 1),
+        Saves::Result => ([e.value, 0.0], 1),
     };
     let s = Step {
         op: e.op,

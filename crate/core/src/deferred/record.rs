@@ -92,7 +92,7 @@ pub(super) fn check<'a>(table: &Table, arg: Arg<'a>) -> Option<Checked<'a>> {
     }
 }
 
-/// `a op b` (`b` unused for tanh) as a deferred entry, or `None`: run the
+/// `a op b` (`b` unused by a unary op) as a deferred entry, or `None`: run the
 /// op eagerly (grad mode off, a trace recording, pack hooks, inside a
 /// backward, an input not 0-d or with a grad_fn, nothing requiring grad).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
@@ -128,7 +128,7 @@ pub(super) fn record_in(
     garbage: &mut Vec<Garbage>,
 ) -> Option<Lazy> {
     let a = check(table, a)?;
-    let b = if op == Op::Tanh {
+    let b = if op.is_unary() {
         Checked::None
     } else {
         check(table, b)?
@@ -136,14 +136,12 @@ pub(super) fn record_in(
     if matches!(a, Checked::Number(_)) || !(a.requires_grad() || b.requires_grad()) {
         return None;
     }
-    let (x, y) = (a.value(), b.value());
-    // The eager kernels' arithmetic (`zip_operand`, `Data::map`).
-    let value = match op {
-        Op::Add => x + y,
-        Op::Sub => x - y,
-        Op::Mul => x * y,
-        Op::Tanh => x.tanh(),
-    };
+    // A tensor exponent is `PowBackward1`, eager.
+    if op == Op::Pow && !matches!(b, Checked::Number(_)) {
+        return None;
+    }
+    let value = op.forward(a.value(), b.value());
+    let y = b.value();
     let versions = [a.version(), b.version()];
     // From here on, what the eager op takes, in its order: the inputs'
     // edges, the node's id and sequence number, the tensor's id.
