@@ -2,12 +2,11 @@
 
 use super::backward::{step, Plan, Row};
 use super::with_table;
-use crate::engine::accumulate;
+use crate::accumulate::{accumulate, accumulate_number};
 use crate::error::{Error, Result};
 use crate::input_buffer::{to_tensors, Grad, Grads, Num, Shares};
 use crate::node::NodeKind;
 use crate::ready_queue::ReadyQueue;
-use crate::scalar_backward::accumulate_number;
 use crate::small::Small;
 use crate::tensor::Tensor;
 
