@@ -11,7 +11,9 @@
 #![cfg_attr(hookgrad_nightly, feature(optimize_attribute))]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub(crate) mod accumulate;
 pub mod array;
+pub(crate) mod call_node;
 pub mod context;
 pub mod deferred;
 pub mod engine;
