@@ -69,6 +69,9 @@ pub use record::{record, Arg};
 pub use replay::flush;
 
 use crate::error::{Error, Result};
+#[cfg(test)]
+mod root_tests;
+
 use table::Table;
 
 crate::thread_refcell!(
