@@ -35,7 +35,11 @@ pub(super) fn execute(plan: Plan, ones: Tensor, keep_graph: bool) -> Result<()> 
     let mut next = 0;
     let mut leaves: [Option<usize>; 2] = [None, None];
     let mut shares = Shares::default();
-    let mut held: Small<Grad> = Small::Zero;
+    // Gradients added into a buffer, let go of once the row's outputs are
+    // routed (`engine::route_outputs`): numbers apart from tensors, which
+    // only an add/sub root's `ones` makes (no drop work on the hot path).
+    let mut held: Small<Num> = Small::Zero;
+    let mut held_tensors: Vec<Grad> = Vec::new();
     let busy = || Error::internal("dependency not found for a deferred op");
     // The root's implicit gradient (its one dependency).
     match deps.first_mut() {
@@ -140,16 +144,15 @@ pub(super) fn execute(plan: Plan, ones: Tensor, keep_graph: bool) -> Result<()> 
                         buffers[j] = match (buffers[j].take(), &new) {
                             (None, _) => Some(new),
                             // `add_grad` on numbers, inline.
-                            (Some(Grad::Value(old)), Grad::Value(n)) => {
-                                let sum = shares.sum(old, n.value);
-                                held.push(new);
-                                Some(Grad::Value(sum))
+                            (Some(Grad::Value(old)), &Grad::Value(n)) => {
+                                held.push(n);
+                                Some(Grad::Value(shares.sum(old, n.value)))
                             }
                             // A tensor is involved (the root's `ones`).
                             (Some(old), _) => {
                                 let mut slot: Grads = Small::One(Some(old));
                                 if let Some(kept) = add_grad("", &mut slot, 0, new, &mut shares)? {
-                                    held.push(kept);
+                                    held_tensors.push(kept);
                                 }
                                 slot.into_iter().next().flatten()
                             }
@@ -168,10 +171,11 @@ pub(super) fn execute(plan: Plan, ones: Tensor, keep_graph: bool) -> Result<()> 
                         }
                     }
                 }
-                for g in std::mem::take(&mut held).iter() {
-                    if let Grad::Value(n) = g {
-                        shares.leave(n);
-                    }
+                for n in std::mem::take(&mut held).iter() {
+                    shares.leave(n);
+                }
+                if !held_tensors.is_empty() {
+                    shares.drop_all(&held_tensors.drain(..).map(Some).collect());
                 }
             }
         }
