@@ -281,7 +281,7 @@ if (want('w1')) {
 }
 // W1's shapes (issue 31): hookgrad and the floor, ns per node of each.
 const SHAPE_TASKS = TASKS.filter((t) => wl(t) === 'w1');
-const SHAPE_LABEL = { w1: 'bench (add mul sub tanh, mul(1/16))', w1_mg: "micrograd's loss ((out−y).pow(2), div(n))", w1_relu: 'ending in relu', w1_sigmoid: 'ending in sigmoid', w1_exp: 'ending in exp', w1_notidy: 'bench shape without hg.tidy' };
+const SHAPE_LABEL = { w1: 'bench (add mul sub tanh, mul(1/16))', w1_mg: "micrograd's loss ((out−y).pow(2), div(n))", w1_relu: 'ending in relu', w1_sigmoid: 'ending in sigmoid', w1_exp: 'ending in exp', w1_sum: 'loss left a sum (an add root)', w1_notidy: 'bench shape without hg.tidy' };
 const shapeNs = (task, p, f = med) => (f(task, p) != null ? (f(task, p) * 1e6) / nodesOf(variant(task)) : null);
 const tidyShapes = SHAPE_TASKS.filter((t) => variant(t) !== 'notidy');
 const fastestShape = Math.min(...tidyShapes.map((t) => shapeNs(t, 'hookgrad') ?? Infinity));
