@@ -383,16 +383,29 @@ fn evaluate(
     ))
 }
 
-fn hook_error(e: Error, what: &str, target: &str, name: &str) -> Error {
-    let name = if name.is_empty() {
+/// The error of a user hook (`handle`, of `kind`) that raised `e`.
+fn hook_error(
+    e: Error,
+    (handle, kind): (HandleId, HookKind),
+    what: &str,
+    target: &str,
+    name: &str,
+) -> Error {
+    let quoted = if name.is_empty() {
         String::new()
     } else {
         format!(" '{name}'")
     };
-    Error::runtime(format!(
-        "{what}{name} on {target} raised an error: {}",
+    let message = format!(
+        "{what}{quoted} on {target} raised an error: {}",
         e.message()
-    ))
+    );
+    // A multi-grad hook runs as a tensor hook under its own handle and kind.
+    let kind = e
+        .failed_hook()
+        .filter(|h| h.handle == handle)
+        .map_or(kind, |h| h.kind);
+    Error::in_hook(message, handle, kind, name.to_owned())
 }
 
 fn check_hook_value(name: &str, before: &Option<Tensor>, after: &Tensor) -> Result<()> {
@@ -479,9 +492,16 @@ fn run_tensor_hook(
     };
     // Copied before the call: a hook may change its argument in place.
     let before = trace::is_recording().then(|| crate::error::snapshot(current.to_array()));
-    let result = hook
-        .call(&current)
-        .map_err(|e| hook_error(e, "tensor hook", &tensor_label(owner, node), &hook.name()))?;
+    let result = hook.call(&current).map_err(|e| {
+        let site = (handle, HookKind::Tensor);
+        hook_error(
+            e,
+            site,
+            "tensor hook",
+            &tensor_label(owner, node),
+            &hook.name(),
+        )
+    })?;
     let after = match result {
         Some(new) => {
             // The name only for the error: a JS hook's name is a string
@@ -549,10 +569,7 @@ fn tensor_name(id: TensorId, node: &NodeRef) -> Option<String> {
 }
 
 fn record_error(e: &Error, node: &NodeRef) {
-    trace::record(|| Event::Error {
-        message: e.to_string(),
-        node: Some(node.id),
-    });
+    trace::record_error(e, Some(node.id));
 }
 
 /// The retain-grad hook: a contiguous copy of the first gradient, then
@@ -597,9 +614,15 @@ fn call_node(
     for (handle, hook) in node.pre_hooks.run_snapshot() {
         // Copied before the call: a hook may change its arguments in place.
         let before = trace::is_recording().then(|| snapshot(&inputs));
-        let result = hook
-            .call(&inputs)
-            .map_err(|e| hook_error(e, "pre-hook", &target(), &hook.name()))?;
+        let result = hook.call(&inputs).map_err(|e| {
+            hook_error(
+                e,
+                (handle, hook.kind()),
+                "pre-hook",
+                &target(),
+                &hook.name(),
+            )
+        })?;
         if let Some(new) = result {
             check_hook_list(&hook.name(), &inputs, &new)?;
             inputs = new;
@@ -658,7 +681,7 @@ fn call_node(
             if own {
                 e
             } else {
-                hook_error(e, "hook", &target(), &hook.name())
+                hook_error(e, (handle, hook.kind()), "hook", &target(), &hook.name())
             }
         })?;
         if let Some(new) = result {
@@ -848,6 +871,7 @@ pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
         let returned_a_value = hook.call(variable).map_err(|e| {
             hook_error(
                 e,
+                (handle, HookKind::PostAccumulate),
                 "post-accumulate-grad hook",
                 &variable.label(),
                 &hook.name(),

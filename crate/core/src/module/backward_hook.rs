@@ -55,6 +55,22 @@ fn record_module_hook(
 }
 
 /// A graph row for a user's module hook, under the handle the user holds.
+/// The error of a module's backward hook (`handle`, of `kind`) that raised `e`.
+fn raised(
+    module: &Module,
+    what: &str,
+    (handle, kind): (HandleId, HookKind),
+    name: String,
+    e: Error,
+) -> Error {
+    let message = format!(
+        "{what} on module '{}' raised an error: {}",
+        module.name(),
+        e.message()
+    );
+    Error::in_hook(message, handle, kind, name)
+}
+
 fn module_row(
     module: &Module,
     kind: HookKind,
@@ -347,11 +363,13 @@ impl NodePostHook for OutputHook {
         for (handle, hook) in pre_hooks {
             let before = snap(&grad_outputs);
             let result = hook.call(&module, &grad_outputs).map_err(|e| {
-                Error::runtime(format!(
-                    "full backward pre-hook on module '{}' raised an error: {}",
-                    module.name(),
-                    e.message()
-                ))
+                raised(
+                    &module,
+                    "full backward pre-hook",
+                    (handle, HookKind::ModuleFullBackwardPre),
+                    hook.hook_name(),
+                    e,
+                )
             })?;
             if let Some(new) = result {
                 if new.len() != expected {
@@ -389,11 +407,13 @@ impl NodePostHook for OutputHook {
                 let res = hook
                     .call(&module, &grad_inputs, &grad_outputs)
                     .map_err(|e| {
-                        Error::runtime(format!(
-                            "full backward hook on module '{}' raised an error: {}",
-                            module.name(),
-                            e.message()
-                        ))
+                        raised(
+                            &module,
+                            "full backward hook",
+                            (handle, HookKind::ModuleFullBackward),
+                            hook.hook_name(),
+                            e,
+                        )
                     })?;
                 if let Some(r) = &res {
                     if r.iter().any(|x| x.is_some()) {
@@ -490,11 +510,13 @@ impl NodePostHook for InputHook {
         for (handle, hook) in hooks {
             let before = snap(&res);
             let out = hook.call(&module, &res, &grad_outputs).map_err(|e| {
-                Error::runtime(format!(
-                    "full backward hook on module '{}' raised an error: {}",
-                    module.name(),
-                    e.message()
-                ))
+                raised(
+                    &module,
+                    "full backward hook",
+                    (handle, HookKind::ModuleFullBackward),
+                    hook.hook_name(),
+                    e,
+                )
             })?;
             if let Some(out) = out {
                 if out.len() != res.len() {
@@ -571,11 +593,13 @@ impl NodePostHook for LegacyHook {
             .hook
             .call(&self.module, grad_inputs, grad_outputs)
             .map_err(|e| {
-                Error::runtime(format!(
-                    "backward hook on module '{}' raised an error: {}",
-                    self.module.name(),
-                    e.message()
-                ))
+                raised(
+                    &self.module,
+                    "backward hook",
+                    (self.handle, HookKind::ModuleBackward),
+                    self.hook.name(),
+                    e,
+                )
             })?;
         let after = result
             .as_deref()
