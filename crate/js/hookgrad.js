@@ -211,10 +211,12 @@ function settleHandles(hs) {
 // bound in connect()): `__opNumber(kind, a, v)` and `__opTensor(kind, a, b)`
 // take handle codes and answer the new handle's code, or 0 with its error
 // kept for core.__takeError() (crate/wasm/src/handle_code.rs). `kind` is
-// the index in OPS; tanh is TANH. The dispatchers below check the handles
-// themselves.
+// the index in OPS, then UNARY's from 4, then POW. The dispatchers below
+// check the handles themselves.
 const OPS = ['add', 'sub', 'mul', 'div'];
-const TANH = 4;
+const UNARY = ['tanh', 'neg', 'exp', 'log', 'sigmoid', 'relu'];
+const POW = 10;
+const UNARY_MORE = ['sin', 'cos', 'abs', 'sqrt']; // kinds 11.. (after POW)
 const raw = { number: null, tensor: null, boxRow: null };
 function bindRaw() {
   raw.number = wasm.__opNumber;
@@ -484,11 +486,23 @@ OPS.forEach((op, kind) => {
   Object.defineProperty(f, 'name', { value: op });
   Tensor.prototype[op] = f;
 });
-{
-  const generic = Tensor.prototype.tanh;
-  Tensor.prototype.tanh = function tanh() {
+// `a.exp()` and the other unary ops, `a.pow(2)`: the same typed export
+// (crate/wasm/src/handle_code.rs numbers them so).
+const unaryKinds = [...UNARY.map((op, i) => [op, 4 + i]), ...UNARY_MORE.map((op, i) => [op, POW + 1 + i])];
+for (const [op, kind] of unaryKinds) {
+  const generic = Tensor.prototype[op];
+  const f = function () {
     const p = this.__wbg_ptr;
-    return p ? made(raw.number(TANH, p, 0)) : generic.call(this);
+    return p ? made(raw.number(kind, p, 0)) : generic.call(this);
+  };
+  Object.defineProperty(f, 'name', { value: op });
+  Tensor.prototype[op] = f;
+}
+{
+  const generic = Tensor.prototype.pow;
+  Tensor.prototype.pow = function pow(exponent) {
+    const p = this.__wbg_ptr;
+    return p && typeof exponent === 'number' ? made(raw.number(POW, p, exponent)) : generic.call(this, exponent);
   };
 }
 

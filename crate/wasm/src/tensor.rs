@@ -19,7 +19,7 @@ use hookgrad_core::tensor::Tensor as CoreTensor;
 /// the garbage collector) never affects another handle of the same tensor.
 ///
 /// The tensor may still be a deferred 0-d op (`hookgrad_core::deferred`):
-/// `add/sub/mul/tanh`, `item()` and `backward()` use it as it is; every
+/// the elementwise ops, `item()` and `backward()` use it as it is; every
 /// other use asks `core()`, which materializes it exactly as the eager op
 /// would have made it.
 #[wasm_bindgen]
@@ -281,38 +281,41 @@ impl Tensor {
         wrap(ops::arith::div(&self.tensor()?, &operand(&other, "div")?))
     }
     pub fn neg(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.neg())
+        self.arith(Op::Neg, Other::None)
     }
     /// `pow(exponent)`: a number or a Tensor (crate::tensor_ops::pow).
     pub fn pow(&self, exponent: JsValue) -> JsResult<Tensor> {
+        if let Some(e) = exponent.as_f64() {
+            return self.arith(Op::Pow, Other::Number(e as f32));
+        }
         crate::tensor_ops::pow(&self.tensor()?, &exponent)
     }
     pub fn exp(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.exp())
+        self.arith(Op::Exp, Other::None)
     }
     pub fn log(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.log())
+        self.arith(Op::Log, Other::None)
     }
     pub fn sin(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.sin())
+        self.arith(Op::Sin, Other::None)
     }
     pub fn cos(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.cos())
+        self.arith(Op::Cos, Other::None)
     }
     pub fn tanh(&self) -> JsResult<Tensor> {
         self.arith(Op::Tanh, Other::None)
     }
     pub fn sigmoid(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.sigmoid())
+        self.arith(Op::Sigmoid, Other::None)
     }
     pub fn relu(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.relu())
+        self.arith(Op::Relu, Other::None)
     }
     pub fn abs(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.abs())
+        self.arith(Op::Abs, Other::None)
     }
     pub fn sqrt(&self) -> JsResult<Tensor> {
-        wrap(self.tensor()?.sqrt())
+        self.arith(Op::Sqrt, Other::None)
     }
     pub fn softmax(&self, dim: JsValue) -> JsResult<Tensor> {
         let d = opt_dim(&dim, "softmax")?.ok_or_else(|| {

@@ -59,7 +59,14 @@ pub fn generate(decls: &[Decl]) -> Result<String, String> {
         match &d.shape {
             Shape::Record(fields) => {
                 out.push_str(&format!("\nfunction read{}() {{\n", d.rust));
-                g.emit(&g.steps(fields)?, &[], Vec::new(), &mut out, 1)?;
+                let steps = g.steps(fields)?;
+                g.emit(
+                    &steps.iter().collect::<Vec<_>>(),
+                    &[],
+                    Vec::new(),
+                    &mut out,
+                    1,
+                )?;
                 out.push_str("}\n");
             }
             Shape::Tagged { tag, variants } => {
@@ -70,7 +77,14 @@ pub fn generate(decls: &[Decl]) -> Result<String, String> {
                 for (i, v) in variants.iter().enumerate() {
                     out.push_str(&format!("    case {i}: {{\n"));
                     let lit = [(tag.to_string(), format!("'{}'", v.tag))];
-                    g.emit(&g.steps(&v.fields)?, &lit, Vec::new(), &mut out, 3)?;
+                    let steps = g.steps(&v.fields)?;
+                    g.emit(
+                        &steps.iter().collect::<Vec<_>>(),
+                        &lit,
+                        Vec::new(),
+                        &mut out,
+                        3,
+                    )?;
                     out.push_str("    }\n");
                 }
                 out.push_str(&format!(
@@ -343,7 +357,7 @@ impl Gen<'_> {
     /// fields in order.
     fn emit(
         &self,
-        steps: &[Step],
+        steps: &[&Step],
         lit: &[(String, String)],
         mut keys: Vec<Key>,
         out: &mut String,
@@ -367,7 +381,7 @@ impl Gen<'_> {
                     // A plain flattened record: its reads, inline.
                     let mut rest: Vec<&Step> = reads.iter().collect();
                     rest.extend(&steps[i + 1..]);
-                    return self.emit_refs(&rest, lit, keys, out, depth);
+                    return self.emit(&rest, lit, keys, out, depth);
                 }
                 Step::Group { has, reads } => {
                     let names: Vec<&str> = reads
@@ -398,7 +412,7 @@ impl Gen<'_> {
                         out.push_str(&format!("{pad}  case {v}: {{\n"));
                         let mut rest: Vec<&Step> = reads.iter().collect();
                         rest.extend(&steps[i + 1..]);
-                        self.emit_refs(&rest, lit, keys.clone(), out, depth + 2)?;
+                        self.emit(&rest, lit, keys.clone(), out, depth + 2)?;
                         out.push_str(&format!("{pad}  }}\n"));
                     }
                     out.push_str(&format!("{pad}  default: throw bad('variant');\n{pad}}}\n"));
@@ -420,42 +434,6 @@ impl Gen<'_> {
         }
         ret(&conds, &mut Vec::new(), lit, &keys, out, depth);
         Ok(())
-    }
-
-    /// `emit` over borrowed steps (a choice's variant followed by the rest).
-    fn emit_refs(
-        &self,
-        steps: &[&Step],
-        lit: &[(String, String)],
-        keys: Vec<Key>,
-        out: &mut String,
-        depth: usize,
-    ) -> Result<(), String> {
-        let owned: Vec<Step> = steps.iter().map(|s| copy_step(s)).collect();
-        self.emit(&owned, lit, keys, out, depth)
-    }
-}
-
-fn copy_step(s: &Step) -> Step {
-    match s {
-        Step::Read {
-            key,
-            expr,
-            omit_null,
-        } => Step::Read {
-            key: key.clone(),
-            expr: expr.clone(),
-            omit_null: *omit_null,
-        },
-        Step::Group { has, reads } => Step::Group {
-            has: has.clone(),
-            reads: reads.iter().map(copy_step).collect(),
-        },
-        Step::Choice(vs) => Step::Choice(
-            vs.iter()
-                .map(|v| v.iter().map(copy_step).collect())
-                .collect(),
-        ),
     }
 }
 
