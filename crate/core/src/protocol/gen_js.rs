@@ -122,13 +122,15 @@ pub fn generate(decls: &[Decl]) -> Result<String, String> {
 
 /// One read of a record's decoder, with the flattened fields inlined.
 enum Step {
-    /// `const key = expr;` — in the object when `cond` holds (always if none).
+    /// `const key = expr;` — in the object always, or (`omit_null`) when
+    /// not null.
     Read {
         key: String,
         expr: String,
         omit_null: bool,
     },
-    /// A flattened `Option` of a record: `-1`, or its fields.
+    /// A flattened record's reads; with a `has` flag, of an `Option` of one:
+    /// `-1`, or its fields (its keys present together).
     Group { has: String, reads: Vec<Step> },
     /// A flattened field choice: the variant's index, then its fields.
     Choice(Vec<Vec<Step>>),
