@@ -20,7 +20,6 @@ pub mod options;
 // Natively only its tests use it (the global allocator is the wasm's).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod pool;
-mod tape;
 pub mod tensor;
 mod tensor_ops;
 mod tensor_views;
@@ -168,6 +167,7 @@ fn traced(f: &JsValue, what: &str) -> JsResult<(Vec<Event>, Vec<CoreTensor>)> {
             events.push(Event::Error {
                 message,
                 node: None,
+                hook: None,
             });
         }
     }

@@ -44,6 +44,22 @@ impl Module {
         });
     }
 
+    /// The error of this module's forward (pre-)hook `handle` that raised
+    /// `e`, also the trace's `error` event naming that hook (no backward
+    /// records it).
+    fn hook_err(
+        &self,
+        what: &str,
+        (handle, kind): (HandleId, HookKind),
+        name: String,
+        e: Error,
+    ) -> Error {
+        let message = self.wrap_err(what, e).message().to_owned();
+        let err = Error::in_hook(message, handle, kind, name);
+        trace::record_error(&err, None);
+        err
+    }
+
     fn wrap_err(&self, what: &str, e: Error) -> Error {
         Error::runtime(format!(
             "{what} of module '{}' raised an error: {}",
@@ -65,10 +81,14 @@ impl Module {
             let before = tensors_snapshot(&args);
             if entry.with_kwargs {
                 let kw = kwargs.clone().unwrap_or(Value::Dict(Vec::new()));
-                let r = entry
-                    .hook
-                    .call(self, &args, Some(&kw))
-                    .map_err(|e| self.wrap_err("forward pre-hook", e))?;
+                let r = entry.hook.call(self, &args, Some(&kw)).map_err(|e| {
+                    self.hook_err(
+                        "forward pre-hook",
+                        (handle, HookKind::ModulePre),
+                        entry.hook.name(),
+                        e,
+                    )
+                })?;
                 if let Some(r) = r {
                     match r {
                         Value::Tuple(pair) if pair.len() == 2 => {
@@ -85,10 +105,14 @@ impl Module {
                     }
                 }
             } else {
-                let r = entry
-                    .hook
-                    .call(self, &args, None)
-                    .map_err(|e| self.wrap_err("forward pre-hook", e))?;
+                let r = entry.hook.call(self, &args, None).map_err(|e| {
+                    self.hook_err(
+                        "forward pre-hook",
+                        (handle, HookKind::ModulePre),
+                        entry.hook.name(),
+                        e,
+                    )
+                })?;
                 if let Some(r) = r {
                     args = r.into_args();
                 }
@@ -144,7 +168,14 @@ impl Module {
             let r = entry
                 .hook
                 .call(self, &args, kw.as_ref(), &result)
-                .map_err(|e| self.wrap_err("forward hook", e))?;
+                .map_err(|e| {
+                    self.hook_err(
+                        "forward hook",
+                        (handle, HookKind::ModuleForward),
+                        entry.hook.name(),
+                        e,
+                    )
+                })?;
             if let Some(r) = r {
                 result = r;
             }
