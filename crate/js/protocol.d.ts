@@ -95,12 +95,18 @@ export interface OpEvent {
   output: number;
 }
 
-/** A module call reached `phase`. */
+/**
+ * A module call reached `phase`. `path`: the module's name in the
+ * module whose forward called it, as that module's
+ * `named_modules()` gives it (`encoder`, `layers.0`); absent for a
+ * module the program called itself.
+ */
 export interface ModuleEvent {
   type: 'module';
   module: string;
   moduleId: number;
   phase: ModulePhase;
+  path?: string;
 }
 
 /** A backward node ran: the gradients it received and computed. */

@@ -212,6 +212,10 @@ function readEvent() {
       const module = str();
       const moduleId = int();
       const phase = str();
+      const path = optStr();
+      if (path !== null) {
+        return { type: 'module', module, moduleId, phase, path };
+      }
       return { type: 'module', module, moduleId, phase };
     }
     case 2: {

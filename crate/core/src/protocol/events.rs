@@ -59,11 +59,16 @@ tagged! {
             inputs: Vec<TensorId>,
             output: TensorId,
         },
-        /// A module call reached `phase`.
+        /// A module call reached `phase`. `path`: the module's name in the
+        /// module whose forward called it, as that module's
+        /// `named_modules()` gives it (`encoder`, `layers.0`); absent for a
+        /// module the program called itself.
         Module "module" as ModuleEvent {
             module: String,
             module_id as "moduleId": ModuleId,
             phase: ModulePhase,
+            #[json(omit_none)]
+            path: Option<String>,
         },
         /// A backward node ran: the gradients it received and computed.
         Node "node" as NodeEvent {

@@ -58,6 +58,7 @@ fn events_use_the_contract_names() {
         module: "net".into(),
         module_id: ModuleId(1),
         phase: ModulePhase::PreHook,
+        path: None,
     };
     let log = Event::Log {
         level: LogLevel::Warn,
@@ -344,6 +345,7 @@ fn every_event() -> Vec<Event> {
             module: "net".into(),
             module_id: ModuleId(1),
             phase: ModulePhase::Forward,
+            path: Some("encoder".into()),
         },
         Event::Node {
             node: NodeId(1),
