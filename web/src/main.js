@@ -11,6 +11,7 @@ import * as PE from './model/program-edit.js';
 import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
 import { lessonProse } from './model/lessons-python-text.js';
+import { renderTimeline } from './view/timeline-view.js';
 
 const $ = (id) => document.getElementById(id);
 // CodeMirror (editor.js) is loaded on the side; the controller (below) starts
@@ -179,6 +180,8 @@ let hashTimer = null;
 function renderExtras(k, frame) {
   const { session } = ctl;
   renderConsole($('console'), session.lines, k, session.model.steps.length);
+  // The hook timeline: the player's step is its cursor, a mark steps the player there.
+  renderTimeline($('timeline'), session.model, k, { onSeek: (to) => { ctl.follow = true; ctl.player.pause(); ctl.player.seek(to); } });
   const formsKey = [session.result, ctl.selected.tensor, ctl.selected.node, app.state.program];
   const stale = !app.formsKey || formsKey.some((x, i) => x !== app.formsKey[i]);
   if (stale) app.formsKey = formsKey;
