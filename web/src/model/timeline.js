@@ -62,6 +62,10 @@ export function buildTimeline(model) {
     if (backward) newPass = false;
     marks.push({ step: i, k: i + 1, lane: laneIndex.get(lane.key), kind, tag: MARK_TAG[kind] || kind, title, detail: describeStep(model, step), backward, passStart });
   }
+  // Two modules of one class (two Mul3): their lanes are told apart by number.
+  const count = new Map(); for (const l of lanes) count.set(l.label, (count.get(l.label) || 0) + 1);
+  const seen = new Map();
+  for (const l of lanes) if (count.get(l.label) > 1) { const n = (seen.get(l.label) || 0) + 1; seen.set(l.label, n); l.label = `${l.label} #${n}`; }
   return { lanes, marks, kinds, base };
 }
 

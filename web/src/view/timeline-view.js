@@ -35,7 +35,7 @@ function build(root, model, onSeek) {
     return st;
   }
   const grid = h('div', { class: 'tl-grid', role: 'group', 'aria-label': `Hook timeline: ${n} marks on ${tl.lanes.length} lanes, in the order they ran` });
-  grid.style.gridTemplateColumns = `max-content repeat(${n}, max-content) 14px`;
+  grid.style.gridTemplateColumns = `max-content repeat(${n}, max-content) minmax(14px, 1fr)`;
   grid.style.gridTemplateRows = `auto repeat(${tl.lanes.length}, auto)`;
   grid.append(h('span', { class: 'tl-corner muted', style: 'grid-row: 1; grid-column: 1' }, 'step'));
   tl.lanes.forEach((lane, r) => grid.append(h('span', { class: `tl-lane lane-${lane.of}`, style: `grid-row: ${r + 2}; grid-column: 1`, title: lane.label }, lane.label)));
@@ -97,7 +97,7 @@ function focusMark(st, j) {
   keepVisible(st, j);
 }
 
-/** Scrolls the lanes sideways so mark j (and its lane label) can be seen. */
+/** Scrolls the lanes (sideways and down) so mark j, its lane label and the step row can be seen. */
 function keepVisible(st, j) {
   const b = st.buttons[j]; const box = st.scroll;
   if (!b || !box.clientWidth) return;
@@ -105,6 +105,10 @@ function keepVisible(st, j) {
   const left = b.offsetLeft - label - 8; const right = b.offsetLeft + b.offsetWidth + 8;
   if (left < box.scrollLeft) box.scrollLeft = Math.max(0, left);
   else if (right > box.scrollLeft + box.clientWidth) box.scrollLeft = right - box.clientWidth;
+  const head = box.querySelector('.tl-corner')?.offsetHeight || 0;
+  const top = b.offsetTop - head - 4; const bottom = b.offsetTop + b.offsetHeight + 4;
+  if (top < box.scrollTop) box.scrollTop = Math.max(0, top);
+  else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight;
 }
 
 function showDetail(st) {
