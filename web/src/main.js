@@ -12,6 +12,9 @@ import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
 import { lessonProse } from './model/lessons-python-text.js';
 import { renderTimeline } from './view/timeline-view.js';
+import { renderSwitch } from './view/switch-view.js';
+import { galleryGroups } from './model/gallery.js';
+import { flipSwitch, switchSide, runSummary } from './model/lesson-switch.js';
 
 const $ = (id) => document.getElementById(id);
 // CodeMirror (editor.js) is loaded on the side; the controller (below) starts
@@ -22,9 +25,11 @@ const app = { state: null, formsKey: null };
 // ---- lessons ----
 for (const l of LESSONS) $('lesson-select').append(h('option', { value: l.id }, `${l.n}. ${l.title}`));
 $('lesson-select').append(h('option', { value: '' }, 'Your own program'));
-for (const l of LESSONS) {
-  $('gallery-list').append(h('li', {}, h('button', { class: `card${l.flagship ? ' flagship' : ''}`, type: 'button', 'aria-label': `Open lesson ${l.n}: ${l.title}`, onclick: () => { $('gallery').close(); banner(''); openLesson(l.id); } },
-    h('span', { class: 'card-n' }, String(l.n)), h('strong', {}, l.title), h('span', { class: 'card-text' }, l.text[0]))));
+// The gallery, grouped (model/gallery.js), each card with one line of what the lesson shows.
+for (const g of galleryGroups()) {
+  $('gallery-list').append(h('li', { class: 'gallery-group' }, h('h3', { id: `gallery-${g.id}` }, g.title),
+    h('ol', { class: 'cards', 'aria-labelledby': `gallery-${g.id}` }, g.lessons.map(({ lesson: l, see }) => h('li', {}, h('button', { class: `card${l.flagship ? ' flagship' : ''}`, type: 'button', 'aria-label': `Open lesson ${l.n}: ${l.title}`, onclick: () => { $('gallery').close(); banner(''); openLesson(l.id); } },
+      h('span', { class: 'card-n' }, String(l.n)), h('strong', {}, l.title), h('span', { class: 'card-text' }, see)))))));
 }
 $('gallery-btn').onclick = () => $('gallery').showModal();
 $('gallery-close').onclick = () => $('gallery').close();
@@ -44,6 +49,36 @@ function showLessonText() {
   $('lesson-select').value = l ? l.id : '';
   $('reset-program').hidden = !l;
   document.querySelector('.lesson-pane').classList.toggle('flagship', !!l?.compare);
+  document.querySelector('.lesson-pane').classList.toggle('has-switch', !!l?.switch);
+  showSwitch();
+}
+
+// ---- a surprise lesson's switch: flip the one thing, run again, compare ----
+/** The runs of each side of the current lesson's switch, in the current language. */
+let switchRuns = { key: null, off: null, on: null };
+function switchPair() {
+  const l = app.state.lesson ? findLesson(app.state.lesson) : null;
+  return l?.switch ? { l, pair: app.state.lang === 'python' ? l.switch.python : l.switch.js } : null;
+}
+function showSwitch() {
+  const s = switchPair();
+  const key = s ? `${s.l.id} ${app.state.lang} ${app.state.semantics}` : null;
+  if (switchRuns.key !== key) switchRuns = { key, off: null, on: null };
+  renderSwitch($('lesson-switch'), {
+    lesson: s?.l ?? null, side: s ? switchSide(app.state.program, s.pair) : null, runs: switchRuns,
+    onFlip(to) {
+      const program = flipSwitch(app.state.program, s.pair, to === 'off');
+      app.state.program = program; editor.set(program); saveHash();
+      showSwitch(); runProgram({ backward: true });
+    },
+  });
+}
+/** After a run of a switch lesson: that side's summary, from the engine's run. */
+function recordSwitchRun(session) {
+  const s = switchPair(); if (!s || session.twin) { showSwitch(); return; }
+  const side = switchSide(app.state.program, s.pair);
+  showSwitch();
+  if (side && !session.result.stopped && !session.result.timedOut) { switchRuns[side] = runSummary(session.model, session.result.error); showSwitch(); }
 }
 
 function openLesson(id, { run = true, lang = app.state?.lang || 'js' } = {}) {
@@ -169,6 +204,7 @@ const ctl = globalThis.hookgradController = new Controller({
     $('program-status').textContent = session.twin ? 'figure from the JavaScript twin — Python is loading'
       : r.stopped ? 'stopped' : r.timedOut ? 'stopped (too long)' : e ? `error${e.line != null ? ` at line ${e.line}` : ''}` : `ran in ${Math.round(r.ms || 0)} ms`;
     markRunError(e);
+    recordSwitchRun(session);
   },
 });
 const runProgram = (opts) => ctl.run(opts);

@@ -22,16 +22,18 @@ export function switchSide(program, [from, to]) {
 }
 
 /**
- * What a run did, for the before / after columns: the hooks that fired in
- * order (counted when one repeats in a row), every .grad written last of
- * each leaf, the warnings and the error.
+ * What a run did, for the before / after columns: the hooks that fired and
+ * the .grad writes of backward, in the engine's order (counted when one
+ * repeats in a row), each .grad at the end, the warnings and the error.
  */
 export function runSummary(model, error = null) {
   const hooks = [];
   for (const s of model.steps.slice(model.figureStart || 0)) {
     const ev = s.event;
-    if (ev.type !== 'hook' || ev.kind === 'retain-grad') continue;
-    const text = `${hookTitle(ev)} on ${hookPlace(ev, model.tName, model.nName)}`;
+    let text;
+    if (ev.type === 'hook') text = `${hookTitle(ev)} on ${hookPlace(ev, model.tName, model.nName)}`;
+    else if (ev.type === 'accumulate') text = `${model.tName(ev.tensor)}.grad written`;
+    else continue;
     const last = hooks[hooks.length - 1];
     if (last?.text === text) last.n++; else hooks.push({ text, n: 1 });
   }

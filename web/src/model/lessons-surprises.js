@@ -79,11 +79,11 @@ class Scale(nn.Module):
 model = Scale()
 
 
-def hook(module, grad_input, grad_output):
+def show_grads(module, grad_input, grad_output):
     print('grad_input', grad_input, 'grad_output', grad_output)
 
 
-model.register_full_backward_hook(hook)
+model.register_full_backward_hook(show_grads)
 
 x = torch.tensor([1.0, 3.0])
 y = model(x)
@@ -95,7 +95,7 @@ print('w.grad', model.w.grad)
 const model = new hg.Module('Scale', (x) => x.mul(model.getParameter('w')));
 model.registerParameter('w', hg.tensor([2, -1], { requiresGrad: true, name: 'w' }));
 
-model.registerFullBackwardHook(function hook(module, gradInput, gradOutput) {
+model.registerFullBackwardHook(function showGrads(module, gradInput, gradOutput) {
   console.log('grad_input', gradInput, 'grad_output', gradOutput);
 });
 
@@ -216,11 +216,11 @@ class Scale(nn.Module):
 model = Scale()
 
 
-def hook(module, grad_input, grad_output):
+def check_grad(module, grad_input, grad_output):
     print('in the hook: w.grad', module.w.grad)
 
 
-model.register_full_backward_hook(hook)
+model.register_full_backward_hook(check_grad)
 
 a = torch.tensor([1.0, 3.0], requires_grad=True)
 x = a * 2
@@ -233,7 +233,7 @@ print('after backward: w.grad', model.w.grad, 'a.grad', a.grad)
 const model = new hg.Module('Scale', (x) => x.mul(model.getParameter('w')));
 model.registerParameter('w', hg.tensor([2, -1], { requiresGrad: true, name: 'w' }));
 
-model.registerFullBackwardHook(function hook(module, gradInput, gradOutput) {
+model.registerFullBackwardHook(function checkGrad(module, gradInput, gradOutput) {
   console.log('in the hook: w.grad', module.getParameter('w').grad);
 });
 
@@ -305,11 +305,11 @@ class Mul3(nn.Module):
 model = Mul3()
 
 
-def hook(module, grad_input, grad_output):
+def show_grads(module, grad_input, grad_output):
     print('grad_input', grad_input)
 
 
-model.register_full_backward_hook(hook)
+model.register_full_backward_hook(show_grads)
 
 x = torch.tensor(2.0, requires_grad=True)
 y = torch.tensor(3.0, requires_grad=True)
@@ -321,7 +321,7 @@ print('x.grad', x.grad, 'y.grad', y.grad, 'z.grad', z.grad)
   program: `// One module, one backward hook: what does grad_input hold?
 const model = new hg.Module('Mul3', (x, y, z) => x.mul(y).mul(z));
 
-model.registerFullBackwardHook(function hook(module, gradInput, gradOutput) {
+model.registerFullBackwardHook(function showGrads(module, gradInput, gradOutput) {
   console.log('grad_input', gradInput);
 });
 
@@ -332,8 +332,8 @@ const out = model.call(x, y, z); out.name = 'out';
 out.backward();
 console.log('x.grad', x.grad, 'y.grad', y.grad, 'z.grad', z.grad);
 `,
-  switch: { python: ['model.register_full_backward_hook(hook)', 'model.register_backward_hook(hook)'],
-    js: ['model.registerFullBackwardHook(function hook', 'model.registerBackwardHook(function hook'],
+  switch: { python: ['model.register_full_backward_hook(show_grads)', 'model.register_backward_hook(show_grads)'],
+    js: ['model.registerFullBackwardHook(function showGrads', 'model.registerBackwardHook(function showGrads'],
     off: 'register_full_backward_hook', on: 'register_backward_hook (legacy)' },
 };
 
