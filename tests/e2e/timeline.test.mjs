@@ -15,6 +15,11 @@ let env;
 before(async () => { env = await setup(); fs.mkdirSync(SHOTS, { recursive: true }); });
 after(async () => { await env?.close(); });
 
+/** Opens the timeline as a reader does (closed at first where the window is under 900 px tall, to leave the figure its room). */
+async function openTimeline(page) {
+  if (!(await page.evaluate(() => document.getElementById('timeline-box').open))) await page.click('#timeline-box summary');
+}
+
 /** Waits for a run that started after `before` (the previous session) to finish. */
 async function waitForNewRun(page, prevId) {
   await page.waitForFunction((prev) => {
@@ -36,6 +41,7 @@ const drawnAndTraced = (page) => page.evaluate(() => {
 test('every lesson, both semantics: the timeline\'s marks, left to right, are the trace\'s hook and .grad events in order', { timeout: 900000 }, async () => {
   const page = await env.page(`#lesson=${LESSONS[0].id}`);
   let id = await waitForNewRun(page, null);
+  await openTimeline(page);
   const shown = () => page.evaluate(() => { const s = globalThis.hookgradController.getSource(); return `${s.lesson?.id} ${s.semantics}`; });
   for (const semantics of ['pytorch-2', 'pytorch-1']) {
     if (semantics === 'pytorch-1') { await page.check('input[name=semantics][value=pytorch-1]'); id = await waitForNewRun(page, id); }
@@ -52,9 +58,25 @@ test('every lesson, both semantics: the timeline\'s marks, left to right, are th
   assert.deepEqual(page.errors, []);
 });
 
+test('closed where the window is short, open where it is tall; the reader\'s choice is kept', { timeout: 120000 }, async () => {
+  const short = await env.page('#lesson=tensor-hooks', { width: 1280, height: 800 });
+  await waitForNewRun(short, null);
+  assert.equal(await short.evaluate(() => document.getElementById('timeline-box').open), false);
+  assert.match(await short.locator('#timeline-count').textContent(), /^\d+ hook firings and \.grad writes/);
+  await short.click('#timeline-box summary');
+  await short.reload(); await waitForNewRun(short, null);
+  assert.equal(await short.evaluate(() => document.getElementById('timeline-box').open), true, 'kept open after a reload');
+  await short.close();
+  const tall = await env.page('#lesson=tensor-hooks', { width: 1280, height: 1000 });
+  await waitForNewRun(tall, null);
+  assert.equal(await tall.evaluate(() => document.getElementById('timeline-box').open), true);
+  await tall.close();
+});
+
 test('1280×800: the switch reorders retain_grad on e; cursor, click and keyboard', { timeout: 240000 }, async () => {
   const page = await env.page('#lesson=tensor-hooks');
   let id = await waitForNewRun(page, null);
+  await openTimeline(page);
   await toEnd(page);
   const laneTags = (lane) => page.evaluate((lane) => {
     const row = [...document.querySelectorAll('#timeline .tl-lane')].find((l) => l.textContent === lane).style.gridRow;
@@ -96,6 +118,7 @@ for (const [width, height] of [[700, 900], [390, 844]]) {
   test(`${width} px: the timeline is on screen under the player, labels ≥ 11 px, the page does not scroll sideways`, { timeout: 240000 }, async () => {
     const page = await env.page('#lesson=legacy-hook', { width, height });
     await waitForNewRun(page, null);
+    await openTimeline(page);
     await toEnd(page);
     const m = await page.evaluate(() => {
       const px = (sel) => [...document.querySelectorAll(sel)].map((e) => parseFloat(getComputedStyle(e).fontSize));

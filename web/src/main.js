@@ -65,7 +65,7 @@ function showSwitch() {
   const key = s ? `${s.l.id} ${app.state.lang} ${app.state.semantics}` : null;
   if (switchRuns.key !== key) switchRuns = { key, off: null, on: null };
   renderSwitch($('lesson-switch'), {
-    lesson: s?.l ?? null, side: s ? switchSide(app.state.program, s.pair) : null, runs: switchRuns,
+    lesson: s?.l ?? null, side: s ? switchSide(app.state.program, s.pair) : null, runs: switchRuns, lang: app.state.lang,
     onFlip(to) {
       const program = flipSwitch(app.state.program, s.pair, to === 'off');
       app.state.program = program; editor.set(program); saveHash();
@@ -129,6 +129,14 @@ function showPythonProgress(p) {
     : `Starting ${p.text}…`;
   const bar = $('py-progress');
   if (p.stage === 'download' && p.total) { bar.max = p.total; bar.value = Math.min(p.loaded, p.total); } else bar.removeAttribute('value');
+}
+
+// ---- the hook timeline: open where the window is tall enough to keep the figure's detail, or as the reader left it ----
+{
+  const box = $('timeline-box'); let saved = null;
+  try { saved = localStorage.getItem('hookgrad.timeline'); } catch { /* storage refused (a sandboxed frame) */ }
+  box.open = saved ? saved === 'open' : window.innerHeight >= 900;
+  box.addEventListener('toggle', () => { try { localStorage.setItem('hookgrad.timeline', box.open ? 'open' : 'closed'); } catch { /* not kept */ } });
 }
 
 // ---- banner ----
@@ -218,6 +226,8 @@ function renderExtras(k, frame) {
   renderConsole($('console'), session.lines, k, session.model.steps.length);
   // The hook timeline: the player's step is its cursor, a mark steps the player there.
   renderTimeline($('timeline'), session.model, k, { onSeek: (to) => { ctl.follow = true; ctl.player.pause(); ctl.player.seek(to); } });
+  const marks = $('timeline').querySelectorAll('.mk').length;
+  $('timeline-count').textContent = `${marks} hook firing${marks === 1 ? '' : 's'} and .grad write${marks === 1 ? '' : 's'}, in the order the engine ran them`;
   const formsKey = [session.result, ctl.selected.tensor, ctl.selected.node, app.state.program];
   const stale = !app.formsKey || formsKey.some((x, i) => x !== app.formsKey[i]);
   if (stale) app.formsKey = formsKey;

@@ -4,7 +4,8 @@
 // tests/fixtures/pyfixtures/surprises.py), each with its JavaScript twin
 // (same graph and trace: tests/node/lesson-twins.test.mjs, both sides of the
 // switch). `switch.python` / `switch.js`: [as written, switched] — each
-// string occurs exactly once in its program. Every fact the text states is
+// string occurs exactly once in its program; `off` / `on` name the two sides
+// (`offJs` / `onJs` in JavaScript's words where they differ). Every fact the text states is
 // in the fixtures of both sides (tests/node/surprises.test.mjs).
 
 const S_FORWARD = {
@@ -58,7 +59,7 @@ loss.backward();
 console.log('x.grad', x.grad);
 `,
   switch: { python: ['y = model(x)', 'y = model.forward(x)'], js: ['const y = model.call(x);', 'const y = forward(x);'],
-    off: 'model(x)', on: 'model.forward(x)' },
+    off: 'model(x)', on: 'model.forward(x)', offJs: 'model.call(x)', onJs: 'forward(x)' },
 };
 
 const S_NONE = {
@@ -107,7 +108,7 @@ console.log('w.grad', model.getParameter('w').grad);
 `,
   switch: { python: ['x = torch.tensor([1.0, 3.0])', 'x = torch.tensor([1.0, 3.0], requires_grad=True)'],
     js: ["const x = hg.tensor([1, 3], { name: 'x' });", "const x = hg.tensor([1, 3], { requiresGrad: true, name: 'x' });"],
-    off: 'x without requires_grad', on: 'x with requires_grad=True' },
+    off: 'x without requires_grad', on: 'x with requires_grad=True', offJs: 'x without requiresGrad', onJs: 'x with requiresGrad: true' },
 };
 
 const S_NO_GRAD = {
@@ -170,7 +171,7 @@ try {
 console.log('x.grad', x.grad);
 `,
   switch: { python: ['with torch.no_grad():', 'with torch.enable_grad():'], js: ['const y = hg.noGrad(() => model.call(x));', 'const y = model.call(x);'],
-    off: 'under no_grad', on: 'with grad enabled' },
+    off: 'under no_grad', on: 'with grad enabled', offJs: 'under hg.noGrad' },
 };
 
 const S_NONLEAF = {
@@ -195,7 +196,7 @@ console.log('x.grad', x.grad);
 console.log('h.grad', h.grad);
 `,
   switch: { python: ['h = x * 3\n', 'h = x * 3\nh.retain_grad()\n'], js: ["const h = x.mul(3); h.name = 'h';\n", "const h = x.mul(3); h.name = 'h';\nh.retainGrad();\n"],
-    off: 'no retain_grad()', on: 'h.retain_grad()' },
+    off: 'no retain_grad()', on: 'h.retain_grad()', offJs: 'no retainGrad()', onJs: 'h.retainGrad()' },
 };
 
 const S_GRAD_READY = {
@@ -334,7 +335,7 @@ console.log('x.grad', x.grad, 'y.grad', y.grad, 'z.grad', z.grad);
 `,
   switch: { python: ['model.register_full_backward_hook(show_grads)', 'model.register_backward_hook(show_grads)'],
     js: ['model.registerFullBackwardHook(function showGrads', 'model.registerBackwardHook(function showGrads'],
-    off: 'register_full_backward_hook', on: 'register_backward_hook (legacy)' },
+    off: 'register_full_backward_hook', on: 'register_backward_hook (legacy)', offJs: 'registerFullBackwardHook', onJs: 'registerBackwardHook (legacy)' },
 };
 
 /** The surprise lessons, in gallery order; lessons.js numbers them after the others. */

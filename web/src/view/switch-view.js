@@ -9,10 +9,10 @@ import { h } from './dom.js';
  * side: 'off' | 'on' | null (the program shown was edited beyond the switch).
  * runs: { off?, on? } summaries (runSummary). onFlip(side): the reader picked a side.
  */
-export function renderSwitch(root, { lesson, side, runs, onFlip }) {
+export function renderSwitch(root, { lesson, side, runs, onFlip, lang = 'js' }) {
   if (!lesson?.switch) { root.replaceChildren(); root.hidden = true; return; }
   root.hidden = false;
-  const sw = lesson.switch;
+  const sw = lang === 'python' ? lesson.switch : { off: lesson.switch.offJs ?? lesson.switch.off, on: lesson.switch.onJs ?? lesson.switch.on };
   const button = (s, text) => h('button', {
     class: `btn small sw-side${side === s ? ' on' : ''}`, type: 'button', 'aria-pressed': side === s ? 'true' : 'false',
     onclick: () => { if (side !== s) onFlip(s); },
