@@ -8,6 +8,7 @@ import { flipSwitch, switchSide, runSummary } from '../../web/src/model/lesson-s
 import { runProgram } from '../../web/src/model/run-program.js';
 import { analyze } from '../../web/src/model/trace-model.js';
 import { hg } from './fixtures.mjs';
+import { isBuiltInScenario } from '../../web/src/model/trust.js';
 
 const summary = (program) => { const r = runProgram(hg, program, { semantics: 'pytorch-2' }); return runSummary(analyze(r.graph, r.trace), r.error); };
 
@@ -45,4 +46,12 @@ test('grad-ready-in-hook: w.grad is written before the module hook, or after it 
   // By hand: y = x·w, x = 2a: dL/dw = x = [2, 6]; with x = a·w: dL/dw = 2·a·w = [4, -6], dL/da = w² = [4, 1].
   assert.ok(off.grads.includes('w.grad = [2., 6.]'), off.grads.join());
   assert.ok(on.grads.includes('w.grad = [4., -6.]') && on.grads.includes('a.grad = [4., 1.]'), on.grads.join());
+});
+
+test('a link to a surprise lesson on either side of its switch is the lesson\'s own program: it runs at once', () => {
+  const l = SURPRISES[0];
+  for (const program of [l.program, flipSwitch(l.program, l.switch.js), l.python, flipSwitch(l.python, l.switch.python)]) {
+    assert.equal(isBuiltInScenario({ lesson: l.id, program }), true);
+  }
+  assert.equal(isBuiltInScenario({ lesson: l.id, program: `${l.program}\nconsole.log(1);` }), false);
 });
