@@ -78,6 +78,10 @@ for (const [width, height] of [[700, 900], [390, 844]]) {
     }));
     assert.ok(m.overflow <= 0, `no sideways scroll (${m.overflow} px)`);
     assert.ok(Math.min(...m.fonts) >= 11, `text ≥ 11 px: ${Math.min(...m.fonts)}`);
+    if (width < 600) {
+      const heights = await page.locator('.sw-side').evaluateAll((bs) => bs.map((b) => b.getBoundingClientRect().height));
+      assert.ok(Math.min(...heights) >= 40, `the switch's buttons are 40-px tap targets: ${heights}`);
+    }
     await page.locator('.lesson-switch').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, `surprise-switch-${width}.png`) });
     assert.deepEqual(page.errors, []);

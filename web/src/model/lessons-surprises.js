@@ -71,7 +71,7 @@ from torch import nn
 class Scale(nn.Module):
     def __init__(self):
         super().__init__()
-        self.w = nn.Parameter(torch.tensor([2.0, -1.0]))
+        self.w = nn.Parameter(torch.tensor(2.0))
 
     def forward(self, x):
         return x * self.w
@@ -86,28 +86,26 @@ def show_grads(module, grad_input, grad_output):
 
 model.register_full_backward_hook(show_grads)
 
-x = torch.tensor([1.0, 3.0])
+x = torch.tensor(3.0)
 y = model(x)
-loss = y.sum()
-loss.backward()
+y.backward()
 print('w.grad', model.w.grad)
 `,
   program: `// A full backward hook on the first layer: gradInput is about the module's input.
 const model = new hg.Module('Scale', (x) => x.mul(model.getParameter('w')));
-model.registerParameter('w', hg.tensor([2, -1], { requiresGrad: true, name: 'w' }));
+model.registerParameter('w', hg.tensor(2, { requiresGrad: true, name: 'w' }));
 
 model.registerFullBackwardHook(function showGrads(module, gradInput, gradOutput) {
   console.log('grad_input', gradInput, 'grad_output', gradOutput);
 });
 
-const x = hg.tensor([1, 3], { name: 'x' });
+const x = hg.tensor(3, { name: 'x' });
 const y = model.call(x); y.name = 'y';
-const loss = y.sum(); loss.name = 'loss';
-loss.backward();
+y.backward();
 console.log('w.grad', model.getParameter('w').grad);
 `,
-  switch: { python: ['x = torch.tensor([1.0, 3.0])', 'x = torch.tensor([1.0, 3.0], requires_grad=True)'],
-    js: ["const x = hg.tensor([1, 3], { name: 'x' });", "const x = hg.tensor([1, 3], { requiresGrad: true, name: 'x' });"],
+  switch: { python: ['x = torch.tensor(3.0)', 'x = torch.tensor(3.0, requires_grad=True)'],
+    js: ["const x = hg.tensor(3, { name: 'x' });", "const x = hg.tensor(3, { requiresGrad: true, name: 'x' });"],
     off: 'x without requires_grad', on: 'x with requires_grad=True', offJs: 'x without requiresGrad', onJs: 'x with requiresGrad: true' },
 };
 
