@@ -59,3 +59,28 @@ test('the surprises are lessons with numbers after the others, each with a one-l
     }
   }
 });
+
+// Facts the lessons' text states that printed lines do not show: from the engine's runs.
+const jsRun = (lesson, side, semantics = 'pytorch-2') => runProgram(hg, side === 'on' ? flipSwitch(lesson.program, lesson.switch.js) : lesson.program, { semantics });
+const byId = (id) => SURPRISES.find((l) => l.id === id);
+
+test('forward-skips-hooks: model(x) wraps the module in BackwardHookFunctionBackward nodes; forward(x) records no module at all', () => {
+  const names = (r) => r.graph.nodes.map((n) => n.name);
+  const off = jsRun(byId('forward-skips-hooks'), 'off'); const on = jsRun(byId('forward-skips-hooks'), 'on');
+  assert.ok(names(off).includes('BackwardHookFunctionBackward'));
+  assert.ok(off.trace.some((ev) => ev.type === 'module'));
+  assert.ok(!names(on).includes('BackwardHookFunctionBackward'));
+  assert.ok(!on.trace.some((ev) => ev.type === 'module' || ev.type === 'hook'));
+});
+
+test('nonleaf-grad, switched: retain_grad runs after h\'s hook under PyTorch 2, before it (where it was called) under 1.x', () => {
+  const kinds = (semantics) => jsRun(byId('nonleaf-grad'), 'on', semantics).trace.filter((ev) => ev.type === 'hook').map((ev) => ev.kind);
+  assert.deepEqual(kinds('pytorch-2'), ['tensor', 'retain-grad']);
+  assert.deepEqual(kinds('pytorch-1'), ['retain-grad', 'tensor']);
+});
+
+test('no-grad-hooks: under no_grad no backward hook runs; with grad the module\'s full backward hook and the hook on y do', () => {
+  const hooks = (side) => jsRun(byId('no-grad-hooks'), side).trace.filter((ev) => ev.type === 'hook').map((ev) => ev.kind);
+  assert.deepEqual(hooks('off'), []);
+  assert.deepEqual(hooks('on').sort(), ['module-full-backward', 'tensor']);
+});
