@@ -40,7 +40,9 @@ test('Python: every surprise prints PyTorch\'s lines on both sides of its switch
     await waitForOwnRun(page, switched);
     assert.deepEqual(await programLines(page), FIX[lesson.id].on.stdout, `${lesson.id} switched`);
     assert.equal(await page.locator('.sw-side[aria-pressed=true]').textContent(), lesson.switch.on);
-    // Both columns now hold a run.
+    // Both columns now hold a run, in words (no stray object text).
+    assert.doesNotMatch((await page.locator('.sw-cols').textContent()), /\[object /);
+    if (FIX[lesson.id].off.warnings.length) assert.match(await page.locator('.sw-col').first().textContent(), /PyTorch warns/);
     assert.equal(await page.locator('.sw-col h4').filter({ hasText: '.grad at the end' }).count(), 2, lesson.id);
     // PyTorch's warnings (without the C++ build path) are the engine's, on each side.
     const warned = await page.evaluate(() => globalThis.hookgradController.session.model.trace.filter((e) => e.type === 'warning').map((e) => e.message));

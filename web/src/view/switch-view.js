@@ -22,12 +22,13 @@ export function renderSwitch(root, { lesson, side, runs, onFlip, lang = 'js' }) 
     const list = (items, empty) => (items.length ? h('ol', {}, items.map((t) => h('li', {}, t))) : h('p', { class: 'muted' }, empty));
     return h('div', { class: `sw-col${side === s ? ' current' : ''}` },
       h('h3', {}, title, ' ', h('code', {}, s === 'off' ? sw.off : sw.on)),
-      r ? [
+      // (h() flattens one level of children: each part is one flat list.)
+      ...(r ? [
         h('h4', {}, 'Hooks and .grad writes, in order'), list(r.hooks, 'none'),
         h('h4', {}, '.grad at the end'), list(r.grads, 'no leaf requires grad'),
-        r.warnings.length ? [h('h4', {}, 'PyTorch warns'), list(r.warnings.map((w) => (w.length > 140 ? `${w.slice(0, 140)}…` : w)), '')] : null,
-        r.error ? [h('h4', {}, 'Error'), h('p', { class: 'sw-error' }, r.error)] : null,
-      ] : h('p', { class: 'muted' }, s === 'on' ? 'Flip the switch to run this side.' : 'Flip back to run this side.'));
+        ...(r.warnings.length ? [h('h4', {}, 'PyTorch warns'), list(r.warnings.map((w) => (w.length > 140 ? `${w.slice(0, 140)}…` : w)), '')] : []),
+        ...(r.error ? [h('h4', {}, 'Error'), h('p', { class: 'sw-error' }, r.error)] : []),
+      ] : [h('p', { class: 'muted' }, s === 'on' ? 'Flip the switch to run this side.' : 'Flip back to run this side.')]));
   };
   root.replaceChildren(
     h('div', { class: 'sw-row', role: 'group', 'aria-label': 'The switch: flip the one thing and run again' },
