@@ -26,7 +26,7 @@ export function renderSwitch(root, { lesson, side, runs, onFlip, lang = 'js' }) 
       ...(r ? [
         h('h4', {}, 'Hooks and .grad writes, in order'), list(r.hooks, 'none'),
         h('h4', {}, '.grad at the end'), list(r.grads, 'no leaf requires grad'),
-        ...(r.warnings.length ? [h('h4', {}, 'PyTorch warns'), list(r.warnings.map((w) => (w.length > 140 ? `${w.slice(0, 140)}…` : w)), '')] : []),
+        ...(r.warnings.length ? [h('h4', {}, 'PyTorch warns'), list(r.warnings.map((w) => (w.length > 90 ? `${w.slice(0, 90)}…` : w)), '')] : []),
         ...(r.error ? [h('h4', {}, 'Error'), h('p', { class: 'sw-error' }, r.error)] : []),
       ] : [h('p', { class: 'muted' }, s === 'on' ? 'Flip the switch to run this side.' : 'Flip back to run this side.')]));
   };
