@@ -12,6 +12,7 @@ import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
 import { lessonProse } from './model/lesson-prose.js';
 import { renderTimeline } from './view/timeline-view.js';
+import { isMarkEvent } from './model/timeline.js';
 import { renderSwitch } from './view/switch-view.js';
 import { galleryGroups } from './model/gallery.js';
 import { flipSwitch, switchSide, runSummary } from './model/lesson-switch.js';
@@ -136,7 +137,20 @@ function showPythonProgress(p) {
   const box = $('timeline-box'); let saved = null;
   try { saved = localStorage.getItem('hookgrad.timeline'); } catch { /* storage refused (a sandboxed frame) */ }
   box.open = saved ? saved === 'open' : window.innerHeight >= 900;
-  box.addEventListener('toggle', () => { try { localStorage.setItem('hookgrad.timeline', box.open ? 'open' : 'closed'); } catch { /* not kept */ } });
+  // Only the reader's own click is kept (the line above toggles it too): it becomes what the box will be.
+  box.querySelector('summary').addEventListener('click', () => { try { localStorage.setItem('hookgrad.timeline', box.open ? 'closed' : 'open'); } catch { /* not kept */ } });
+  box.addEventListener('toggle', () => { if (ctl.session) showTimeline(ctl.player.k); });
+}
+/** Draws the timeline at step k while it is open (a closed one costs a big run nothing); its summary counts the marks. */
+function showTimeline(k) {
+  const { model } = ctl.session;
+  if ($('timeline-box').open) renderTimeline($('timeline'), model, k, { onSeek: (to) => { ctl.follow = true; ctl.player.pause(); ctl.player.seek(to); } });
+  if (app.countOf !== model) {
+    app.countOf = model;
+    const base = model.figureStart || 0;
+    const n = model.steps.reduce((c, s, i) => c + (i >= base && isMarkEvent(s.event) ? 1 : 0), 0);
+    $('timeline-count').textContent = `${n} hook firing${n === 1 ? '' : 's'} and .grad write${n === 1 ? '' : 's'}, in the order the engine ran them`;
+  }
 }
 
 // ---- banner ----
@@ -225,9 +239,7 @@ function renderExtras(k, frame) {
   const { session } = ctl;
   renderConsole($('console'), session.lines, k, session.model.steps.length);
   // The hook timeline: the player's step is its cursor, a mark steps the player there.
-  renderTimeline($('timeline'), session.model, k, { onSeek: (to) => { ctl.follow = true; ctl.player.pause(); ctl.player.seek(to); } });
-  const marks = $('timeline').querySelectorAll('.mk').length;
-  $('timeline-count').textContent = `${marks} hook firing${marks === 1 ? '' : 's'} and .grad write${marks === 1 ? '' : 's'}, in the order the engine ran them`;
+  showTimeline(k);
   const formsKey = [session.result, ctl.selected.tensor, ctl.selected.node, app.state.program];
   const stale = !app.formsKey || formsKey.some((x, i) => x !== app.formsKey[i]);
   if (stale) app.formsKey = formsKey;

@@ -60,7 +60,9 @@ export function buildTimeline(model) {
     const title = ev.type === 'hook' ? hookTitle(ev) : MARK_MEANING[kind];
     const passStart = backward && newPass && marks.length > 0;
     if (backward) newPass = false;
-    marks.push({ step: i, k: i + 1, lane: laneIndex.get(lane.key), kind, tag: MARK_TAG[kind] || kind, title, detail: describeStep(model, step), backward, passStart });
+    // detail (the step's sentence, before → after) is read on hover or focus only: a run with
+    // a thousand .grad writes builds its timeline without writing a thousand sentences.
+    marks.push({ step: i, k: i + 1, lane: laneIndex.get(lane.key), kind, tag: MARK_TAG[kind] || kind, title, get detail() { return describeStep(model, step); }, backward, passStart });
   }
   // Two modules of one class (two Mul3): their lanes are told apart by number.
   const count = new Map(); for (const l of lanes) count.set(l.label, (count.get(l.label) || 0) + 1);
