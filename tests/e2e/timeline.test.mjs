@@ -24,7 +24,7 @@ async function openTimeline(page) {
 async function waitForNewRun(page, prevId) {
   await page.waitForFunction((prev) => {
     const c = globalThis.hookgradController;
-    return c?.session && c.session.runId !== prev && !document.body.classList.contains('busy') && document.querySelector('#timeline .mk, #timeline .tl-empty');
+    return c?.session && c.session.runId !== prev && !document.body.classList.contains('busy') && (!document.getElementById('timeline-box').open || document.querySelector('#timeline .mk, #timeline .tl-empty'));
   }, prevId, { timeout: 90000 });
   return page.evaluate(() => { const s = globalThis.hookgradController.session; s.runId ??= Math.random(); return s.runId; });
 }
