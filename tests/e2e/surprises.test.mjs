@@ -63,6 +63,7 @@ test('JavaScript, 1280×800: hooks-pile-up\'s columns say 4 and 16; the timeline
   assert.match(cols[0], /w\.grad = 4\./); assert.match(cols[1], /w\.grad = 16\./);
   assert.match(cols[1], /tensor hook double on w ×3/, 'step 2: three hooks in a row');
   if (!(await page.evaluate(() => document.getElementById('timeline-box').open))) await page.click('#timeline-box summary');
+  await page.waitForSelector('#timeline .mk');
   assert.equal(await page.locator('#timeline .mk[data-kind=tensor]').count(), 6, '1 + 2 + 3 tensor-hook marks');
   await page.screenshot({ path: path.join(SHOTS, 'surprise-pile-up-1280.png') });
   assert.deepEqual(page.errors, []);

@@ -18,6 +18,7 @@ after(async () => { await env?.close(); });
 /** Opens the timeline as a reader does (closed at first where the window is under 900 px tall, to leave the figure its room). */
 async function openTimeline(page) {
   if (!(await page.evaluate(() => document.getElementById('timeline-box').open))) await page.click('#timeline-box summary');
+  await page.waitForSelector('#timeline .mk, #timeline .tl-empty');
 }
 
 /** Waits for a run that started after `before` (the previous session) to finish. */
