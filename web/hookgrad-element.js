@@ -11,9 +11,9 @@
 // - Starts when scrolled near the viewport (IntersectionObserver).
 // - Re-dispatches the embed's messages as DOM CustomEvents on the element:
 //   `ready`, `step` ({step, total, text}), `done` ({step, total}), `error` ({message}).
-// Attributes: lesson, scenario, language, program, step, autoplay, theme, height, title.
+// Attributes: lesson, scenario, language, program, timeline, step, autoplay, theme, height, title.
 const base = new URL('./', import.meta.url);
-const ATTRS = ['lesson', 'scenario', 'language', 'program', 'step', 'autoplay', 'theme', 'height', 'title'];
+const ATTRS = ['lesson', 'scenario', 'language', 'program', 'timeline', 'step', 'autoplay', 'theme', 'height', 'title'];
 const EVENTS = new Set(['ready', 'step', 'done', 'error']);
 let seq = 0;
 
@@ -83,6 +83,7 @@ class HookgradPlayground extends HTMLElement {
     const language = this.getAttribute('language');
     if (language === 'python' || language === 'py') params.set('lang', 'python');
     if (this.hasAttribute('program') && this.getAttribute('program') !== 'false') params.set('program', '1');
+    if (this.hasAttribute('timeline') && this.getAttribute('timeline') !== 'false') params.set('timeline', '1');
     const step = this.getAttribute('step');
     if (step) params.set('step', step);
     if (this.hasAttribute('autoplay') && this.getAttribute('autoplay') !== 'false') params.set('autoplay', '1');

@@ -100,6 +100,16 @@ const EXPECT = {
   },
 };
 
+// The surprises (lessons-surprises.js): the JavaScript twin's last printed
+// line is PyTorch's last line of the same program (tests/fixtures/surprises.json).
+const SURPRISE_FIX = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'surprises.json'), 'utf8')).lessons;
+for (const l of LESSONS.filter((x) => x.group === 'surprises')) {
+  EXPECT[l.id] = async (page) => {
+    const lines = SURPRISE_FIX[l.id].off.stdout;
+    assert.ok((await consoleText(page)).includes(lines[lines.length - 1]), `${l.id}: ${lines[lines.length - 1]}`);
+  };
+}
+
 for (const lesson of LESSONS) {
   test(`lesson ${lesson.n} (${lesson.id}) runs and shows PyTorch's numbers`, async () => {
     const page = await env.page(`#lesson=${lesson.id}`);

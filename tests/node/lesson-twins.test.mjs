@@ -68,6 +68,18 @@ for (const lesson of LESSONS) {
   });
 }
 
+// A surprise lesson's switch flips its Python and its JavaScript alike: twins on that side too.
+const { flipSwitch } = await import('../../web/src/model/lesson-switch.js');
+for (const lesson of LESSONS.filter((l) => l.switch)) {
+  test(`lesson ${lesson.n} (${lesson.id}), switched: Python and JavaScript give the same graph and trace`, () => {
+    const js = runProgram(hg, flipSwitch(lesson.program, lesson.switch.js), { semantics: 'pytorch-2' });
+    assert.equal(js.error, null, js.error?.message);
+    const p = py.run(withEpilogue(py.pyodide, flipSwitch(lesson.python, lesson.switch.python)), { semantics: 'pytorch-2', filename: 'main.py' });
+    assert.equal(p.exception, null, p.stderr);
+    assert.deepEqual(comparableTrace(p.trace), comparableTrace(js.trace));
+  });
+}
+
 // The tutorials' code cells with a Python twin (<pre class="cell-src" data-lang="python">):
 // their figures and the numbers in their prose come from the JavaScript.
 const unescape = (t) => t.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');

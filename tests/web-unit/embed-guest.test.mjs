@@ -5,14 +5,15 @@ import assert from 'node:assert/strict';
 import { readEmbedParams, EmbedGuest } from '../../web/src/embed-guest.js';
 
 test('readEmbedParams: flags, step, theme, id; bad values fall back', () => {
-  assert.deepEqual(readEmbedParams('#lesson=legacy-hook'), { program: false, autoplay: false, autosize: false, theme: 'auto', themeAsked: false, step: null, id: null });
-  assert.deepEqual(readEmbedParams('#s=abc&program=1&autoplay&autosize=1&theme=dark&step=12&id=hg3'),
-    { program: true, autoplay: true, autosize: true, theme: 'dark', themeAsked: true, step: 12, id: 'hg3' });
+  assert.deepEqual(readEmbedParams('#lesson=legacy-hook'), { program: false, timeline: false, autoplay: false, autosize: false, theme: 'auto', themeAsked: false, step: null, id: null });
+  assert.deepEqual(readEmbedParams('#s=abc&program=1&timeline=1&autoplay&autosize=1&theme=dark&step=12&id=hg3'),
+    { program: true, timeline: true, autoplay: true, autosize: true, theme: 'dark', themeAsked: true, step: 12, id: 'hg3' });
   assert.equal(readEmbedParams('#step=end').step, 'end');
   assert.equal(readEmbedParams('#step=-3').step, null);
   assert.equal(readEmbedParams('#step=two').step, null);
   assert.equal(readEmbedParams('#theme=purple').theme, 'auto');
   assert.equal(readEmbedParams('#program=0').program, false);
+  assert.equal(readEmbedParams('#timeline=no').timeline, false);
   assert.equal(readEmbedParams('#autoplay=false').autoplay, false);
 });
 

@@ -27,6 +27,7 @@ export function readEmbedParams(hash) {
   else if (q.has('step') && /^\d+$/.test(q.get('step'))) step = Number(q.get('step'));
   return {
     program: flag('program'),
+    timeline: flag('timeline'),
     autoplay: flag('autoplay'),
     autosize: flag('autosize'),
     theme,

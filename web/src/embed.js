@@ -7,6 +7,7 @@ import { EmbedGuest, readEmbedParams } from './embed-guest.js';
 import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
 import { lessonProse } from './model/lesson-prose.js';
+import { renderTimeline } from './view/timeline-view.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);
@@ -26,6 +27,13 @@ const brand = state.lang === 'python' ? 'hookgrad · Python' : 'hookgrad';
 $('embed-title').textContent = $('embed-title').title = lesson ? `${brand} · ${lesson.n}. ${lessonProse(lesson, state.lang).title}` : brand;
 $('open-full').href = `./playground.html${location.hash}`;
 if (guest.params.program) { $('program-box').hidden = false; $('program').textContent = state.program; }
+// #timeline=1 (the element's `timeline` attribute): the hook timeline under the player.
+const timelineBox = guest.params.timeline ? document.createElement('section') : null;
+if (timelineBox) {
+  timelineBox.className = 'embed-timeline'; timelineBox.setAttribute('aria-label', 'Hook timeline');
+  timelineBox.innerHTML = '<div id="timeline" class="timeline"></div>';
+  document.querySelector('.embed-foot').after(timelineBox);
+}
 
 // Cooperative gestures: inside a host page, wheel and touch scroll the page
 // until the reader clicks or focuses the figure (or holds Ctrl / pinches).
@@ -51,7 +59,10 @@ function showPythonProgress(p) {
 const ctl = globalThis.hookgradController = new Controller({
   cooperative: true, getSource: () => figureSource(state, { pythonReady }),
   onProgress: (p) => showPythonProgress(p),
-  onFrame: (k, frame, c) => guest.step(k, c.session.model.steps.length, $('step-text').textContent),
+  onFrame: (k, frame, c) => {
+    if (timelineBox) renderTimeline($('timeline'), c.session.model, k, { onSeek: (to) => { c.follow = true; c.player.pause(); c.player.seek(to); } });
+    guest.step(k, c.session.model.steps.length, $('step-text').textContent);
+  },
   onSession: (s, c) => {
     guest.started({ total: s.model.steps.length, player: c.player, error: s.result.error, follow: () => { c.follow = true; } });
     if (state.lang === 'python') preparePython(c);

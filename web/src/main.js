@@ -11,6 +11,11 @@ import * as PE from './model/program-edit.js';
 import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
 import { lessonProse } from './model/lesson-prose.js';
+import { renderTimeline } from './view/timeline-view.js';
+import { isMarkEvent } from './model/timeline.js';
+import { renderSwitch } from './view/switch-view.js';
+import { galleryGroups } from './model/gallery.js';
+import { flipSwitch, switchSide, runSummary } from './model/lesson-switch.js';
 
 const $ = (id) => document.getElementById(id);
 // CodeMirror (editor.js) is loaded on the side; the controller (below) starts
@@ -21,9 +26,11 @@ const app = { state: null, formsKey: null };
 // ---- lessons ----
 for (const l of LESSONS) $('lesson-select').append(h('option', { value: l.id }, `${l.n}. ${l.title}`));
 $('lesson-select').append(h('option', { value: '' }, 'Your own program'));
-for (const l of LESSONS) {
-  $('gallery-list').append(h('li', {}, h('button', { class: `card${l.flagship ? ' flagship' : ''}`, type: 'button', 'aria-label': `Open lesson ${l.n}: ${l.title}`, onclick: () => { $('gallery').close(); banner(''); openLesson(l.id); } },
-    h('span', { class: 'card-n' }, String(l.n)), h('strong', {}, l.title), h('span', { class: 'card-text' }, l.text[0]))));
+// The gallery, grouped (model/gallery.js), each card with one line of what the lesson shows.
+for (const g of galleryGroups()) {
+  $('gallery-list').append(h('li', { class: 'gallery-group' }, h('h3', { id: `gallery-${g.id}` }, g.title),
+    h('ol', { class: 'cards', 'aria-labelledby': `gallery-${g.id}` }, g.lessons.map(({ lesson: l, see }) => h('li', {}, h('button', { class: `card${l.flagship ? ' flagship' : ''}`, type: 'button', 'aria-label': `Open lesson ${l.n}: ${l.title}`, onclick: () => { $('gallery').close(); banner(''); openLesson(l.id); } },
+      h('span', { class: 'card-n' }, String(l.n)), h('strong', {}, l.title), h('span', { class: 'card-text' }, see)))))));
 }
 $('gallery-btn').onclick = () => $('gallery').showModal();
 $('gallery-close').onclick = () => $('gallery').close();
@@ -43,6 +50,36 @@ function showLessonText() {
   $('lesson-select').value = l ? l.id : '';
   $('reset-program').hidden = !l;
   document.querySelector('.lesson-pane').classList.toggle('flagship', !!l?.compare);
+  document.querySelector('.lesson-pane').classList.toggle('has-switch', !!l?.switch);
+  showSwitch();
+}
+
+// ---- a surprise lesson's switch: flip the one thing, run again, compare ----
+/** The runs of each side of the current lesson's switch, in the current language. */
+let switchRuns = { key: null, off: null, on: null };
+function switchPair() {
+  const l = app.state.lesson ? findLesson(app.state.lesson) : null;
+  return l?.switch ? { l, pair: app.state.lang === 'python' ? l.switch.python : l.switch.js } : null;
+}
+function showSwitch() {
+  const s = switchPair();
+  const key = s ? `${s.l.id} ${app.state.lang} ${app.state.semantics}` : null;
+  if (switchRuns.key !== key) switchRuns = { key, off: null, on: null };
+  renderSwitch($('lesson-switch'), {
+    lesson: s?.l ?? null, side: s ? switchSide(app.state.program, s.pair) : null, runs: switchRuns, lang: app.state.lang,
+    onFlip(to) {
+      const program = flipSwitch(app.state.program, s.pair, to === 'off');
+      app.state.program = program; editor.set(program); saveHash();
+      showSwitch(); runProgram({ backward: true });
+    },
+  });
+}
+/** After a run of a switch lesson: that side's summary, from the engine's run. */
+function recordSwitchRun(session) {
+  const s = switchPair(); if (!s || session.twin) { showSwitch(); return; }
+  const side = switchSide(app.state.program, s.pair);
+  showSwitch();
+  if (side && !session.result.stopped && !session.result.timedOut) { switchRuns[side] = runSummary(session.model, session.result.error); showSwitch(); }
 }
 
 function openLesson(id, { run = true, lang = app.state?.lang || 'js' } = {}) {
@@ -93,6 +130,27 @@ function showPythonProgress(p) {
     : `Starting ${p.text}…`;
   const bar = $('py-progress');
   if (p.stage === 'download' && p.total) { bar.max = p.total; bar.value = Math.min(p.loaded, p.total); } else bar.removeAttribute('value');
+}
+
+// ---- the hook timeline: open where the window is tall enough to keep the figure's detail, or as the reader left it ----
+{
+  const box = $('timeline-box'); let saved = null;
+  try { saved = localStorage.getItem('hookgrad.timeline'); } catch { /* storage refused (a sandboxed frame) */ }
+  box.open = saved ? saved === 'open' : window.innerHeight >= 900;
+  // Only the reader's own click is kept (the line above toggles it too): it becomes what the box will be.
+  box.querySelector('summary').addEventListener('click', () => { try { localStorage.setItem('hookgrad.timeline', box.open ? 'closed' : 'open'); } catch { /* not kept */ } });
+  box.addEventListener('toggle', () => { if (ctl.session) showTimeline(ctl.player.k); });
+}
+/** Draws the timeline at step k while it is open (a closed one costs a big run nothing); its summary counts the marks. */
+function showTimeline(k) {
+  const { model } = ctl.session;
+  if ($('timeline-box').open) renderTimeline($('timeline'), model, k, { onSeek: (to) => { ctl.follow = true; ctl.player.pause(); ctl.player.seek(to); } });
+  if (app.countOf !== model) {
+    app.countOf = model;
+    const base = model.figureStart || 0;
+    const n = model.steps.reduce((c, s, i) => c + (i >= base && isMarkEvent(s.event) ? 1 : 0), 0);
+    $('timeline-count').textContent = `${n} hook firing${n === 1 ? '' : 's'} and .grad write${n === 1 ? '' : 's'}, in the order the engine ran them`;
+  }
 }
 
 // ---- banner ----
@@ -168,6 +226,7 @@ const ctl = globalThis.hookgradController = new Controller({
     $('program-status').textContent = session.twin ? 'figure from the JavaScript twin — Python is loading'
       : r.stopped ? 'stopped' : r.timedOut ? 'stopped (too long)' : e ? `error${e.line != null ? ` at line ${e.line}` : ''}` : `ran in ${Math.round(r.ms || 0)} ms`;
     markRunError(e);
+    recordSwitchRun(session);
   },
 });
 const runProgram = (opts) => ctl.run(opts);
@@ -179,6 +238,8 @@ let hashTimer = null;
 function renderExtras(k, frame) {
   const { session } = ctl;
   renderConsole($('console'), session.lines, k, session.model.steps.length);
+  // The hook timeline: the player's step is its cursor, a mark steps the player there.
+  showTimeline(k);
   const formsKey = [session.result, ctl.selected.tensor, ctl.selected.node, app.state.program];
   const stale = !app.formsKey || formsKey.some((x, i) => x !== app.formsKey[i]);
   if (stale) app.formsKey = formsKey;

@@ -3,6 +3,7 @@
 // with `hg` and `console` in scope; every value the page shows comes from
 // the engine's graph()/trace(), never from here.
 import { PYTHON, NOT_TWINS } from './lessons-python.js';
+import { SURPRISES } from './lessons-surprises.js';
 
 const L1 = `// Tensor hooks run in the order they were registered,
 // and retainGrad() is one of those hooks.
@@ -424,6 +425,9 @@ LESSONS.push(
     text: ['Training repeats forward, backward and an update, and every step builds a fresh graph. JavaScript cannot count references the way Python does, so a finished step’s tensors would wait for the garbage collector, which never runs inside a synchronous loop. hg.tidy(step) releases every tensor handle the step created, except what it returns.',
       'The console shows no more live tensors or graph nodes after step 300 than after step 0: each step leaves behind the parameters’ new values and gradients, nothing else. The full backward hook on the Tanh layer fires every step; the tensors it receives belong to the step, so it keeps a plain number. The figure shows one last step, run outside tidy so that its graph stays.'] },
 );
+
+// The surprises (lessons-surprises.js): Python and its JS twin together, each with a switch.
+for (const l of SURPRISES) LESSONS.push({ ...l, n: LESSONS.length + 1, group: 'surprises', twin: true });
 
 // Each lesson's Python twin (lessons-python.js): the same graph and trace in PyTorch code.
 for (const l of LESSONS) if (PYTHON[l.id]) { l.python = PYTHON[l.id]; l.twin = !NOT_TWINS[l.id]; }

@@ -4,10 +4,14 @@
 // only when the reader asks — unless it is one of hookgrad's own lessons,
 // unchanged (then the link is just a way to open that lesson).
 import { findLesson } from './lessons.js';
+import { flipSwitch } from './lesson-switch.js';
 
-/** The programs a lesson ships (its JavaScript, and its Python when it has one). */
+/** The programs a lesson ships (its JavaScript, and its Python when it has one; a surprise lesson's switched sides too). */
 export function lessonPrograms(lesson) {
-  return lesson ? [lesson.program, lesson.python].filter((p) => typeof p === 'string') : [];
+  if (!lesson) return [];
+  const own = [lesson.program, lesson.python].filter((p) => typeof p === 'string');
+  if (!lesson.switch) return own;
+  return [...own, flipSwitch(lesson.program, lesson.switch.js), flipSwitch(lesson.python, lesson.switch.python)];
 }
 
 /** True if `state` (a decoded #s= link) is a built-in lesson's own program. */
