@@ -1,8 +1,7 @@
 //! JS ⇄ core conversions and errors. Every failure here is a JS `Error`
-//! (never a trap); tensors are recognised by calling their `__hgStash`
-//! method, which borrows the wrapper instead of consuming it.
+//! (never a trap); a Tensor argument is recognised by the table id its
+//! object holds (crate/js: `__hgTensor`, 0 once released).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array as JsArray, Object, Reflect};
@@ -17,12 +16,6 @@ use hookgrad_core::tensor::{Array, Tensor};
 /// Largest tensor hookgrad will allocate (64 MB of float32): beyond this a
 /// wasm allocation failure would abort the instance.
 pub const MAX_ELEMENTS: usize = 1 << 24;
-
-thread_local! {
-    pub(crate) static STASH: RefCell<Option<Tensor>> = const { RefCell::new(None) };
-    /// Created once: decoding the key from UTF-8 on every call showed up in profiles.
-    static STASH_KEY: JsValue = JsValue::from_str("__hgStash");
-}
 
 hookgrad_core::thread_refcell!(
     /// What the last JS call made by the engine (a hook) threw, if it threw.
@@ -148,40 +141,60 @@ pub fn tensor_arg(v: &JsValue) -> JsResult<Option<Tensor>> {
     if !v.is_object() {
         return Ok(None);
     }
-    if let Some(t) = live_tensor_fast(v) {
-        return t.js().map(Some);
+    match handle_id(v, Kind::Tensor) {
+        None => Ok(None),
+        Some(id) => crate::table::tensor(id)
+            .unwrap_or_else(|| Err(crate::table::released("tensor")))
+            .js()
+            .map(Some),
     }
-    let Ok(f) = STASH_KEY.with(|k| Reflect::get(v, k)) else {
-        return Ok(None);
-    };
-    let Some(f) = f.dyn_ref::<js_sys::Function>() else {
-        return Ok(None);
-    };
-    STASH.with(|s| s.replace(None));
-    f.call0(v)?;
-    Ok(STASH.with(|s| s.replace(None)))
 }
 
 #[wasm_bindgen]
 extern "C" {
-    /// Any JS object, asked for the facade's `Tensor.prototype.__hgPtr`.
-    type MaybeTensor;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgPtr)]
-    fn hg_ptr(this: &MaybeTensor) -> Result<JsValue, JsValue>;
+    /// Any JS object, asked for the id a facade handle holds.
+    type MaybeHandle;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgTensor)]
+    fn hg_tensor(this: &MaybeHandle) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgNode)]
+    fn hg_node(this: &MaybeHandle) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgModule)]
+    fn hg_module(this: &MaybeHandle) -> Result<JsValue, JsValue>;
 }
 
-/// One property read instead of three calls (`__hgStash`): a live Tensor
-/// handle's code (`handle_code`: a box's pointer or a deferred row), from
-/// the getter the facade (crate/js/hookgrad.js) defines on
-/// `Tensor.prototype`. Anything else — not a Tensor, a released handle
-/// (code 0), no facade loaded — takes the general path and its errors.
-fn live_tensor_fast(v: &JsValue) -> Option<hookgrad_core::Result<Tensor>> {
-    let p = v.unchecked_ref::<MaybeTensor>().hg_ptr().ok()?.as_f64()?;
-    // A code crosses as a signed or an unsigned 32-bit number.
-    if !(p >= -2_147_483_648.0 && p <= f64::from(u32::MAX) && p.fract() == 0.0) {
-        return None;
+/// The kinds of handle a JS object can be.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Tensor,
+    Node,
+    Module,
+}
+
+/// The table id a facade handle of `kind` holds (0: released), or `None`
+/// for any other value (a getter that throws, on a hostile Proxy, too).
+pub fn handle_id(v: &JsValue, kind: Kind) -> Option<u32> {
+    let m = v.unchecked_ref::<MaybeHandle>();
+    let id = match kind {
+        Kind::Tensor => m.hg_tensor(),
+        Kind::Node => m.hg_node(),
+        Kind::Module => m.hg_module(),
     }
-    crate::handle_code::tensor_of(p as i64 as u32)
+    .ok()?
+    .as_f64()?;
+    (id >= 0.0 && id <= f64::from(u32::MAX) && id.fract() == 0.0).then_some(id as u32)
+}
+
+/// The core module behind a JS `Module` argument; `what must be Module` else.
+pub fn expect_module(v: &JsValue, what: &str) -> JsResult<hookgrad_core::module::Module> {
+    match v.is_object().then(|| handle_id(v, Kind::Module)).flatten() {
+        Some(id) => {
+            crate::table::module(id).ok_or_else(|| js_error(crate::table::released("module")))
+        }
+        None => Err(type_error(format!(
+            "{what} must be Module, not {}",
+            type_name(v)
+        ))),
+    }
 }
 
 pub fn expect_tensor(v: &JsValue, what: &str) -> JsResult<Tensor> {
@@ -414,8 +427,9 @@ pub fn opt_array_to_js(a: &Option<Array>) -> JsValue {
     a.as_ref().map(array_to_js).unwrap_or(JsValue::NULL)
 }
 
+/// A new JS Tensor handle of `t`.
 pub fn tensor_to_js(t: Tensor) -> JsValue {
-    crate::tensor::Tensor::wrap(t).into()
+    crate::facade::tensor_object(crate::table::put_tensor(t))
 }
 
 pub fn opt_tensors_to_js(v: &[Option<Tensor>]) -> JsValue {
