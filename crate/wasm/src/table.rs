@@ -59,10 +59,6 @@ hookgrad_core::thread_refcell!(
     };
 );
 
-fn busy() -> Error {
-    Error::internal("the handle table is busy")
-}
-
 /// A new entry's id (0 only if the table is busy or full: an internal fault).
 #[inline]
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
@@ -266,9 +262,4 @@ pub fn released(what: &str) -> Error {
     Error::runtime(format!(
         "this {what} handle was released (hg.tidy or dispose()); keep it with hg.keep() or return it from tidy"
     ))
-}
-
-/// `Err(busy)` when the table cannot be read (a fault, never expected).
-pub fn check() -> Result<()> {
-    TABLE.with(|t| t.try_borrow().map(|_| ()).map_err(|_| busy()))
 }
