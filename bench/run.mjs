@@ -56,9 +56,14 @@ const LABEL = { hookgrad: 'hookgrad wasm', native: 'hookgrad native', torch: 'Py
 const js = { hookgrad: HG.make(hg), tfcpu: TF.make(tf, 'cpu'), tfwasm: TF.make(tf, 'wasm'), floor: Floor.make() };
 
 const data = { w1: D.w1Data(), w2: D.w2Data(), w3: D.w3Data(), w4: D.w4Data() };
-const TASKS = ['w1', 'w2', 'w3_none', 'w3_undef', 'w3_mul1'].filter(want);
+const TASKS = ['w1', ...D.W1_SHAPES.map((s) => `w1_${s}`), 'w2', 'w3_none', 'w3_undef', 'w3_mul1'].filter(want);
 const wl = (task) => task.split('_')[0];
 const variant = (task) => task.split('_')[1];
+// W1's other shapes (lib/data.mjs) run on the peers that write them (hookgrad
+// and the floor); native and PyTorch run the bench's own shape.
+const isShape = (task) => wl(task) === 'w1' && variant(task) != null;
+const runs = (p, task) => js[p]?.[wl(task)] && (!isShape(task) || js[p][wl(task)].shapes);
+const BASE_TASKS = TASKS.filter((t) => !isShape(t));
 
 // Setup per peer (TF.js tensors are created under their own backend).
 const state = {};
@@ -83,7 +88,7 @@ const skipped = {}; // peer -> reason
 for (const task of TASKS) {
   results[task] = {}; check[task] = {}; times[task] = {};
   for (const p of Object.keys(js)) {
-    if (!js[p][wl(task)]) continue;
+    if (!runs(p, task)) continue;
     try {
       const r = await step(p, task);
       if (r) results[task][p] = r;
@@ -95,9 +100,9 @@ let native = null;
 if (!flag('--no-native')) {
   try {
     log('building and checking the native bench (cargo run --release; the first build takes ~2 min)');
-    const only = [...new Set([...TASKS, ...(want('w4') ? ['w4'] : [])])].join(',');
+    const only = [...new Set([...BASE_TASKS, ...(want('w4') ? ['w4'] : [])])].join(',');
     native = runNative(['--check', '--reps', '0', '--warmup', '1', '--only', only], { build: true });
-    for (const task of TASKS) if (native[task]) results[task].native = asResult(native[task]);
+    for (const task of BASE_TASKS) if (native[task]) results[task].native = asResult(native[task]);
   } catch (e) { skipped.native = e.message; log('native:', e.message); }
 } else skipped.native = 'skipped (--no-native)';
 
@@ -105,10 +110,10 @@ let torch = null;
 const torchData = torchPayload(data);
 if (!flag('--no-torch')) {
   log('checking the PyTorch peer (python3, torch.set_num_threads(1))');
-  const r = runTorch(torchData, TASKS, { reps: 0, warmup: 0 });
+  const r = runTorch(torchData, BASE_TASKS, { reps: 0, warmup: 0 });
   if (r.available) {
     torch = r;
-    for (const task of TASKS) if (r.tasks[task]) results[task].torch = asResult(r.tasks[task]);
+    for (const task of BASE_TASKS) if (r.tasks[task]) results[task].torch = asResult(r.tasks[task]);
   } else { skipped.torch = r.why; log('torch:', r.why); }
 } else skipped.torch = 'skipped (--no-torch)';
 
@@ -118,13 +123,13 @@ for (const task of TASKS) {
   const ref = rs[refPeer];
   for (const [p, r] of Object.entries(rs)) {
     check[task][p] = ref ? { ...compare(r, ref), ref: refPeer } : { ok: true, err: 0, ref: 'none' };
-    if (variant(task) && variant(task) !== 'none' && r.calls !== D.W3.ops) check[task][p] = { ok: false, err: Infinity, why: `${r.calls} hook calls, expected ${D.W3.ops}` };
+    if (wl(task) === 'w3' && variant(task) !== 'none' && r.calls !== D.W3.ops) check[task][p] = { ok: false, err: Infinity, why: `${r.calls} hook calls, expected ${D.W3.ops}` };
     if (!check[task][p].ok) log(`CHECK FAILED ${task} ${LABEL[p]}: ${check[task][p].why} — not timed`);
   }
 }
 
 // ----- timing: interleaved rounds ---------------------------------------------
-const ok = (task, p) => results[task][p] && check[task][p]?.ok;
+const ok = (task, p) => results[task]?.[p] && check[task][p]?.ok;
 const w4js = { build: [], graph: [], trace: [], nodes: 0 };
 const W4_REPS = 5;
 const w4native = { build: [], graph: [], trace: [] };
@@ -173,14 +178,14 @@ for (let round = -1; round < ROUNDS; round++) {
   }
   if (native && round >= 0) {
     try {
-      const n = runNative(['--reps', '2', '--warmup', '1', '--only', [...TASKS.filter((t) => ok(t, 'native')), ...(want('w4') ? ['w4'] : [])].join(',') || 'none']);
+      const n = runNative(['--reps', '2', '--warmup', '1', '--only', [...BASE_TASKS.filter((t) => ok(t, 'native')), ...(want('w4') ? ['w4'] : [])].join(',') || 'none']);
       for (const task of TASKS) if (n[task]) (nativeTimes[task] ||= []).push(...n[task].times);
       if (n.w4) for (const k of ['build', 'graph', 'trace']) w4native[k].push(...n.w4[k]);
       if (n.w1_deferred) for (const k of Object.keys(w1deferred)) w1deferred[k].push(...n.w1_deferred[k]);
     } catch (e) { skipped.native = e.message; native = null; }
   }
   if (torch && round >= 0) {
-    const r = runTorch(torchData, TASKS.filter((t) => ok(t, 'torch')), { reps: 2, warmup: 1 });
+    const r = runTorch(torchData, BASE_TASKS.filter((t) => ok(t, 'torch')), { reps: 2, warmup: 1 });
     if (r.available) { for (const task of TASKS) if (r.tasks[task]) (torchTimes[task] ||= []).push(...r.tasks[task].times); } else { skipped.torch = r.why; torch = null; }
   }
   if (round >= 0) log(`round ${round + 1}/${ROUNDS} done (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
@@ -245,7 +250,8 @@ const med = (task, p) => (times[task]?.[p]?.length ? median(times[task][p]) : nu
 // step is preempted more often than a short one, which biases medians
 // against the slower peer). Shown beside the median-based target figures.
 const best = (task, p) => (times[task]?.[p]?.length ? Math.min(...times[task][p]) : null);
-const nodesW1 = (() => { MG.resetCount(); js.floor.w1.step(state.floor.w1 ?? js.floor.w1.setup(data.w1), data.w1); return MG.created; })();
+const nodesOf = (shape) => { MG.resetCount(); js.floor.w1.step(state.floor.w1 ?? js.floor.w1.setup(data.w1), data.w1, shape); return MG.created; };
+const nodesW1 = nodesOf();
 const cell = (task, p) => {
   if (check[task]?.[p] && !check[task][p].ok) return `check failed`;
   return fmtCell(times[task]?.[p]);
@@ -273,6 +279,19 @@ if (want('w1')) {
   L(row(`W1 scalar MLP 2→16→16→1, ms/step (${nodesW1} nodes)`, 'w1'));
   L(row('W1 ns per node', 'w1', (p) => (nsNode(p) != null ? `${nsNode(p).toFixed(0)} ns` : 'n/a')));
 }
+// W1's shapes (issue 31): hookgrad and the floor, ns per node of each.
+const SHAPE_TASKS = TASKS.filter((t) => wl(t) === 'w1');
+const SHAPE_LABEL = { w1: 'bench (add mul sub tanh, mul(1/16))', w1_mg: "micrograd's loss ((out−y).pow(2), div(n))", w1_relu: 'ending in relu', w1_sigmoid: 'ending in sigmoid', w1_exp: 'ending in exp', w1_notidy: 'bench shape without hg.tidy' };
+const shapeNs = (task, p, f = med) => (f(task, p) != null ? (f(task, p) * 1e6) / nodesOf(variant(task)) : null);
+const tidyShapes = SHAPE_TASKS.filter((t) => variant(t) !== 'notidy');
+const fastestShape = Math.min(...tidyShapes.map((t) => shapeNs(t, 'hookgrad') ?? Infinity));
+const shapeLines = SHAPE_TASKS.length > 1 ? [
+  '| W1 shape | nodes | hookgrad wasm ms/step | hookgrad ns/node | plain-JS micrograd ns/node | hookgrad ÷ fastest shape in tidy | hookgrad ÷ micrograd |', '|---|---:|---:|---:|---:|---:|---:|',
+  ...SHAPE_TASKS.map((t) => {
+    const h = shapeNs(t, 'hookgrad'), f = shapeNs(t, 'floor');
+    return `| ${SHAPE_LABEL[t] ?? t} | ${nodesOf(variant(t))} | ${cell(t, 'hookgrad')} | ${h != null ? h.toFixed(0) : 'n/a'} | ${f != null ? f.toFixed(0) : 'n/a'} | ${h != null && isFinite(fastestShape) ? `${(h / fastestShape).toFixed(2)}×` : 'n/a'} | ${h != null && f ? `${(h / f).toFixed(2)}×` : 'n/a'} |`;
+  }),
+] : [];
 if (want('w2')) L(row('W2 tensor MLP 64×784→256→10, ms/step', 'w2'));
 if (want('w3')) {
   L(row('W3 2,000-op chain, no hooks', 'w3_none'));
@@ -309,6 +328,13 @@ if (want('w1')) {
   const pt = med('w1', 'torch') && med('w1', 'hookgrad') ? med('w1', 'torch') / med('w1', 'hookgrad') : null;
   const ptBest = best('w1', 'torch') && best('w1', 'hookgrad') ? best('w1', 'torch') / best('w1', 'hookgrad') : null;
   tgt('W1 ≥ 10× PyTorch 1-thread', pt ? `${pt.toFixed(1)}× (${fmtMs(med('w1', 'hookgrad'))} vs ${fmtMs(med('w1', 'torch'))}${bestNote(ptBest && `${ptBest.toFixed(1)}×`)})` : `n/a (${skipped.torch ?? 'no data'})`, pt ? pt >= 10 : null);
+}
+if (SHAPE_TASKS.length > 1) {
+  const worst = Math.max(...tidyShapes.map((t) => shapeNs(t, 'hookgrad') ?? Infinity));
+  tgt('W1: every shape in tidy within 1.5× of the fastest (issue 31)', isFinite(worst) ? `slowest ${worst.toFixed(0)} vs fastest ${fastestShape.toFixed(0)} ns/node (${(worst / fastestShape).toFixed(2)}×)` : 'n/a', isFinite(worst) ? worst <= 1.5 * fastestShape : null);
+  const vsFloor = tidyShapes.map((t) => (shapeNs(t, 'hookgrad') ?? Infinity) / (shapeNs(t, 'floor') ?? NaN));
+  const w = Math.max(...vsFloor);
+  tgt('W1: every shape in tidy at least as fast per node as plain-JS micrograd (issue 31)', isFinite(w) ? `worst ${w.toFixed(2)}× the floor's time per node` : 'n/a', isFinite(w) ? w <= 1 : null);
 }
 if (want('w2')) {
   const q = med('w2', 'tfwasm') && med('w2', 'hookgrad') ? med('w2', 'tfwasm') / med('w2', 'hookgrad') : null;
@@ -395,6 +421,7 @@ const md = [
   `Written by \`npm run bench\` (bench/run.mjs) — ${((performance.now() - t0) / 1000).toFixed(0)} s for this run. Workloads and method: bench/README.md.`, '',
   '## Machine', '', ...machine, '',
   '## Times (forward + backward, every gradient read back)', '', table, '',
+  ...(shapeLines.length ? ['## W1 shapes (issue 31: no op makes a graph slower)', '', 'Each shape of W1 (lib/data.mjs `W1_SHAPES`) on hookgrad wasm and the plain-JS floor, interleaved with the rest; "in tidy" unless the shape says otherwise.', '', ...shapeLines, ''] : []),
   '## Ratios: peer time ÷ hookgrad wasm time (> 1× means hookgrad wasm is faster)', '', ...ratioLines, '',
   ...(w1deferred.forward.length ? ['## W1 without wasm and JS', '', w1DeferredLine(), ''] : []),
   '## Targets (issues 5 and 10)', '', 'Status from the medians; the fastest samples (the least-disturbed runs on a shared machine) are given beside them. What stands in the way of each missed target, from callgrind and the V8/Chromium profilers: [PROFILE.md](PROFILE.md).', '', '| target | measured | status |', '|---|---|---|', ...T, '',

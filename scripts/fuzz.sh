@@ -25,7 +25,7 @@ run random-programs node env HARDENING_PROGRAMS="$PROGRAMS" HARDENING_SEED="$SEE
   node --test --test-reporter=tap tests/hardening/random-programs.test.mjs
 run soak node env SOAK_SCALE="${SOAK_SCALE:-5}" node --test --test-reporter=tap tests/hardening/soak.test.mjs
 run deep-graphs node env DEEP_N="${DEEP_N:-200000}" node --test --test-reporter=tap tests/hardening/deep-graphs.test.mjs
-run catalogue node node --test --test-reporter=tap tests/hardening/bad-input.test.mjs tests/hardening/hostile-hooks.test.mjs
+run catalogue node node --test --test-reporter=tap tests/hardening/bad-input.test.mjs tests/hardening/hostile-hooks.test.mjs tests/hardening/hostile-hook-values.test.mjs
 
 # Native side: the same byte-program harness with and without libFuzzer.
 native_replay() {

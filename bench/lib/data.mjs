@@ -64,11 +64,23 @@ export const W4 = { n: 4, rounds: 333 };
 export function w4Data() { return { x: uniform(30, W4.n), w: uniform(31, W4.n) }; }
 
 /**
- * W1's loss, written once for every peer with a method-style scalar API
- * (`add mul sub tanh`): MSE over the samples of the MLP in `layers`
- * (arrays of `{w: [..], b}` neurons), the last layer linear.
+ * W1's shapes (issue 31: a graph's speed must not depend on which ops it
+ * contains): the bench's own (`add mul sub tanh`, a final `mul(1/16)`);
+ * micrograd's own loss, `(out - y).pow(2)` summed and `.div(n)`; and the
+ * forward ending in `relu` / `sigmoid` / `exp` on the output neuron. `notidy`
+ * is the bench's shape run without `hg.tidy` (the runner yields between
+ * steps, so the garbage collector's callbacks free the step's handles).
  */
-export function w1Loss(layers, d) {
+export const W1_SHAPES = ['mg', 'relu', 'sigmoid', 'exp', 'notidy'];
+
+/**
+ * W1's loss, written once for every peer with a method-style scalar API
+ * (`add mul sub tanh`, and per shape `pow div relu sigmoid exp`): MSE over
+ * the samples of the MLP in `layers` (arrays of `{w: [..], b}` neurons),
+ * the last layer linear unless the shape ends it in an activation.
+ */
+export function w1Loss(layers, d, shape) {
+  const end = shape === 'relu' || shape === 'sigmoid' || shape === 'exp' ? shape : null;
   let total = null;
   for (let s = 0; s < W1.samples; s++) {
     let x = [d.xs[s * 2], d.xs[s * 2 + 1]];
@@ -77,12 +89,16 @@ export function w1Loss(layers, d) {
       x = neurons.map(({ w, b }) => {
         let act = b;
         for (let i = 0; i < w.length; i++) act = act.add(w[i].mul(x[i]));
-        return last ? act : act.tanh();
+        return last ? (end ? act[end]() : act) : act.tanh();
       });
     });
-    const diff = x[0].sub(d.ys[s]);
-    const sq = diff.mul(diff);
+    let sq;
+    if (shape === 'mg') sq = x[0].sub(d.ys[s]).pow(2);
+    else {
+      const diff = x[0].sub(d.ys[s]);
+      sq = diff.mul(diff);
+    }
     total = total ? total.add(sq) : sq;
   }
-  return total.mul(1 / W1.samples);
+  return shape === 'mg' ? total.div(W1.samples) : total.mul(1 / W1.samples);
 }

@@ -30,6 +30,28 @@ export class Value {
     const out = new Value(this.data * o.data, [this, o], () => { this.grad += o.data * out.grad; o.grad += this.data * out.grad; });
     return out;
   }
+  // micrograd: `__pow__` (a number exponent), `__truediv__` = self * other**-1
+  // (a number other: a mul by a number), relu; exp and sigmoid as its
+  // lecture's engine writes them.
+  pow(e) {
+    const out = new Value(this.data ** e, [this], () => { this.grad += e * this.data ** (e - 1) * out.grad; });
+    return out;
+  }
+  div(o) { return this.mul(o ** -1); }
+  relu() {
+    const out = new Value(this.data < 0 ? 0 : this.data, [this], () => { this.grad += (out.data > 0) * out.grad; });
+    return out;
+  }
+  exp() {
+    const e = Math.exp(this.data);
+    const out = new Value(e, [this], () => { this.grad += e * out.grad; });
+    return out;
+  }
+  sigmoid() {
+    const t = 1 / (1 + Math.exp(-this.data));
+    const out = new Value(t, [this], () => { this.grad += t * (1 - t) * out.grad; });
+    return out;
+  }
   tanh() {
     const t = Math.tanh(this.data);
     const out = new Value(t, [this], () => { this.grad += (1 - t * t) * out.grad; });

@@ -17,8 +17,9 @@ export function make() {
           return neurons;
         });
       },
-      step(layers, d) {
-        const loss = w1Loss(layers, d);
+      shapes: true,
+      step(layers, d, shape) {
+        const loss = w1Loss(layers, d, shape);
         for (const n of layers.flat()) { for (const w of n.w) w.grad = 0; n.b.grad = 0; }
         loss.backward();
         const grads = [];

@@ -58,9 +58,12 @@ export function make(hg) {
           return neurons;
         });
       },
-      step(layers, d) { return scoped(() => this.bare(layers, d)); },
-      bare(layers, d) {
-        const loss = w1Loss(layers, d);
+      shapes: true,
+      // `notidy`: as an ordinary script writes it, no hg.tidy; the runner
+      // yields between steps, so the collector's callbacks free the handles.
+      step(layers, d, shape) { return shape === 'notidy' ? this.bare(layers, d, shape) : scoped(() => this.bare(layers, d, shape)); },
+      bare(layers, d, shape) {
+        const loss = w1Loss(layers, d, shape);
         for (const n of layers.flat()) { for (const w of n.w) w.grad = null; n.b.grad = null; }
         loss.backward();
         const grads = [];

@@ -25,14 +25,24 @@ function tid(t) {
   return unusable(t, 'tensor');
 }
 
-// The typed arithmetic exports (crate/wasm/src/fast_ops.rs): `kind` is the
-// index in add, sub, mul, div; tanh is 4. They answer the new handle's id,
-// or 0 with the error kept for take_error().
+// The typed exports (crate/wasm/src/fast_ops.rs), where a 0-d op can stay a
+// deferred row: `kind` numbers the op. They answer the new handle's id, or
+// 0 with the error kept for take_error().
 const ADD = 0;
 const SUB = 1;
 const MUL = 2;
 const DIV = 3;
 const TANH = 4;
+const NEG = 5;
+const EXP = 6;
+const LOG = 7;
+const SIGMOID = 8;
+const RELU = 9;
+const POW = 10;
+const SIN = 11;
+const COS = 12;
+const ABS = 13;
+const SQRT = 14;
 function made(id) {
   if (id === 0) throw core.take_error();
   return tensorFrom(id);
@@ -44,6 +54,8 @@ function arith(a, kind, other, generic) {
   if (other instanceof Tensor && other.__hg > 0) return made(core.tensor_op_tensor(kind, ia, other.__hg));
   return tensorFrom(generic(ia, other));
 }
+/** A unary op on `a` through the typed export. */
+const unary = (a, kind) => made(core.tensor_op_number(kind, tid(a), 0));
 
 export class Tensor {
   /** Not for user code (`private constructor` in hookgrad.d.ts). */
@@ -82,19 +94,24 @@ export class Tensor {
   sub(other) { return arith(this, SUB, other, core.tensor_sub); }
   mul(other) { return arith(this, MUL, other, core.tensor_mul); }
   div(other) { return arith(this, DIV, other, core.tensor_div); }
-  tanh() { return made(core.tensor_op_number(TANH, tid(this), 0)); }
-  neg() { return tensorFrom(core.tensor_neg(tid(this))); }
+  tanh() { return unary(this, TANH); }
+  neg() { return unary(this, NEG); }
   rsub(other) { return tensorFrom(core.tensor_rsub(tid(this), other)); }
   reciprocal() { return tensorFrom(core.tensor_reciprocal(tid(this))); }
-  pow(exponent) { return tensorFrom(core.tensor_pow(tid(this), exponent)); }
-  exp() { return tensorFrom(core.tensor_exp(tid(this))); }
-  log() { return tensorFrom(core.tensor_log(tid(this))); }
-  sin() { return tensorFrom(core.tensor_sin(tid(this))); }
-  cos() { return tensorFrom(core.tensor_cos(tid(this))); }
-  sigmoid() { return tensorFrom(core.tensor_sigmoid(tid(this))); }
-  relu() { return tensorFrom(core.tensor_relu(tid(this))); }
-  abs() { return tensorFrom(core.tensor_abs(tid(this))); }
-  sqrt() { return tensorFrom(core.tensor_sqrt(tid(this))); }
+  /** `pow(exponent)`: a number through the typed export; a Tensor (or anything else, and its error) the generic one. */
+  pow(exponent) {
+    const id = tid(this);
+    if (typeof exponent === 'number') return made(core.tensor_op_number(POW, id, exponent));
+    return tensorFrom(core.tensor_pow(id, exponent));
+  }
+  exp() { return unary(this, EXP); }
+  log() { return unary(this, LOG); }
+  sin() { return unary(this, SIN); }
+  cos() { return unary(this, COS); }
+  sigmoid() { return unary(this, SIGMOID); }
+  relu() { return unary(this, RELU); }
+  abs() { return unary(this, ABS); }
+  sqrt() { return unary(this, SQRT); }
   softmax(dim) { return tensorFrom(core.tensor_softmax(tid(this), dim)); }
   logSoftmax(dim) { return tensorFrom(core.tensor_log_softmax(tid(this), dim)); }
   clamp(min, max) { return tensorFrom(core.tensor_clamp(tid(this), min, max)); }

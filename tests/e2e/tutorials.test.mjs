@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setup, ROOT, SHOTS, waitForRun, toEnd, deselect, gradOf, runLinked } from './helpers.mjs';
+import { loadPackage } from '../load-package.mjs';
 
 const FIX = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests', 'fixtures', 'pytorch.json'), 'utf8')).scenarios;
 const PAGES = ['hooks-in-depth', 'adjoint', 'capture', 'legacy-linear'];
@@ -137,8 +138,7 @@ test('code cells read hg.setSemantics lines; figures find their step in the engi
   assert.match(r.program, /if \(a\) hg\.setSemantics\('pytorch-2'\);/, 'only whole-line calls are read');
   assert.equal(readSemantics('const x = 1;').semantics, 'pytorch-2');
 
-  const hg = await import('../../web/pkg/hookgrad.js');
-  hg.initSync({ module: fs.readFileSync(path.join(ROOT, 'web', 'pkg', 'hookgrad_bg.wasm')) });
+  const { hg } = await loadPackage();
   const a = hg.tensor(2, { requiresGrad: true, name: 'a' });
   const c = a.mul(3); c.name = 'c';
   c.registerHook(function double(g) { return g.mul(2); });
@@ -237,6 +237,28 @@ test('hooks in depth: editing a cell re-runs it and redraws its figure; figures 
   await page.close();
 });
 
+test('hooks in depth: an edited Python cell redraws its figure from the Python', async () => {
+  const page = await openTutorial('hooks-in-depth');
+  const video = FIX.tutorial_hooks_video;
+  await page.waitForFunction(() => document.body.dataset.pythonReady === '1', null, { timeout: 90000 });
+  await figureReady(page, 'fig-2');
+  const src0 = await page.locator('#fig-2').getAttribute('data-src');
+  // Unedited, the Python ran as itself but the figure stays (its JS twin drew the same graph).
+  const area = page.locator('#cell-v1 textarea');
+  assert.match(await area.inputValue(), /^# semantics: pytorch-1/);
+  await area.fill((await area.inputValue()).replace('# semantics: pytorch-1', '# semantics: pytorch-2'));
+  await runCell(page, 'cell-v1');
+  assert.match(await page.locator('#cell-v1 .cell-status').textContent(), /PyTorch 2 semantics.*Python/);
+  assertClose(await printed(page, 'cell-v1', 'e.grad'), video.pytorch2.grads.e, 'edited Python cell 2 e.grad');
+  await page.waitForFunction((s) => document.querySelector('#fig-2').dataset.src !== s, src0, { timeout: 90000 });
+  const { frame } = await figureReady(page, 'fig-2');
+  // The embed runs the reader's Python (its title says so) under the edited semantics.
+  assert.match(await frame.locator('#embed-title').textContent(), /Python/);
+  assert.match(await page.locator('#fig-2 .fig-step').textContent(), /retain_grad/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a cell\'s "Open in playground" link carries its program, language and semantics', async () => {
   const page = await openTutorial('hooks-in-depth');
   const href = await page.locator('#cell-v1 a.cell-open').getAttribute('href');
@@ -275,6 +297,23 @@ async function checkAdjoint(page, fx, label) {
   }
 }
 
+/**
+ * Waits for the run of the whole edited A: on a slow machine the grid's
+ * debounce can fire between two of the nine entries, and a run of a partly
+ * edited A finishes first. The last entry's value is in the cell's A line, and
+ * neither the cell nor the table is still computing.
+ */
+async function settled(page, runs, edited, timeout) {
+  // The A line as the page writes it: `[[0.5, 0, 0], [0, -0.5, 0.25], [0.25, 0, 0]]`.
+  const literal = `[${[0, 3, 6].map((i) => `[${edited.slice(i, i + 3).join(', ')}]`).join(', ')}]`;
+  await page.waitForFunction(([n, lit]) => {
+    const cell = document.querySelector('#cell-adjoint');
+    const aLine = cell.querySelector('textarea').value.split('\n').find((l) => /^(const )?A = /.test(l)) || '';
+    return Number(cell.dataset.runs) > n && !cell.classList.contains('running') && aLine.includes(`= ${lit}`)
+      && !document.querySelector('#adjoint-table').classList.contains('stale');
+  }, [runs, literal], { timeout });
+}
+
 test('adjoint: full backward hooks equal the recursion; editing A changes both, as in PyTorch', async () => {
   const page = await openTutorial('adjoint');
   const fx = FIX.tutorial_adjoint;
@@ -283,16 +322,38 @@ test('adjoint: full backward hooks equal the recursion; editing A changes both, 
   assert.ok((await lines(page, 'cell-adjoint')).includes(fx.default.warnings[0].message), 'PyTorch\'s warning for a hook with no input needing grad');
 
   // The reader edits A in the grid: the cell, its figures and the table recompute.
+  // (The cell shows its Python by default; here its JavaScript.)
+  const runs0 = Number(await page.locator('#cell-adjoint').getAttribute('data-runs'));
+  await page.locator('#cell-adjoint').getByRole('radio', { name: 'JavaScript' }).check();
+  await page.waitForFunction((n) => Number(document.querySelector('#cell-adjoint').dataset.runs) > n, runs0, { timeout: 15000 });
   const runs = Number(await page.locator('#cell-adjoint').getAttribute('data-runs'));
   const inputs = page.locator('#a-grid input');
   const edited = fx.edited.A.flat();
   for (let i = 0; i < 9; i++) await inputs.nth(i).fill(String(edited[i]));
-  await page.waitForFunction((n) => Number(document.querySelector('#cell-adjoint').dataset.runs) > n && !document.querySelector('#adjoint-table').classList.contains('stale'), runs, { timeout: 15000 });
+  await settled(page, runs, edited, 15000);
   assert.match(await page.locator('#cell-adjoint textarea').inputValue(), new RegExp(`const A = \\[\\[${edited.slice(0, 3).join(', ')}\\]`));
   await checkAdjoint(page, fx.edited, 'edited A');
   await allFigures(page);
   const { frame, total } = await figureReady(page, 'fig-1');
   await playToEnd(page, 'fig-1', frame, total);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('adjoint in Python: PyTorch\'s own lines, and editing A rewrites the Python and reruns it', async () => {
+  const page = await openTutorial('adjoint');
+  const fx = FIX.tutorial_adjoint;
+  await page.waitForFunction(() => document.body.dataset.pythonReady === '1', null, { timeout: 90000 });
+  assert.match(await page.locator('#cell-adjoint .cell-status').textContent(), /Python$/);
+  await checkAdjoint(page, fx.default, 'Python, default A');
+  const runs = Number(await page.locator('#cell-adjoint').getAttribute('data-runs'));
+  const inputs = page.locator('#a-grid input');
+  const edited = fx.edited.A.flat();
+  for (let i = 0; i < 9; i++) await inputs.nth(i).fill(String(edited[i]));
+  await settled(page, runs, edited, 60000);
+  assert.match(await page.locator('#cell-adjoint textarea').inputValue(), new RegExp(`^A = \\[\\[${edited.slice(0, 3).join(', ')}\\]`, 'm'));
+  await checkAdjoint(page, fx.edited, 'Python, edited A');
+  assert.match(await page.locator('#cell-adjoint .cell-status').textContent(), /Python$/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

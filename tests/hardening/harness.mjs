@@ -1,27 +1,15 @@
 // Shared set-up for the hardening suites (node --test tests/hardening/).
 //
-// Loads web/pkg/hookgrad.js once per test process with initSync and keeps
+// Loads the package once per test process (tests/load-package.mjs) and keeps
 // the wasm exports initSync returns: `wasm.memory.buffer.byteLength` is the
-// instance's memory size (the soak reads it). HOOKGRAD_PKG=<dir> points the
-// suites at another build of the package, as in tests/node/.
-import fs from 'node:fs';
-import path from 'node:path';
+// instance's memory size (the soak reads it).
 import assert from 'node:assert/strict';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadPackage, root } from '../load-package.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const root = path.resolve(here, '../..');
-const pkgDir = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web/pkg');
-const pkgJs = path.join(pkgDir, 'hookgrad.js');
-const pkgWasm = path.join(pkgDir, 'hookgrad_bg.wasm');
-if (!fs.existsSync(pkgJs) || !fs.existsSync(pkgWasm)) {
-  throw new Error(`hookgrad package not built: ${pkgJs} / ${pkgWasm} missing (run npm run build)`);
-}
+export { root };
 
-/** The hookgrad module, initialised. */
-export const hg = await import(pathToFileURL(pkgJs).href);
-/** The raw wasm exports (for `wasm.memory`). */
-export const wasm = hg.initSync({ module: fs.readFileSync(pkgWasm) });
+/** The hookgrad module, initialised, and its raw wasm exports (for `wasm.memory`). */
+export const { hg, wasm } = await loadPackage();
 
 /** Current wasm linear memory size in bytes. */
 export const memoryBytes = () => wasm.memory.buffer.byteLength;

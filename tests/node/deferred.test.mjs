@@ -11,30 +11,17 @@
 //   DEFERRED_SEED=S      first seed (default 1)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { root } from './helpers.mjs';
+import { loadPackage } from '../load-package.mjs';
 import { rng } from '../hardening/programs.mjs';
 
 const N = Number(process.env.DEFERRED_PROGRAMS || 1000);
 const BASE = Number(process.env.DEFERRED_SEED || 1);
 
-/** A fresh instance of the package (its own copy: ES modules are cached by URL). */
-async function instance(tag) {
-  const pkg = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web/pkg');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `hookgrad-${tag}-`));
-  fs.cpSync(pkg, dir, { recursive: true });
-  const hg = await import(pathToFileURL(path.join(dir, 'hookgrad.js')).href);
-  hg.initSync({ module: fs.readFileSync(path.join(dir, 'hookgrad_bg.wasm')) });
-  fs.rmSync(dir, { recursive: true, force: true });
-  return hg;
-}
-
-export const eager = await instance('eager');
+// Two independent instances of the package (fresh copies: ES modules are
+// cached by URL).
+export const { hg: eager } = await loadPackage({ fresh: true });
 eager.__deferScalarOps(false);
-export const deferred = await instance('deferred');
+export const { hg: deferred } = await loadPackage({ fresh: true });
 
 /** `f()`'s value, or its error as text. */
 function attempt(f) {

@@ -1,32 +1,19 @@
 // Shared helpers for the Node conformance suite (node --test tests/node/).
 //
-// Loads web/pkg/hookgrad.js once per test process (node --test runs each file
-// in its own process) with initSync, and reads tests/fixtures/pytorch.json,
+// Loads the package once per test process (node --test runs each file in its
+// own process; tests/load-package.mjs), and reads tests/fixtures/pytorch.json,
 // the values PyTorch computed (tests/fixtures/gen_fixtures.py). Expected
 // values in these tests come from that file or from hand calculation, never
 // from hookgrad itself.
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadPackage, root } from '../load-package.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const root = path.resolve(here, '../..');
-// HOOKGRAD_PKG=<dir> runs the suite against another build of the package.
-const pkgDir = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web/pkg');
-const pkgJs = path.join(pkgDir, 'hookgrad.js');
-const pkgWasm = path.join(pkgDir, 'hookgrad_bg.wasm');
-
-if (!fs.existsSync(pkgJs) || !fs.existsSync(pkgWasm)) {
-  throw new Error(`hookgrad package not built: ${pkgJs} / ${pkgWasm} missing (run npm run build)`);
-}
+export { root };
 
 /** The hookgrad module, initialised. */
-export const hg = await import(pathToFileURL(pkgJs).href);
-hg.initSync({ module: fs.readFileSync(pkgWasm) });
-if (!hg.nn || typeof hg.Module?.prototype?.call !== 'function') {
-  throw new Error(`${pkgJs} is the raw wasm-bindgen output, not the facade (hg.nn, Module.call): build in progress? rerun after npm run build`);
-}
+export const { hg } = await loadPackage();
 
 /** The PyTorch fixtures. */
 export const fixtures = JSON.parse(

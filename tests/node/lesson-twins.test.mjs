@@ -13,15 +13,14 @@ import { LESSONS } from '../../web/src/model/lessons.js';
 import { NOT_TWINS } from '../../web/src/model/lessons-python.js';
 import { runProgram } from '../../web/src/model/run-program.js';
 import { withEpilogue } from '../../web/src/model/python-epilogue.js';
+import { loadPackage, pkgUrl } from '../load-package.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = path.join(ROOT, 'web', 'pkg');
 let hg; let py;
 
 before(async () => {
-  hg = await import(path.join(PKG, 'hookgrad.js'));
-  hg.initSync({ module: fs.readFileSync(path.join(PKG, 'hookgrad_bg.wasm')) });
-  const { loadPython } = await import(path.join(PKG, 'python.js'));
+  ({ hg } = await loadPackage());
+  const { loadPython } = await import(pkgUrl('python.js'));
   py = await loadPython({ hg });
 });
 

@@ -11,11 +11,10 @@
 // appearance.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { hg, root } from './helpers.mjs';
+import { loadPackage } from '../load-package.mjs';
 import { LESSONS } from '../../web/src/model/lessons.js';
 import { runProgram } from '../../web/src/model/run-program.js';
 
@@ -79,8 +78,7 @@ async function serdeReference() {
   } catch (e) {
     throw new Error(`building the serde-reference package failed:\n${e.stderr}`);
   }
-  const ref = await import(pathToFileURL(path.join(root, out, 'hookgrad.js')).href);
-  ref.initSync({ module: fs.readFileSync(path.join(root, out, 'hookgrad_bg.wasm')) });
+  const { hg: ref } = await loadPackage({ dir: path.join(root, out) });
   ref.__setTapeDecoder(null);
   return ref;
 }

@@ -5,7 +5,9 @@
 // programs with real PyTorch's output).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPython } from '../../web/pkg/python.js';
+import { pkgUrl } from '../load-package.mjs';
+
+const { loadPython } = await import(pkgUrl('python.js'));
 
 const py = await loadPython();
 

@@ -10,11 +10,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadPackage } from '../load-package.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = path.join(ROOT, 'web', 'pkg');
-const hg = await import(path.join(PKG, 'hookgrad.js'));
-hg.initSync({ module: fs.readFileSync(path.join(PKG, 'hookgrad_bg.wasm')) });
+const { hg } = await loadPackage();
 const doc = fs.readFileSync(path.join(ROOT, 'docs', 'api.md'), 'utf8');
 
 const proto = hg.Tensor.prototype;

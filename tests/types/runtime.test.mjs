@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadPackage, pkgDir as PKG } from '../load-package.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const PKG = path.join(ROOT, 'web', 'pkg');
-const hg = await import(path.join(PKG, 'hookgrad.js'));
-hg.initSync({ module: fs.readFileSync(path.join(PKG, 'hookgrad_bg.wasm')) });
+const { hg } = await loadPackage();
 const dts = fs.readFileSync(path.join(PKG, 'hookgrad.d.ts'), 'utf8');
 
 // The contract's second-release additions (docs/api.md, /shared/js-api.md).

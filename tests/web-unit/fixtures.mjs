@@ -3,16 +3,10 @@
 // (web/src/model/run-program.js), so the tests see exactly what the engine
 // emits. The tests' expected values are hand calculations on these programs
 // (written next to each program), never read back from this output.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runProgram } from '../../web/src/model/run-program.js';
+import { loadPackage } from '../load-package.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const pkg = process.env.HOOKGRAD_PKG ? path.resolve(process.env.HOOKGRAD_PKG) : path.join(root, 'web/pkg');
-if (!fs.existsSync(path.join(pkg, 'hookgrad_bg.wasm'))) throw new Error(`web-unit fixtures need the built engine: ${pkg} (run npm run build:wasm)`);
-export const hg = await import(pathToFileURL(path.join(pkg, 'hookgrad.js')).href);
-hg.initSync({ module: fs.readFileSync(path.join(pkg, 'hookgrad_bg.wasm')) });
+export const { hg } = await loadPackage();
 
 function run(program, semantics = 'pytorch-2') {
   const r = runProgram(hg, program, { semantics });

@@ -75,3 +75,21 @@ test('module hook rows are labelled from the row\'s module field', () => {
   assert.deepEqual(rows(full).map(nodeHookLabel), ['full backward hook: fullHook of Mul3']);
   assert.equal(nodeHookLabel({ kind: 'module-full-backward-pre', name: '', module: 'M' }), 'full backward pre-hook: <lambda> of M');
 });
+
+test('leaves feeding one node stand in the order of its inputs (p before q for p * q), across and down', () => {
+  // The video's graph: c = a * b. Whatever order dagre picks, a comes first.
+  for (const dir of ['TB', 'LR']) {
+    const L = computeLayout({ ...buildLayoutInput(analyze(videoGraph, videoTrace)), dir });
+    const cross = dir === 'LR' ? 'y' : 'x';
+    assert.ok(L.pos[T('a')][cross] < L.pos[T('b')][cross], `${dir}: a before b`);
+  }
+  // Three leaves into one node, given to dagre in reverse: still drawn u, v, w.
+  const input = {
+    dir: 'LR', lod: 'full', clusters: [],
+    units: ['w', 'v', 'u', 'm'].map((id) => ({ id, w: 120, h: 40, parent: null })),
+    edges: ['u', 'v', 'w'].map((v) => ({ v, w: 'm', kind: 'next' })),
+  };
+  const L = computeLayout(input);
+  assert.ok(L.pos.u.y < L.pos.v.y && L.pos.v.y < L.pos.w.y, JSON.stringify(L.pos));
+  for (const id of ['u', 'v']) assert.ok(L.pos[id].y + L.pos[id].h <= L.pos[id === 'u' ? 'v' : 'w'].y, 'no overlap');
+});

@@ -47,3 +47,11 @@ test('camera: stays put when the boxes are visible, pans minimally, zooms out on
   const f = fitView({ width: 1200, height: 400 }, size);
   assert.ok(f.k * 1200 <= 600 - 16 + 1e-9 && f.x >= 0);
 });
+
+test('an overview record of a node alone fits its name, drawn as the 16 px title', async () => {
+  const { mergedRecord, TITLE_CHAR, LABEL_X } = await import('../../web/src/model/records.js');
+  for (const name of ['AddmmBackward0', 'TBackward0', 'BackwardHookFunctionBackward']) {
+    const { w } = mergedRecord(null, { name, preHooks: [], postHooks: [] });
+    assert.ok(w >= name.length * TITLE_CHAR + 2 * LABEL_X, `${name}: ${w}`);
+  }
+});

@@ -211,7 +211,7 @@ export class Controller {
       $('step-count').textContent = `${k - base} / ${total - base}`;
       $('step-count').title = base ? `The last pass, the one the figure draws; ${base} earlier events of the run (released tensors) are not replayed.` : '';
     }
-    const s = stepSentence(model, k, frame, result.error);
+    const s = stepSentence(model, k, frame, result.error, this.session.lang);
     renderStepText($('step-text'), s, s.summary ? summaryParts(s.summary, 26) : null);
     const lesson = this.getSource().lesson;
     // Before the lesson's key hook fires, the reader is asked what it will see (and playing stops there).

@@ -6,6 +6,7 @@ import { Controller } from './controller.js';
 import { EmbedGuest, readEmbedParams } from './embed-guest.js';
 import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
+import { lessonProse } from './model/lessons-python-text.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);
@@ -22,7 +23,7 @@ else {
 const lesson = state.lesson ? findLesson(state.lesson) : null;
 // "Python" before the lesson's title: a narrow frame cuts the title's end.
 const brand = state.lang === 'python' ? 'hookgrad · Python' : 'hookgrad';
-$('embed-title').textContent = $('embed-title').title = lesson ? `${brand} · ${lesson.n}. ${lesson.title}` : brand;
+$('embed-title').textContent = $('embed-title').title = lesson ? `${brand} · ${lesson.n}. ${lessonProse(lesson, state.lang).title}` : brand;
 $('open-full').href = `./playground.html${location.hash}`;
 if (guest.params.program) { $('program-box').hidden = false; $('program').textContent = state.program; }
 

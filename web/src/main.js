@@ -10,6 +10,7 @@ import { h, richText } from './view/dom.js';
 import * as PE from './model/program-edit.js';
 import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
+import { lessonProse } from './model/lessons-python-text.js';
 
 const $ = (id) => document.getElementById(id);
 // CodeMirror (editor.js) is loaded on the side; the controller (below) starts
@@ -34,8 +35,11 @@ $('lesson-select').onchange = (e) => {
 
 function showLessonText() {
   const l = app.state.lesson ? findLesson(app.state.lesson) : null;
-  $('lesson-title').textContent = l ? `${l.n}. ${l.title}` : 'Your own program';
-  $('lesson-text').replaceChildren(...(l ? l.text : ['Edit the program, or use the inspector to change the graph and its hooks. Run, then Backward.']).map(richText));
+  // A Python reader reads PyTorch's names (model/lessons-python-text.js).
+  const prose = l ? lessonProse(l, app.state.lang) : null;
+  $('lesson-title').textContent = l ? `${l.n}. ${prose.title}` : 'Your own program';
+  $('lesson-text').replaceChildren(...(l ? prose.text : ['Edit the program, or use the inspector to change the graph and its hooks. Run, then Backward.']).map(richText));
+  for (const o of $('lesson-select').options) { const ol = o.value && findLesson(o.value); if (ol) o.textContent = `${ol.n}. ${lessonProse(ol, app.state.lang).title}`; }
   $('lesson-select').value = l ? l.id : '';
   $('reset-program').hidden = !l;
   document.querySelector('.lesson-pane').classList.toggle('flagship', !!l?.compare);
@@ -63,7 +67,7 @@ for (const r of document.querySelectorAll('input[name=lang]')) {
     const l = app.state.lesson ? findLesson(app.state.lesson) : null;
     // A lesson shows its program in the other language; the reader's own text stays as it is.
     if (l && app.state.program === programOf(l, app.state.lang)) openLesson(l.id, { lang: r.value });
-    else { app.state.lang = r.value; syncLang(); saveHash(); }
+    else { app.state.lang = r.value; syncLang(); showLessonText(); saveHash(); }
   };
 }
 

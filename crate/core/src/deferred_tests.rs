@@ -80,13 +80,18 @@ fn program(seed: u64) -> String {
     for _ in 0..steps {
         let live: Vec<usize> = (0..pool.len()).filter(|&i| pool[i].is_some()).collect();
         let a = live[rng.below(live.len())];
-        let op = [Op::Add, Op::Sub, Op::Mul, Op::Tanh][rng.below(4)];
+        let op = Op::ALL[rng.below(Op::ALL.len())];
         let b = live[rng.below(live.len())];
         let number = 0.5 + rng.below(5) as f32 * 0.75;
+        // Pow's exponents: integers, fractions, zero, negatives; now and
+        // then a tensor (the eager `PowBackward1`).
+        let exponent = [2.0, 3.0, 0.5, -1.0, 0.0, 1.5][rng.below(6)];
         let r = {
             let ha = pool[a].as_ref().unwrap();
             let other = match (op, rng.below(3)) {
-                (Op::Tanh, _) => Other::None,
+                (op, _) if op.is_unary() => Other::None,
+                (Op::Pow, 0) => Other::Handle(pool[b].as_ref().unwrap()),
+                (Op::Pow, _) => Other::Number(exponent),
                 (_, 0) => Other::Number(number),
                 _ => Other::Handle(pool[b].as_ref().unwrap()),
             };
@@ -253,7 +258,7 @@ fn each_op_passes_gradients_through_as_its_eager_node_does() {
     // `Op::passes` matches on the op; the engine's number path asks the
     // node's name (`passes_through`): the two must agree for every op.
     let w = Handle::Tensor(leaf(&[0.5], &[]));
-    for op in [Op::Add, Op::Sub, Op::Mul, Op::Tanh] {
+    for op in Op::ALL {
         let t = w.eager(op, Other::Number(2.0)).unwrap().tensor().unwrap();
         let node = t.grad_fn().unwrap();
         assert_eq!(
@@ -443,4 +448,36 @@ fn a_shared_input_is_held_once_and_let_go_with_its_last_entry() {
     })
     .join()
     .unwrap();
+}
+
+/// Every op defers, and a backward through it runs on entries (the root
+/// stays deferred), with the gradient the eager graph gives.
+#[test]
+fn every_op_defers_and_backwards_on_entries() {
+    for op in Op::ALL {
+        let run = |defer: bool| {
+            std::thread::spawn(move || {
+                deferred::set_enabled(defer);
+                let w = leaf(&[0.75], &[]);
+                let hw = Handle::Tensor(w.clone());
+                let other = if op.is_unary() {
+                    Other::None
+                } else {
+                    Other::Number(2.0)
+                };
+                // mul first: the op's input is itself an entry.
+                let y = hw.op(Op::Mul, Other::Number(1.5)).unwrap();
+                let z = y.op(op, other).unwrap().op(Op::Mul, Other::Number(3.0));
+                let z = z.unwrap();
+                assert_eq!(matches!(&z, Handle::Lazy(l) if l.is_deferred()), defer);
+                z.backward(false).unwrap();
+                assert_eq!(matches!(&z, Handle::Lazy(l) if l.is_deferred()), defer);
+                let g = w.grad_raw().unwrap();
+                (g.item().unwrap().to_bits(), g.version(), g.id().0)
+            })
+            .join()
+            .unwrap()
+        };
+        assert_eq!(run(true), run(false), "{op:?}");
+    }
 }

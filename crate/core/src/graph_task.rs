@@ -45,6 +45,27 @@ pub(crate) fn running() -> bool {
     RUNNING.with(|r| r.get() > 0)
 }
 
+/// The one answer to "can anything but the executor observe a gradient in
+/// flight during this pass?": when nothing can, a 0-d node may compute on
+/// numbers (the engine's `scalar_mode`, a deferred root's backward over
+/// rows) and give exactly what the tensor path gives. The observers: hooks
+/// on the pass's graph (`graph_hooks`; the deferred walk finds a leaf's as
+/// it goes), `create_graph` (the gradients get a graph), tensors captured by
+/// `autograd.grad` (`captures`), a trace recording, saved-tensor pack hooks
+/// (their unpack runs in the pass), a multi-grad hook, an outer pass (this
+/// one runs inside its hook) and a fault waiting to be raised.
+#[inline]
+pub(crate) fn nothing_observes(graph_hooks: bool, create_graph: bool, captures: bool) -> bool {
+    !graph_hooks
+        && !create_graph
+        && !captures
+        && !crate::trace::is_recording()
+        && !crate::node::packs_alive()
+        && !watched()
+        && !running()
+        && !crate::error::fault_pending()
+}
+
 /// Whether any multi-grad hook exists (only then is `will_execute` built).
 pub fn watched() -> bool {
     WATCHERS.with(|w| w.get() > 0)

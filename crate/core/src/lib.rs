@@ -11,7 +11,9 @@
 #![cfg_attr(hookgrad_nightly, feature(optimize_attribute))]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub(crate) mod accumulate;
 pub mod array;
+pub(crate) mod call_node;
 pub mod context;
 pub mod deferred;
 pub mod engine;
@@ -31,6 +33,7 @@ pub mod per_thread;
 pub mod protocol;
 pub mod ready_queue;
 pub mod repr;
+pub mod saved;
 pub(crate) mod scalar_backward;
 pub mod shape;
 pub mod small;
@@ -44,7 +47,13 @@ mod deferred_tests;
 #[cfg(test)]
 mod double_backward_tests;
 #[cfg(test)]
+mod fixture_expr;
+#[cfg(test)]
 mod lifetime_tests;
+#[cfg(test)]
+mod module_scenario_tests;
+#[cfg(test)]
+mod pytorch_fixture_tests;
 #[cfg(test)]
 mod scalar_tests;
 #[cfg(test)]

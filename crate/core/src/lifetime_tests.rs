@@ -1,6 +1,6 @@
 //! What a backward releases (PyTorch `engine.cpp` `release_variables`, plus
 //! the module-call state hookgrad drops there, see
-//! `module::backward_hook::release_state`), and AccumulateGrad's steal.
+//! `module::backward_hook::full::release_state`), and AccumulateGrad's steal.
 //! Expected values are hand calculations.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -18,13 +18,12 @@
 //! do, so an in-place sum and AccumulateGrad's steal happen exactly where
 //! the tensor path has them.
 
-use crate::engine::after_accumulate;
+use crate::accumulate::accumulate_number;
 use crate::error::{Error, Result};
 use crate::graph_task::GraphTask;
 use crate::input_buffer::{Grad, Grads, Num, Shares};
 use crate::node::{NodeKind, NodeRef, FREED_GRAPH_ERROR};
 use crate::small::Small;
-use crate::tensor::{Data, Tensor};
 
 /// Runs `node` on numbers if it can; `None`: use the tensor path.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
@@ -163,60 +162,4 @@ pub(crate) fn passes_through(name: &str) -> u8 {
         "SubBackward0" => 0b01,
         _ => 0,
     }
-}
-
-/// AccumulateGrad's step when its gradient is a number; `false`: not a
-/// case for numbers (the caller runs `engine::accumulate` on a tensor).
-#[cfg_attr(hookgrad_nightly, optimize(speed))]
-pub(crate) fn accumulate_number(variable: &Tensor, slots: &Grads, shares: &Shares) -> Result<bool> {
-    let [Some(Grad::Value(n))] = &slots[..] else {
-        return Ok(false);
-    };
-    // As `engine::accumulate`: nothing at all (no event, no hooks).
-    if !variable.requires_grad() {
-        return Ok(true);
-    }
-    if !accumulate_value(variable, n, shares)? {
-        return Ok(false);
-    }
-    after_accumulate(variable)?;
-    Ok(true)
-}
-
-/// AccumulateGrad of a number into a 0-d leaf, as `engine::accumulate` does
-/// it (grad mode is off): a gradient no one else holds is stolen, with its
-/// version; a shared one is copied (version 1); an existing `.grad` takes
-/// it in place. `false`: not a case for numbers (use the tensor path).
-#[cfg_attr(hookgrad_nightly, optimize(speed))]
-#[inline]
-fn accumulate_value(variable: &Tensor, n: &Num, shares: &Shares) -> Result<bool> {
-    let v = n.value;
-    let Some(existing) = variable.grad_raw() else {
-        // PyTorch steals an unshared gradient (its version with it), else
-        // copies it (`new_empty_strided().copy_()`: version 1).
-        let version = if shares.alone(n) { n.version } else { 1 };
-        variable.meta_mut()?.grad = Some(Tensor::scalar_at_version(v, version));
-        return Ok(true);
-    };
-    if std::rc::Rc::strong_count(existing.storage()) > 1 {
-        return Ok(false);
-    }
-    {
-        let mut d = existing
-            .storage()
-            .data
-            .try_borrow_mut()
-            .map_err(|_| Error::internal("grad is busy"))?;
-        // `.grad += grad` in place, as `existing + grad` elementwise.
-        match &mut *d {
-            Data::Scalar(x) => *x += v,
-            Data::Array(a) if a.ndim() == 0 => match a.as_slice_mut() {
-                [x] => *x += v,
-                _ => return Ok(false),
-            },
-            Data::Array(_) => return Ok(false),
-        }
-    }
-    existing.storage().bump_version();
-    Ok(true)
 }

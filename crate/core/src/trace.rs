@@ -21,6 +21,10 @@ use crate::tensor::{Array, Data, Tensor, TensorImpl};
 #[derive(Default)]
 struct Recorder {
     events: Vec<Event>,
+    /// How many user hook calls were in progress when this trace began: a
+    /// trace started inside a hook (a hook calling `hg.trace`) owns only the
+    /// hook calls opened after it, never the enclosing hook's lines.
+    hook_depth: usize,
     /// Every tensor an op of the run consumed or produced (weakly), so a
     /// caller can ask for the graph of the run (`trace_with_tensors`).
     tensors: Vec<Weak<TensorImpl>>,
@@ -207,16 +211,21 @@ pub fn record_log(level: LogLevel, text: String) {
     if !is_recording() {
         return;
     }
-    with_state(|s| match s.hook_logs.last_mut() {
-        Some(lines) => lines.push((level, text)),
-        None => push(
-            s,
-            Event::Log {
-                level,
-                text,
-                hook: None,
-            },
-        ),
+    with_state(|s| {
+        // A hook call of this trace holds the line until its event; a line
+        // of a trace started inside a hook is this trace's own.
+        let depth = s.recorders.last().map_or(0, |r| r.hook_depth);
+        match s.hook_logs.get_mut(depth..).and_then(<[_]>::last_mut) {
+            Some(lines) => lines.push((level, text)),
+            None => push(
+                s,
+                Event::Log {
+                    level,
+                    text,
+                    hook: None,
+                },
+            ),
+        }
     });
 }
 
@@ -257,15 +266,21 @@ pub fn trace<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>) {
 /// still alive (the roots for `graph()` of the whole run).
 pub fn trace_with_tensors<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>, Vec<Tensor>) {
     with_state(|s| {
-        s.recorders.push(Recorder::default());
+        s.recorders.push(Recorder {
+            hook_depth: s.hook_logs.len(),
+            ..Recorder::default()
+        });
         RECORDING.with(|r| r.set(s.recorders.len()));
     });
     let result = f();
     let rec = with_state(|s| {
-        // Lines whose hook never got an event (it failed) still belong here.
+        let depth = s.recorders.last().map_or(0, |r| r.hook_depth);
+        // Lines whose hook never got an event (it failed) still belong here;
+        // the hook calls in progress before this trace began are an
+        // enclosing trace's, and stay (their `HookCall`s end them).
         let pending: Vec<_> = s
             .hook_logs
-            .drain(..)
+            .drain(depth.min(s.hook_logs.len())..)
             .flatten()
             .chain(std::mem::take(&mut s.awaiting))
             .collect();
@@ -281,8 +296,23 @@ pub fn trace_with_tensors<T>(f: impl FnOnce() -> T) -> (T, Vec<Event>, Vec<Tenso
                 hook: None::<HandleId>,
             }));
         if let Some(parent) = s.recorders.last_mut() {
-            parent.events.extend(rec.events.iter().cloned());
             parent.tensors.extend(rec.tensors.iter().cloned());
+            // Inside a hook of the enclosing trace, this trace's own lines
+            // are that hook's lines there (they follow its event).
+            let enclosing_hook = depth.checked_sub(1).filter(|&d| d >= parent.hook_depth);
+            for e in &rec.events {
+                match (e, enclosing_hook.and_then(|d| s.hook_logs.get_mut(d))) {
+                    (
+                        Event::Log {
+                            level,
+                            text,
+                            hook: None,
+                        },
+                        Some(lines),
+                    ) => lines.push((*level, text.clone())),
+                    _ => parent.events.push(e.clone()),
+                }
+            }
         }
         rec
     })
@@ -358,6 +388,68 @@ mod tests {
                 "warning w",
             ]
         );
+    }
+
+    /// A hook as the binding calls one: inside a `HookCall`, printing a line.
+    fn hook_calling(
+        f: impl Fn(&Tensor) -> crate::error::Result<Option<Tensor>> + 'static,
+    ) -> std::rc::Rc<dyn crate::hooks::TensorHook> {
+        std::rc::Rc::new(move |g: &Tensor| {
+            let _call = HookCall::begin();
+            record_log(LogLevel::Log, "in hook".into());
+            f(g)
+        })
+    }
+
+    #[test]
+    fn a_hook_that_traces_inside_a_traced_backward_lets_it_complete() {
+        use crate::testing::{grad_values, leaf, ok};
+        // a=2, b=3, c=a*b, y=c*4; c's hook runs `hg.trace(() => g.mul(2))`
+        // and returns nothing. PyTorch: a.grad = 4·b = 12, b.grad = 4·a = 8.
+        let (a, b) = (leaf(&[2.0], &[]), leaf(&[3.0], &[]));
+        let c = ok(a.mul(&b));
+        let y = ok(c.mul(4.0));
+        let inner = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let seen = inner.clone();
+        let handle = ok(c.register_hook(hook_calling(move |g| {
+            let (r, events) = trace(|| {
+                record_log(LogLevel::Log, "in inner trace".into());
+                g.mul(2.0)
+            });
+            r?;
+            seen.borrow_mut().extend(texts(&events));
+            Ok(None)
+        })));
+        let (r, events) = trace(|| y.backward());
+        assert_eq!(r, Ok(()));
+        assert_eq!(crate::error::take_fault(), None);
+        assert_eq!(grad_values(&a), [12.0]);
+        assert_eq!(grad_values(&b), [8.0]);
+        // The inner trace recorded its own run (backward runs hooks without
+        // grad mode, so `g.mul(2)` builds no node: no op event, as PyTorch).
+        assert_eq!(*inner.borrow(), ["log in inner trace None"]);
+        // The outer one kept recording: the hook's event, then the hook's
+        // lines (the inner trace's among them) naming it.
+        let hook = handle.id;
+        let outer = texts(&events);
+        let at = outer.iter().position(|e| *e == format!("hook {}", hook.0));
+        let after: Vec<&str> = outer[at.map_or(0, |i| i + 1)..]
+            .iter()
+            .take(2)
+            .map(String::as_str)
+            .collect();
+        assert!(at.is_some(), "{outer:?}");
+        assert_eq!(
+            after,
+            [
+                format!("log in hook Some({hook:?})"),
+                format!("log in inner trace Some({hook:?})")
+            ]
+        );
+        assert!(!outer.iter().any(|e| e.contains("None")), "{outer:?}");
+        // Nothing is left behind for the next trace.
+        let ((), next) = trace(|| record_log(LogLevel::Log, "next".into()));
+        assert_eq!(texts(&next), ["log next None"]);
     }
 
     #[test]

@@ -13,7 +13,6 @@ use crate::convert::js_error;
 use crate::table;
 use crate::tensor::arith;
 use hookgrad_core::deferred::{Handle as Held, Op, Other};
-use hookgrad_core::ops::{arith as eager, Operand};
 use hookgrad_core::{Error, Result};
 
 /// The error of the last export here that answered 0.
@@ -55,48 +54,49 @@ pub(crate) fn answer_js<T>(r: std::result::Result<T, JsValue>, failed: T) -> T {
     })
 }
 
-/// The ops by the facade's numbering (`add sub mul div`, then `tanh`).
+/// The ops by the facade's numbering (crate/js/hookgrad_tensor.js: `add sub
+/// mul div`, then `tanh neg exp log sigmoid relu pow sin cos abs sqrt`).
 #[inline]
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn op_of(kind: u32) -> Option<Op> {
-    match kind {
-        0 => Some(Op::Add),
-        1 => Some(Op::Sub),
-        2 => Some(Op::Mul),
-        4 => Some(Op::Tanh),
-        _ => None,
-    }
+    Some(match kind {
+        0 => Op::Add,
+        1 => Op::Sub,
+        2 => Op::Mul,
+        3 => Op::Div,
+        4 => Op::Tanh,
+        5 => Op::Neg,
+        6 => Op::Exp,
+        7 => Op::Log,
+        8 => Op::Sigmoid,
+        9 => Op::Relu,
+        10 => Op::Pow,
+        11 => Op::Sin,
+        12 => Op::Cos,
+        13 => Op::Abs,
+        14 => Op::Sqrt,
+        _ => return None,
+    })
 }
-
-const DIV: u32 = 3;
 
 #[inline]
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 fn run(kind: u32, a: &Held, other: Other<'_>) -> Result<Held> {
-    if let Some(op) = op_of(kind) {
-        return arith(a, op, other);
+    match op_of(kind) {
+        Some(op) => arith(a, op, other),
+        None => Err(Error::internal(format!("no typed op {kind}"))),
     }
-    if kind != DIV {
-        return Err(Error::internal(format!("no typed op {kind}")));
-    }
-    // Never deferred: division stays the eager op.
-    let b = match other {
-        Other::Number(v) => Operand::Scalar(v),
-        Other::Handle(h) => Operand::Tensor(h.tensor()?),
-        Other::None => Operand::Scalar(0.0),
-    };
-    eager::div(&a.tensor()?, &b).map(Held::Tensor)
 }
 
 fn released() -> Error {
     table::released("tensor")
 }
 
-/// `a op v` for a number `v` (`tanh`: `v` unused): the new handle's id.
+/// `a op v` for a number `v` (a unary op: `v` unused): the new handle's id.
 #[wasm_bindgen]
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn tensor_op_number(kind: u32, a: u32, v: f64) -> u32 {
-    let other = if kind == 4 {
+    let other = if op_of(kind).is_some_and(Op::is_unary) {
         Other::None
     } else {
         Other::Number(v as f32)

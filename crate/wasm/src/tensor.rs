@@ -210,50 +210,10 @@ pub fn tensor_mul(id: u32, other: JsValue) -> JsResult<u32> {
 pub fn tensor_div(id: u32, other: JsValue) -> JsResult<u32> {
     wrap(ops::arith::div(&core(id)?, &operand(&other, "div")?))
 }
-#[wasm_bindgen]
-pub fn tensor_neg(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.neg())
-}
 /// `pow(exponent)`: a number or a Tensor (crate::tensor_ops::pow).
 #[wasm_bindgen]
 pub fn tensor_pow(id: u32, exponent: JsValue) -> JsResult<u32> {
     crate::tensor_ops::pow(&core(id)?, &exponent)
-}
-#[wasm_bindgen]
-pub fn tensor_exp(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.exp())
-}
-#[wasm_bindgen]
-pub fn tensor_log(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.log())
-}
-#[wasm_bindgen]
-pub fn tensor_sin(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.sin())
-}
-#[wasm_bindgen]
-pub fn tensor_cos(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.cos())
-}
-#[wasm_bindgen]
-pub fn tensor_tanh(id: u32) -> JsResult<u32> {
-    with_held(id, |h| arith(h, Op::Tanh, Other::None)).map(crate::table::put_held)
-}
-#[wasm_bindgen]
-pub fn tensor_sigmoid(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.sigmoid())
-}
-#[wasm_bindgen]
-pub fn tensor_relu(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.relu())
-}
-#[wasm_bindgen]
-pub fn tensor_abs(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.abs())
-}
-#[wasm_bindgen]
-pub fn tensor_sqrt(id: u32) -> JsResult<u32> {
-    wrap(core(id)?.sqrt())
 }
 #[wasm_bindgen]
 pub fn tensor_softmax(id: u32, dim: JsValue) -> JsResult<u32> {

@@ -123,7 +123,40 @@ export function computeLayout(input) {
   for (const u of input.units) { const n = g.node(u.id); pos[u.id] = { x: n.x - u.w / 2, y: n.y - u.h / 2, w: u.w, h: u.h }; }
   const clusters = {};
   for (const c of input.clusters) if (g.hasNode(c.id)) { const n = g.node(c.id); clusters[c.id] = { x: n.x - n.width / 2, y: n.y - n.height / 2 - 10, w: n.width, h: n.height + 10 }; }
+  orderLeafInputs(input, pos);
   return normalize(pos, clusters);
+}
+
+/**
+ * Leaves that feed one node are drawn in the order of its inputs: p above q
+ * for `p * q`, as the code and the lessons' tables list them. Dagre's
+ * crossing minimisation leaves their order to chance (it drew q above p).
+ * Only leaves whose one consumer is that node move, and only when they stand
+ * together in one rank with nothing between them, so no edge crosses anew.
+ */
+export function orderLeafInputs(input, pos) {
+  const cross = input.dir === 'LR' ? 'y' : 'x'; const along = cross === 'y' ? 'x' : 'y';
+  const size = cross === 'y' ? 'h' : 'w'; const depth = cross === 'y' ? 'w' : 'h';
+  const succ = new Map(); const preds = new Map();
+  for (const e of input.edges) {
+    if (!succ.has(e.v)) succ.set(e.v, []); succ.get(e.v).push(e.w);
+    if (!preds.has(e.w)) preds.set(e.w, []); preds.get(e.w).push(e.v);
+  }
+  const mid = (b) => b[along] + b[depth] / 2;
+  for (const inputs of preds.values()) {
+    const group = inputs.filter((v) => !preds.has(v) && succ.get(v).length === 1 && pos[v]);
+    if (group.length < 2) continue;
+    const m = mid(pos[group[0]]);
+    if (group.some((v) => Math.abs(mid(pos[v]) - m) > 1)) continue; // not one rank
+    const slots = group.map((v) => pos[v]).sort((a, b) => a[cross] - b[cross]);
+    const lo = slots[0][cross]; const hi = slots.at(-1)[cross] + slots.at(-1)[size];
+    const inGroup = new Set(group);
+    const between = Object.entries(pos).some(([id, b]) => !inGroup.has(id) && b[along] <= m && b[along] + b[depth] >= m && b[cross] < hi && b[cross] + b[size] > lo);
+    if (between) continue;
+    const gaps = slots.slice(1).map((b, i) => b[cross] - (slots[i][cross] + slots[i][size]));
+    let at = lo;
+    group.forEach((v, i) => { pos[v][cross] = at; at += pos[v][size] + (gaps[i] ?? 0); });
+  }
 }
 
 /** Shifts everything so the drawing starts at (M, M); width/height cover every box and cluster. */

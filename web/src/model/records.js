@@ -134,8 +134,11 @@ export function nodeRecord(n, lod = 'full', shown = null) {
  */
 export function mergedRecord(t, n) {
   const hooks = (t?.hooks || []).length + (n ? (n.preHooks || []).length + (n.postHooks || []).length : 0);
-  const tw = t ? titleW(t.name || `t${t.id}`) : 0; const nw = n ? (n.name || '').length * 9.4 : 0;
-  return { w: Math.round(Math.min(MAX_W + 40, Math.max(60, tw + (hooks ? 34 : 0), nw) + 22)), h: t && n ? 46 : 28, hooks };
+  // Under a tensor's name the node's name is the smaller second title (15 px);
+  // alone (a node with no tensor of its own) it is the record's title, 16 px
+  // bold, and "BackwardHookFunctionBackward" needs the full title width.
+  const tw = t ? titleW(t.name || `t${t.id}`) : 0; const nw = n ? (t ? (n.name || '').length * 9.4 : titleW(n.name || '')) : 0;
+  return { w: Math.round(Math.min(MAX_W + (t ? 40 : 100), Math.max(60, tw + (hooks ? 34 : 0), nw + (!t && hooks ? 34 : 0)) + 22)), h: t && n ? 46 : 28, hooks };
 }
 
 /** Rendered title size (px) of a layout shown whole in a pane. */

@@ -57,12 +57,15 @@ export function backwardSummary(model, frame) {
 /**
  * The step sentence: { text, error, summary? }. `error` is the run's error
  * (or null); `summary` (backwardSummary) at the last step of a backward.
+ * `lang`: a Python program's reader writes `retain_graph=True` already, so
+ * the JS option hints are for JavaScript only.
  */
-export function stepSentence(model, k, frame, error = null) {
+export function stepSentence(model, k, frame, error = null, lang = 'js') {
+  const hintFor = (message) => (lang === 'python' ? '' : jsOptionHint(message));
   const total = model.steps.length;
   if (error && k === total) {
     const where = errorPlace(error);
-    const hint = jsOptionHint(error.message);
+    const hint = hintFor(error.message);
     return { text: `Error${where ? ` (${where}${error.hook ? `, in ${error.hook}` : ''})` : ''}: ${error.message}${hint ? ` ${hint}` : ''}`, error: true };
   }
   if (!hasBackward(model) && k === total && total > 0) {
@@ -81,7 +84,7 @@ export function stepSentence(model, k, frame, error = null) {
   }
   const isError = frame.step?.event.type === 'error';
   const text = describeStep(model, frame.step);
-  const hint = isError ? jsOptionHint(frame.step.event.message) : '';
+  const hint = isError ? hintFor(frame.step.event.message) : '';
   return { text: hint ? `${text} ${hint}` : text, error: isError };
 }
 

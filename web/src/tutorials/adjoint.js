@@ -12,7 +12,8 @@ import { formatValue } from '../model/format.js';
 import { consoleLines } from './code-cell.js';
 
 const CELL = 'cell-adjoint';
-const A_LINE = /^const A = (\[.*\]);[^\n]*$/m;
+/** The cell's line that defines A, in each of its languages. */
+const A_LINES = { js: /^const A = (\[.*\]);[^\n]*$/m, python: /^A = (\[.*\])[ \t]*(#[^\n]*)?$/m };
 
 const grid = document.getElementById('a-grid');
 const table = document.getElementById('adjoint-table');
@@ -27,9 +28,9 @@ function gridA() {
   return [v.slice(0, 3), v.slice(3, 6), v.slice(6, 9)];
 }
 
-/** A from the cell's `const A = [[…], …];` line, or null. */
-function codeA(code) {
-  const m = A_LINE.exec(code);
+/** A from the cell's `const A = [[…], …];` line (Python: `A = [[…], …]`), or null. */
+function codeA(code, lang = 'js') {
+  const m = A_LINES[lang].exec(code);
   if (!m) return null;
   try {
     const a = JSON.parse(m[1]);
@@ -115,8 +116,9 @@ async function updateTable(A) {
 /** New A from the grid: rewrite the cell's A line, run the cell (figures follow), redo the table. */
 function applyA(A, { runCell = true } = {}) {
   if (runCell && cell) {
-    const code = cell.code;
-    if (A_LINE.test(code)) cell.code = code.replace(A_LINE, (line) => line.replace(/= \[.*\];/, `= ${literal(A)};`));
+    // The program the reader sees, in the language shown (JavaScript or Python).
+    const code = cell.area.value; const line = A_LINES[cell.lang];
+    if (line.test(code)) cell.code = code.replace(line, (l) => l.replace(/= \[.*\]/, `= ${literal(A)}`));
     cell.run();
   }
   return updateTable(A);
@@ -136,10 +138,10 @@ document.getElementById('a-reset').onclick = () => {
 
 // The reader may also edit the A line in the cell itself: the grid and the table follow.
 cell?.el.addEventListener('cell-run', () => {
-  const A = codeA(cell.code);
+  const A = codeA(cell.area.value, cell.lang);
   const G = gridA();
   if (A && (!G || literal(A) !== literal(G))) { setGrid(A); updateTable(A); }
 });
 
-setGrid(codeA(cell.code));
+setGrid(codeA(cell.area.value, cell.lang));
 updateTable(gridA());

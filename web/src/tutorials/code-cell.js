@@ -209,7 +209,9 @@ export class CodeCell {
     this.runBtn.disabled = false;
     this.el.classList.remove('running');
     this.el.dataset.runs = String(this.runs);
-    if (lang === 'js') this.onRun(this, result);
+    // Unedited Python gives its JavaScript twin's graph and trace: the figures
+    // already show them. Edited Python is new: the page redraws from it.
+    if (lang === 'js' || !this.pythonTwin) this.onRun(this, result, lang);
     return result;
   }
 

@@ -67,6 +67,7 @@ export class Figure {
     this.el = el; this.runner = runner; this.site = site;
     this.program = el.querySelector('pre.fig-src')?.textContent ?? '';
     this.semantics = el.dataset.semantics || 'pytorch-2';
+    this.lang = 'js'; // 'python' once the reader edits the Python of the figure's cell
     this.seq = 0;
     this.box = document.createElement('div');
     this.box.className = 'fig-frame';
@@ -81,9 +82,9 @@ export class Figure {
   }
 
   /** Sets the program (and semantics); shows it if the figure has been shown before or is visible. */
-  set(program, semantics = this.semantics) {
-    const changed = program !== this.program || semantics !== this.semantics;
-    this.program = program; this.semantics = semantics;
+  set(program, semantics = this.semantics, lang = 'js') {
+    const changed = program !== this.program || semantics !== this.semantics || lang !== this.lang;
+    this.program = program; this.semantics = semantics; this.lang = lang;
     if (changed && this.shown) this.show();
   }
 
@@ -92,7 +93,7 @@ export class Figure {
     this.shown = true;
     const seq = ++this.seq;
     this.el.classList.add('loading');
-    const result = await this.runner.run(this.program, this.semantics);
+    const result = await this.runner.run(this.program, this.semantics, this.lang);
     if (seq !== this.seq) return; // a newer program replaced this one meanwhile
     const model = analyze(result.graph, result.trace);
     const at = this.el.dataset.at || 'forward';
@@ -106,7 +107,7 @@ export class Figure {
       : `Shown at step ${step} of ${model.steps.length} — ${where}`;
     this.el.dataset.step = String(step);
     this.el.dataset.total = String(model.steps.length);
-    await this.mount(encodeState({ program: this.program, semantics: this.semantics, step }));
+    await this.mount(encodeState({ program: this.program, semantics: this.semantics, step, lang: this.lang }));
     this.el.classList.remove('loading');
   }
 

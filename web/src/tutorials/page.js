@@ -20,11 +20,13 @@ for (const el of document.querySelectorAll('figure.hg-figure')) figures.set(el.i
 for (const el of document.querySelectorAll('.cell')) {
   const cell = new CodeCell(el, runner, {
     playground: SITE,
-    onRun(c, result) {
-      // A cell that runs without an error redraws the figures drawn from it.
+    onRun(c, result, lang = 'js') {
+      // A cell that runs without an error redraws the figures drawn from it,
+      // in the language it ran (the reader's edited Python is drawn as Python).
       if (!result.error) {
+        const code = lang === 'python' ? c.area.value : c.code;
         for (const fig of figures.values()) {
-          if (fig.el.dataset.cell === el.id) fig.set(figureProgram(fig, c.code, c.semanticsDefault), c.semantics);
+          if (fig.el.dataset.cell === el.id) fig.set(figureProgram(fig, code, c.semanticsDefault, lang), c.semantics, lang);
         }
       }
       bindValues(el.id, result);
@@ -54,9 +56,10 @@ function bindValues(cellId, result) {
  * `data-cut` text if it has one (e.g. a hand computation after the backward
  * pass that would only crowd the graph).
  */
-function figureProgram(fig, code, semanticsDefault) {
-  let { program } = readSemantics(code, semanticsDefault);
-  const cut = fig.el.dataset.cut;
+function figureProgram(fig, code, semanticsDefault, lang = 'js') {
+  let { program } = readSemantics(code, semanticsDefault, lang);
+  // A cut written as a JS comment (`// The adjoint recursion`) is the same comment in Python (`# …`).
+  const cut = lang === 'python' ? fig.el.dataset.cut?.replace(/^\/\/\s*/, '# ') : fig.el.dataset.cut;
   if (cut) {
     const at = program.split('\n').findIndex((line) => line.trimStart().startsWith(cut));
     if (at >= 0) program = program.split('\n').slice(0, at).join('\n');

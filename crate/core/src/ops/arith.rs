@@ -237,6 +237,28 @@ pub(crate) fn mul_rule(g: f32, s: &[f32], _: f32) -> [f32; 2] {
     [g * s[0], g * s[1]]
 }
 
+/// `a / number`: the number is the param.
+pub(crate) fn div_number_rule(g: f32, _: &[f32], s: f32) -> [f32; 2] {
+    [g / s, 0.0]
+}
+/// `a / b`: saved `[b, a]`; PyTorch's div_tensor_other_backward for `b`:
+/// `-grad * ((self / other) / other)`.
+pub(crate) fn div_rule(g: f32, s: &[f32], _: f32) -> [f32; 2] {
+    [g / s[0], -g * ((s[1] / s[0]) / s[0])]
+}
+pub(crate) fn neg_rule(g: f32, _: &[f32], _: f32) -> [f32; 2] {
+    [-g, 0.0]
+}
+/// `a.pow(e)` for a number `e` (the param): saved `[a]`; PyTorch's
+/// pow_backward, zeros for exponent 0.
+pub(crate) fn pow_rule(g: f32, x: &[f32], e: f32) -> [f32; 2] {
+    if e == 0.0 {
+        [g * 0.0, 0.0]
+    } else {
+        [g * (x[0].powf(e - 1.0) * e), 0.0]
+    }
+}
+
 pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
     let out = zip_operand(a, b, |x, y| x / y)?;
     // PyTorch's DivBackward0 saves `other`, then `self` (see `mul`).
@@ -254,7 +276,7 @@ pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
                 let ga = need(ctx.needs, 0, || div(&g, &Operand::Scalar(ctx.param)))?;
                 Ok(vec![ga, None])
             }),
-            |g, _, s| [g / s, 0.0],
+            div_number_rule,
             s,
         )?,
         None => record_elementwise(
@@ -278,7 +300,7 @@ pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
                 })?;
                 Ok(vec![ga, gb])
             }),
-            |g, s, _| [g / s[0], -g * ((s[1] / s[0]) / s[0])],
+            div_rule,
             0.0,
         )?,
     };
@@ -298,7 +320,7 @@ pub fn neg(a: &Tensor) -> Result<Tensor> {
                 None => None,
             }])
         }),
-        |g, _, _| [-g, 0.0],
+        neg_rule,
         0.0,
     )?;
     elementwise_layout(t, &[Some(a)])
@@ -350,13 +372,7 @@ pub fn pow(a: &Tensor, exponent: f32) -> Result<Tensor> {
                 super::backward_ops::mul_scalar(&pow(&ctx.saved[0], exponent - 1.0)?, exponent)?;
             Ok(vec![Some(mul(&g, &Operand::Tensor(d))?)])
         }),
-        |g, x, e| {
-            if e == 0.0 {
-                [g * 0.0, 0.0]
-            } else {
-                [g * (x[0].powf(e - 1.0) * e), 0.0]
-            }
-        },
+        pow_rule,
         exponent,
     )?;
     elementwise_layout(t, &[Some(a)])

@@ -85,7 +85,7 @@ pub fn exp(a: &Tensor) -> Result<Tensor> {
         f32::exp,
         From::Result,
         |g, y| g.mul(y),
-        |g, y, _| [g * y[0], 0.0],
+        exp_rule,
     )
 }
 pub fn log(a: &Tensor) -> Result<Tensor> {
@@ -96,7 +96,7 @@ pub fn log(a: &Tensor) -> Result<Tensor> {
         f32::ln,
         From::Input,
         |g, x| g.div(x),
-        |g, x, _| [g / x[0], 0.0],
+        log_rule,
     )
 }
 pub fn sin(a: &Tensor) -> Result<Tensor> {
@@ -107,7 +107,7 @@ pub fn sin(a: &Tensor) -> Result<Tensor> {
         f32::sin,
         From::Input,
         |g, x| g.mul(&x.cos()?),
-        |g, x, _| [g * x[0].cos(), 0.0],
+        sin_rule,
     )
 }
 pub fn cos(a: &Tensor) -> Result<Tensor> {
@@ -118,7 +118,7 @@ pub fn cos(a: &Tensor) -> Result<Tensor> {
         f32::cos,
         From::Input,
         |g, x| g.mul(&x.sin()?.neg()?),
-        |g, x, _| [g * -x[0].sin(), 0.0],
+        cos_rule,
     )
 }
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
@@ -134,6 +134,40 @@ pub fn tanh(a: &Tensor) -> Result<Tensor> {
     )
 }
 
+// The number formulas (`(grad, [saved], _)`) and the forward functions
+// that are not std's, named: the deferred scalar ops (deferred/) run the
+// same ones.
+pub(crate) fn exp_rule(g: f32, y: &[f32], _: f32) -> [f32; 2] {
+    [g * y[0], 0.0]
+}
+pub(crate) fn log_rule(g: f32, x: &[f32], _: f32) -> [f32; 2] {
+    [g / x[0], 0.0]
+}
+pub(crate) fn sin_rule(g: f32, x: &[f32], _: f32) -> [f32; 2] {
+    [g * x[0].cos(), 0.0]
+}
+pub(crate) fn cos_rule(g: f32, x: &[f32], _: f32) -> [f32; 2] {
+    [g * -x[0].sin(), 0.0]
+}
+pub(crate) fn sigmoid_value(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+pub(crate) fn sigmoid_rule(g: f32, y: &[f32], _: f32) -> [f32; 2] {
+    [g * y[0] * (1.0 - y[0]), 0.0]
+}
+pub(crate) fn relu_value(x: f32) -> f32 {
+    x.max(0.0)
+}
+pub(crate) fn relu_rule(g: f32, y: &[f32], _: f32) -> [f32; 2] {
+    [if y[0] > 0.0 { g } else { 0.0 }, 0.0]
+}
+pub(crate) fn abs_rule(g: f32, x: &[f32], _: f32) -> [f32; 2] {
+    [g * backward_ops::sgn_value(x[0]), 0.0]
+}
+pub(crate) fn sqrt_rule(g: f32, y: &[f32], _: f32) -> [f32; 2] {
+    [g / (y[0] * 2.0), 0.0]
+}
+
 /// tanh's number formula, saved `[result]` (also run by deferred.rs).
 pub(crate) fn tanh_rule(g: f32, y: &[f32], _: f32) -> [f32; 2] {
     [g * (1.0 - y[0] * y[0]), 0.0]
@@ -143,10 +177,10 @@ pub fn sigmoid(a: &Tensor) -> Result<Tensor> {
     unary(
         a,
         "SigmoidBackward0",
-        |x| 1.0 / (1.0 + (-x).exp()),
+        sigmoid_value,
         From::Result,
         backward_ops::sigmoid_backward,
-        |g, y, _| [g * y[0] * (1.0 - y[0]), 0.0],
+        sigmoid_rule,
     )
 }
 pub fn relu(a: &Tensor) -> Result<Tensor> {
@@ -154,10 +188,10 @@ pub fn relu(a: &Tensor) -> Result<Tensor> {
     unary(
         a,
         "ReluBackward0",
-        |x| x.max(0.0),
+        relu_value,
         From::Result,
         backward_ops::threshold_backward,
-        |g, y, _| [if y[0] > 0.0 { g } else { 0.0 }, 0.0],
+        relu_rule,
     )
 }
 /// PyTorch: `grad * self.sgn()` (0 at 0); sgn is an op (`SgnBackward0`).
@@ -168,7 +202,7 @@ pub fn abs(a: &Tensor) -> Result<Tensor> {
         f32::abs,
         From::Input,
         |g, x| g.mul(&backward_ops::sgn(x)?),
-        |g, x, _| [g * backward_ops::sgn_value(x[0]), 0.0],
+        abs_rule,
     )
 }
 /// PyTorch saves the result: `grad / (2 * result)` (`2 * result` is
@@ -180,7 +214,7 @@ pub fn sqrt(a: &Tensor) -> Result<Tensor> {
         f32::sqrt,
         From::Result,
         |g, y| g.div(&backward_ops::mul_scalar(y, 2.0)?),
-        |g, y, _| [g / (y[0] * 2.0), 0.0],
+        sqrt_rule,
     )
 }
 

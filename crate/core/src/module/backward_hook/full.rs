@@ -1,107 +1,23 @@
-//! Module backward hooks, both kinds, as PyTorch wires them.
-//!
-//! Full hooks (`torch/utils/hooks.py` `BackwardHook`): the module's tensor
-//! inputs and outputs are each passed through one identity node,
-//! `BackwardHookFunctionBackward`. A hook on the output node records
-//! grad_output (and runs the full backward pre-hooks); a hook on the input
-//! node then has grad_input and calls the user's full backward hooks.
-//!
-//! Legacy hooks (`register_backward_hook`): a post-hook on the grad_fn of the
-//! module's first output tensor. It sees *that node's* gradients — for
-//! `a*b*c` the last multiplication's (4, 6), not (12, 8, 6). PyTorch keeps
-//! this behaviour (deprecated); so do we, on purpose.
+//! Full module backward hooks (`register_full_backward_hook`,
+//! `register_full_backward_pre_hook`), as `torch/utils/hooks.py`'s
+//! `BackwardHook`: the module call's tensors go through identity nodes whose
+//! post-hooks see grad_output (output node) and grad_input (input node).
+//! Apart from legacy.rs because the two kinds share nothing but the call of
+//! one user hook (mod.rs).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::{Module, ModuleBackwardHook, ModuleBackwardPreHook, Value};
+use super::{call_user_hook, user_rows, Grads, Site};
 use crate::context;
 use crate::error::{Error, Result};
-use crate::hooks::{NodePostHook, RemovableHandle};
+use crate::hooks::NodePostHook;
 use crate::ids::{HandleId, NodeId};
+use crate::module::{Module, ModuleBackwardHook, ModuleBackwardPreHook, Value};
 use crate::node::{Node, NodeRef};
-use crate::protocol::{HookInfo, SourceLoc};
+use crate::protocol::HookInfo;
 use crate::tensor::Tensor;
-use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
-
-fn snap(v: &[Option<Tensor>]) -> Vec<Option<crate::tensor::Array>> {
-    v.iter()
-        .map(|t| {
-            t.as_ref()
-                .and_then(|t| crate::error::snapshot(t.to_array()))
-        })
-        .collect()
-}
-
-/// `name` is called only while a trace records (a JS hook's name is a
-/// string conversion).
-fn record_module_hook(
-    kind: HookKind,
-    handle: HandleId,
-    name: impl FnOnce() -> String,
-    module: &Module,
-    node: NodeId,
-    before: Vec<Option<crate::tensor::Array>>,
-    after: Vec<Option<crate::tensor::Array>>,
-) {
-    trace::record(|| Event::Hook {
-        kind,
-        handle,
-        name: name(),
-        target: HookTarget::Module(module.id(), module.name(), Some(node)),
-        before: HookValue::Many(before),
-        after: HookValue::Many(after),
-    });
-}
-
-/// A graph row for a user's module hook, under the handle the user holds.
-fn module_row(
-    module: &Module,
-    kind: HookKind,
-    handle: HandleId,
-    name: String,
-    source: Option<SourceLoc>,
-) -> HookInfo {
-    HookInfo {
-        module: Some(module.name()),
-        module_id: Some(module.id()),
-        source,
-        ..HookInfo::new(handle, kind, name)
-    }
-}
-
-fn user_rows<H: ?Sized + HookName>(
-    module: &Module,
-    kind: HookKind,
-    hooks: &[(HandleId, Rc<H>)],
-) -> Vec<HookInfo> {
-    hooks
-        .iter()
-        .map(|(handle, h)| module_row(module, kind, *handle, h.hook_name(), h.hook_source()))
-        .collect()
-}
-
-/// The user hook's function name, for either kind of module backward hook.
-trait HookName {
-    fn hook_name(&self) -> String;
-    fn hook_source(&self) -> Option<SourceLoc>;
-}
-impl HookName for dyn ModuleBackwardHook {
-    fn hook_name(&self) -> String {
-        self.name()
-    }
-    fn hook_source(&self) -> Option<SourceLoc> {
-        self.source()
-    }
-}
-impl HookName for dyn ModuleBackwardPreHook {
-    fn hook_name(&self) -> String {
-        self.name()
-    }
-    fn hook_source(&self) -> Option<SourceLoc> {
-        self.source()
-    }
-}
+use crate::trace::{self, HookKind};
 
 /// `BackwardHookFunction.apply(*tensors)`: identity outputs sharing storage,
 /// with one `BackwardHookFunctionBackward` node. Outputs whose input does not
@@ -342,35 +258,33 @@ impl NodePostHook for OutputHook {
                 s.n_inputs,
             )
         };
+        let site = Site {
+            module: &module,
+            node: self.node,
+        };
         let mut grad_outputs = pack_with_none(&out_idx, grad_outputs, n_outputs);
         let expected = grad_outputs.len();
         for (handle, hook) in pre_hooks {
-            let before = snap(&grad_outputs);
-            let result = hook.call(&module, &grad_outputs).map_err(|e| {
-                Error::runtime(format!(
-                    "full backward pre-hook on module '{}' raised an error: {}",
-                    module.name(),
-                    e.message()
-                ))
-            })?;
-            if let Some(new) = result {
-                if new.len() != expected {
-                    return Err(Error::runtime(format!(
-                        "Backward pre hook returned an invalid number of grad_output, got {}, but expected {expected}",
-                        new.len()
-                    )));
-                }
-                grad_outputs = new;
-            }
-            record_module_hook(
+            let replaced = call_user_hook(
+                &site,
                 HookKind::ModuleFullBackwardPre,
                 handle,
                 || hook.name(),
-                &module,
-                self.node,
-                before,
-                snap(&grad_outputs),
-            );
+                &grad_outputs,
+                |g| hook.call(&module, g),
+                |new| {
+                    if new.len() != expected {
+                        return Err(Error::runtime(format!(
+                            "Backward pre hook returned an invalid number of grad_output, got {}, but expected {expected}",
+                            new.len()
+                        )));
+                    }
+                    Ok(Some(new))
+                },
+            )?;
+            if let Some(new) = replaced {
+                grad_outputs = new;
+            }
         }
         let local = grad_outputs.clone();
         self.state
@@ -384,33 +298,25 @@ impl NodePostHook for OutputHook {
                 // torch/utils/hooks.py warns with stacklevel=5: the user's backward() line.
                 context::warn_at_caller(NO_INPUT_REQUIRES_GRAD_WARNING);
             }
-            let grad_inputs = vec![None; n_inputs];
+            let grad_inputs: Grads = vec![None; n_inputs];
             for (handle, hook) in hooks {
-                let res = hook
-                    .call(&module, &grad_inputs, &grad_outputs)
-                    .map_err(|e| {
-                        Error::runtime(format!(
-                            "full backward hook on module '{}' raised an error: {}",
-                            module.name(),
-                            e.message()
-                        ))
-                    })?;
-                if let Some(r) = &res {
-                    if r.iter().any(|x| x.is_some()) {
-                        return Err(Error::runtime(
-                            "Backward hook for Modules where no input requires gradient should always return None or None for all gradients.",
-                        ));
-                    }
-                }
-                record_module_hook(
+                // Nothing to replace: the hook may only return no gradients.
+                call_user_hook(
+                    &site,
                     HookKind::ModuleFullBackward,
                     handle,
                     || hook.name(),
-                    &module,
-                    self.node,
-                    snap(&grad_inputs),
-                    snap(&grad_inputs),
-                );
+                    &grad_inputs,
+                    |g| hook.call(&module, g, &grad_outputs),
+                    |r| {
+                        if r.iter().any(|x| x.is_some()) {
+                            return Err(Error::runtime(
+                                "Backward hook for Modules where no input requires gradient should always return None or None for all gradients.",
+                            ));
+                        }
+                        Ok(None)
+                    },
+                )?;
             }
             self.state
                 .try_borrow_mut()
@@ -486,35 +392,33 @@ impl NodePostHook for InputHook {
         let Some(grad_outputs) = grad_outputs else {
             return Ok(None);
         };
+        let site = Site {
+            module: &module,
+            node: self.node,
+        };
         let mut res = pack_with_none(&in_idx, grad_inputs, n_inputs);
         for (handle, hook) in hooks {
-            let before = snap(&res);
-            let out = hook.call(&module, &res, &grad_outputs).map_err(|e| {
-                Error::runtime(format!(
-                    "full backward hook on module '{}' raised an error: {}",
-                    module.name(),
-                    e.message()
-                ))
-            })?;
-            if let Some(out) = out {
-                if out.len() != res.len() {
-                    return Err(Error::runtime(format!(
-                        "Backward hook returned an invalid number of grad_input, got {}, but expected {}",
-                        out.len(),
-                        res.len()
-                    )));
-                }
-                res = out;
-            }
-            record_module_hook(
+            let expected = res.len();
+            let replaced = call_user_hook(
+                &site,
                 HookKind::ModuleFullBackward,
                 handle,
                 || hook.name(),
-                &module,
-                self.node,
-                before,
-                snap(&res),
-            );
+                &res,
+                |g| hook.call(&module, g, &grad_outputs),
+                |out| {
+                    if out.len() != expected {
+                        return Err(Error::runtime(format!(
+                            "Backward hook returned an invalid number of grad_input, got {}, but expected {expected}",
+                            out.len(),
+                        )));
+                    }
+                    Ok(Some(out))
+                },
+            )?;
+            if let Some(out) = replaced {
+                res = out;
+            }
         }
         self.state
             .try_borrow_mut()
@@ -552,142 +456,4 @@ impl NodePostHook for InputHook {
     }
 }
 
-/// PyTorch's `_WrappedHook` for a legacy hook on the output's grad_fn.
-pub struct LegacyHook {
-    pub module: Module,
-    pub handle: HandleId,
-    pub hook: Rc<dyn ModuleBackwardHook>,
-    /// The grad_fn it was attached to (shown in trace events).
-    pub node: NodeId,
-}
-
-impl NodePostHook for LegacyHook {
-    fn call(
-        &self,
-        grad_inputs: &[Option<Tensor>],
-        grad_outputs: &[Option<Tensor>],
-    ) -> Result<Option<Vec<Option<Tensor>>>> {
-        let result = self
-            .hook
-            .call(&self.module, grad_inputs, grad_outputs)
-            .map_err(|e| {
-                Error::runtime(format!(
-                    "backward hook on module '{}' raised an error: {}",
-                    self.module.name(),
-                    e.message()
-                ))
-            })?;
-        let after = result
-            .as_deref()
-            .map(snap)
-            .unwrap_or_else(|| snap(grad_inputs));
-        record_module_hook(
-            HookKind::ModuleBackward,
-            self.handle,
-            || self.hook.name(),
-            &self.module,
-            self.node,
-            snap(grad_inputs),
-            after,
-        );
-        Ok(result)
-    }
-    fn kind(&self) -> HookKind {
-        HookKind::ModuleBackward
-    }
-    fn rows(&self, _handle: HandleId) -> Vec<HookInfo> {
-        vec![module_row(
-            &self.module,
-            HookKind::ModuleBackward,
-            self.handle,
-            self.hook.name(),
-            self.hook.source(),
-        )]
-    }
-    fn records_itself(&self) -> bool {
-        true
-    }
-    fn name(&self) -> String {
-        format!("{} (module '{}')", self.hook.name(), self.module.name())
-    }
-}
-
-/// Attach legacy hooks to `grad_fn` and warn as `_maybe_warn_non_full_backward_hook`.
-pub fn attach_legacy_hooks(
-    module: &Module,
-    hooks: &[(HandleId, Rc<dyn ModuleBackwardHook>)],
-    args: &[Value],
-    result: &Value,
-) -> Vec<RemovableHandle> {
-    let Some(var) = result.first_tensor_for_legacy_hook() else {
-        return Vec::new();
-    };
-    let Some(grad_fn) = var.grad_fn() else {
-        return Vec::new();
-    };
-    let handles = hooks
-        .iter()
-        .map(|(handle, hook)| {
-            grad_fn.register_hook(Rc::new(LegacyHook {
-                module: module.clone(),
-                handle: *handle,
-                hook: hook.clone(),
-                node: grad_fn.id,
-            }))
-        })
-        .collect();
-    maybe_warn_non_full_backward_hook(args, result, &grad_fn);
-    handles
-}
-
-fn maybe_warn_non_full_backward_hook(inputs: &[Value], result: &Value, grad_fn: &NodeRef) {
-    let results = result.tuple_items();
-    if !results.iter().all(|r| r.as_tensor().is_some()) {
-        context::warn(LEGACY_NON_TENSOR_OUTPUT_WARNING);
-        return;
-    }
-    if !inputs.iter().all(|i| i.as_tensor().is_some()) {
-        context::warn(LEGACY_NON_TENSOR_INPUT_WARNING);
-        return;
-    }
-    let mut out_fns: Vec<u32> = results
-        .iter()
-        .filter_map(|r| r.as_tensor().and_then(|t| t.grad_fn()).map(|f| f.id.0))
-        .collect();
-    out_fns.sort_unstable();
-    out_fns.dedup();
-    if out_fns.is_empty() || (out_fns.len() == 1 && out_fns[0] != grad_fn.id.0) {
-        context::warn(LEGACY_NESTED_OUTPUT_WARNING);
-    } else if out_fns.len() > 1 {
-        context::warn(LEGACY_MULTI_NODE_OUTPUT_WARNING);
-    } else {
-        // Sets of grad_fns (None included) of the inputs vs. next_functions.
-        let mut inputs_fns: Vec<Option<u32>> = inputs
-            .iter()
-            .filter_map(|i| {
-                i.as_tensor()
-                    .and_then(|t| t.grad_fn())
-                    .map(|f| Some(f.id.0))
-            })
-            .collect();
-        let mut next: Vec<Option<u32>> = grad_fn
-            .next_functions()
-            .iter()
-            .map(|(n, _)| n.as_ref().map(|n| n.id.0))
-            .collect();
-        inputs_fns.sort_unstable();
-        inputs_fns.dedup();
-        next.sort_unstable();
-        next.dedup();
-        if inputs_fns != next {
-            context::warn(LEGACY_MULTI_NODE_WARNING);
-        }
-    }
-}
-
-pub const LEGACY_NON_TENSOR_OUTPUT_WARNING: &str = "Using non-full backward hooks on a Module that does not return a single Tensor or a tuple of Tensors is deprecated and will be removed in future versions. This hook will be missing some of the grad_output. Please use register_full_backward_hook to get the documented behavior.";
-pub const LEGACY_NON_TENSOR_INPUT_WARNING: &str = "Using non-full backward hooks on a Module that does not take as input a single Tensor or a tuple of Tensors is deprecated and will be removed in future versions. This hook will be missing some of the grad_input. Please use register_full_backward_hook to get the documented behavior.";
-pub const LEGACY_NESTED_OUTPUT_WARNING: &str = "Using a non-full backward hook when outputs are nested in python data structure is deprecated and will be removed in future versions. This hook will be missing some grad_output.";
-pub const LEGACY_MULTI_NODE_OUTPUT_WARNING: &str = "Using a non-full backward hook when outputs are generated by different autograd Nodes is deprecated and will be removed in future versions. This hook will be missing some grad_output. Please use register_full_backward_hook to get the documented behavior.";
-pub const LEGACY_MULTI_NODE_WARNING: &str = "Using a non-full backward hook when the forward contains multiple autograd Nodes is deprecated and will be removed in future versions. This hook will be missing some grad_input. Please use register_full_backward_hook to get the documented behavior.";
 pub const NO_INPUT_REQUIRES_GRAD_WARNING: &str = "Full backward hook is firing when gradients are computed with respect to module outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.";
