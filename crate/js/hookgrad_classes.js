@@ -117,7 +117,7 @@ export class RemovableHandle {
   /** Not for user code (`private constructor` in hookgrad.d.ts). */
   constructor(key, slotAndId) {
     if (key !== MAKE) throw new TypeError('RemovableHandle has no public constructor: a register*() call returns one');
-    this.#id = slotAndId % 4294967296;
+    this.#id = slotAndId >>> 0; // the low 32 bits (exact below 2^53)
     this.#slot = (slotAndId - this.#id) / 4294967296;
   }
 

@@ -155,7 +155,7 @@ export class Tensor {
   // ----- autograd
   backward(gradient, opts) { core.tensor_backward(tid(this), gradient, opts); }
   registerHook(hook) {
-    const n = core.tensor_register_hook(tid(this), hook);
+    const n = core.tensor_register_hook(tid(this), hook, typeof hook === 'function');
     if (n === 0) throw core.take_error();
     return handleFrom(n);
   }

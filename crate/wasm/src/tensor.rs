@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::convert::*;
 use crate::js_hook::JsHook;
@@ -349,10 +350,15 @@ pub fn tensor_backward(id: u32, gradient: JsValue, opts: JsValue) -> JsResult<()
 /// `registerHook(fn)`: the RemovableHandle as the number its JS object
 /// holds (`JsHook::keep_handle`), or 0 with the error kept for
 /// `take_error` — a number, not a `Result`: W3 registers a hook per op.
+/// `is_fn`: the class's `typeof f === 'function'` (no call back to ask).
 #[wasm_bindgen]
-pub fn tensor_register_hook(id: u32, f: JsValue) -> f64 {
+pub fn tensor_register_hook(id: u32, f: JsValue, is_fn: bool) -> f64 {
     let r = (|| {
-        let f = crate::js_hook::hook_fn(f, "registerHook(): hook")?;
+        let f = if is_fn {
+            f.unchecked_into()
+        } else {
+            crate::js_hook::hook_fn(f, "registerHook(): hook")?
+        };
         let hook = Rc::new(JsHook::new(f));
         let h = core(id)?.register_hook(hook.clone()).js()?;
         Ok(hook.keep_handle(h))

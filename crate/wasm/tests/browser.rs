@@ -123,7 +123,8 @@ impl Tensor {
     }
     /// `registerHook(f)`: the handle's `(slot, id)`.
     fn register_hook(&self, f: JsValue) -> Result<(u32, u32), JsValue> {
-        let n = hg::tensor::tensor_register_hook(self.id(), f);
+        let is_fn = f.is_function();
+        let n = hg::tensor::tensor_register_hook(self.id(), f, is_fn);
         if n == 0.0 {
             return Err(hg::fast_ops::take_error());
         }
