@@ -281,7 +281,7 @@ if (want('w1')) {
 }
 // W1's shapes (issue 31): hookgrad and the floor, ns per node of each.
 const SHAPE_TASKS = TASKS.filter((t) => wl(t) === 'w1');
-const SHAPE_LABEL = { w1: 'bench (add mul sub tanh, mul(1/16))', w1_mg: "micrograd's loss ((out−y).pow(2), div(n))", w1_relu: 'ending in relu', w1_sigmoid: 'ending in sigmoid', w1_exp: 'ending in exp', w1_notidy: 'bench shape without hg.tidy' };
+const SHAPE_LABEL = { w1: 'bench (add mul sub tanh, mul(1/16))', w1_mg: "micrograd's loss ((out−y).pow(2), div(n))", w1_relu: 'ending in relu', w1_sigmoid: 'ending in sigmoid', w1_exp: 'ending in exp', w1_sum: 'loss left a sum (an add root)', w1_notidy: 'bench shape without hg.tidy' };
 const shapeNs = (task, p, f = med) => (f(task, p) != null ? (f(task, p) * 1e6) / nodesOf(variant(task)) : null);
 const tidyShapes = SHAPE_TASKS.filter((t) => variant(t) !== 'notidy');
 const fastestShape = Math.min(...tidyShapes.map((t) => shapeNs(t, 'hookgrad') ?? Infinity));
@@ -342,7 +342,7 @@ if (want('w2')) {
 }
 if (want('w3')) for (const t of ['w3_undef', 'w3_mul1']) { const u = hookUs(t, 'hookgrad'); const b = bestHookUs(t, 'hookgrad'); tgt(`W3 < 1 µs per JS hook call (${t === 'w3_undef' ? '→ undefined' : '→ g.mul(1)'})`, `${fmtUs(u)}${bestNote(b != null && fmtUs(b))}`, u != null ? u < 1 : null); }
 if (want('w4')) for (const [k, n, lim] of [['build', 'build', 10], ['graph', 'graph()+JSON', 3], ['trace', 'trace()+JSON', 3]]) { const m = w4js[k].length ? median(w4js[k]) : null; tgt(`W4 ${n} < ${lim} ms`, `${fmtMs(m)}${bestNote(m != null && fmtMs(Math.min(...w4js[k])))}`, m != null ? m < lim : null); }
-tgt('W5 engine wasm + JS glue ≤ 150 KB gzip', fmtBytes(sizes.engine.gzip), sizes.engine.gzip <= 150 * 1024);
+tgt('W5 engine wasm + JS glue ≤ 180 KB gzip (issue 31; the Python mode\'s files not counted)', fmtBytes(sizes.engine.gzip), sizes.engine.gzip <= 180 * 1024);
 // "The whole page": everything the playground fetches on a cold load (page.mjs
 // lists it), not the whole site, which also holds the tutorials, the npm
 // package's README and type declarations that no page fetches.

@@ -69,14 +69,30 @@ _program_globals = []
 
 def _name_tensors(g):
     """The program's tensors named after their variables, for the figure
-    (JS programs name them with {name}); a name given already is kept."""
+    (JS programs name them with {name}); a name given already is kept. A
+    module's parameters get PyTorch's qualified names from
+    named_parameters() ('encoder.weight', 'layers.0.A'); a list of modules
+    numbers them as a ModuleList would."""
     from torch import Tensor
+    from torch.nn import Module
 
-    for k, v in list(g.items()):
-        if isinstance(v, Tensor) and not k.startswith("_"):
+    def name(t, n):
+        try:
+            if t.name is None:
+                t._h.name = n
+        except Exception:
+            pass
+
+    items = [(k, v) for k, v in list(g.items()) if not k.startswith("_")]
+    for k, v in items:
+        if isinstance(v, Tensor):
+            name(v, k)
+    for k, v in items:
+        mods = [("", v)] if isinstance(v, Module) else [(f"{k}.{i}.", m) for i, m in enumerate(v)] if isinstance(v, (list, tuple)) and v and all(isinstance(m, Module) for m in v) else []
+        for prefix, m in mods:
             try:
-                if v.name is None:
-                    v._h.name = k
+                for pn, p in m.named_parameters():
+                    name(p, prefix + pn)
             except Exception:
                 pass
 

@@ -67,11 +67,13 @@ export function w4Data() { return { x: uniform(30, W4.n), w: uniform(31, W4.n) }
  * W1's shapes (issue 31: a graph's speed must not depend on which ops it
  * contains): the bench's own (`add mul sub tanh`, a final `mul(1/16)`);
  * micrograd's own loss, `(out - y).pow(2)` summed and `.div(n)`; and the
- * forward ending in `relu` / `sigmoid` / `exp` on the output neuron. `notidy`
+ * forward ending in `relu` / `sigmoid` / `exp` on the output neuron; `sum`,
+ * the loss left a sum (its root an `add`, as micrograd's `data_loss +
+ * reg_loss`). `notidy`
  * is the bench's shape run without `hg.tidy` (the runner yields between
  * steps, so the garbage collector's callbacks free the step's handles).
  */
-export const W1_SHAPES = ['mg', 'relu', 'sigmoid', 'exp', 'notidy'];
+export const W1_SHAPES = ['mg', 'relu', 'sigmoid', 'exp', 'sum', 'notidy'];
 
 /**
  * W1's loss, written once for every peer with a method-style scalar API
@@ -100,5 +102,6 @@ export function w1Loss(layers, d, shape) {
     }
     total = total ? total.add(sq) : sq;
   }
+  if (shape === 'sum') return total;
   return shape === 'mg' ? total.div(W1.samples) : total.mul(1 / W1.samples);
 }

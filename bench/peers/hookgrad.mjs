@@ -16,7 +16,10 @@ export async function load() {
   const hg = await import(path.join(pkgDir, 'hookgrad.js'));
   const wasm = fs.readFileSync(path.join(pkgDir, 'hookgrad_bg.wasm'));
   // The bytes actually benchmarked, for W5 (web/pkg may be rebuilt mid-run).
-  loaded = { wasm, js: fs.readdirSync(pkgDir).filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(path.join(pkgDir, f))) };
+  // The engine's JS is the package's top-level .js files but the Python
+  // mode's (python.js, its helpers and the bundled shim load only with Python).
+  const engineJs = (f) => f.endsWith('.js') && !f.startsWith('python');
+  loaded = { wasm, js: fs.readdirSync(pkgDir).filter(engineJs).map((f) => fs.readFileSync(path.join(pkgDir, f))) };
   const out = hg.initSync({ module: wasm });
   wasmMemory = out?.memory ?? null;
   return hg;

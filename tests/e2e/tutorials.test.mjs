@@ -330,7 +330,7 @@ test('adjoint: full backward hooks equal the recursion; editing A changes both, 
   const inputs = page.locator('#a-grid input');
   const edited = fx.edited.A.flat();
   for (let i = 0; i < 9; i++) await inputs.nth(i).fill(String(edited[i]));
-  await settled(page, runs, edited, 15000);
+  await settled(page, runs, edited, 30000);
   assert.match(await page.locator('#cell-adjoint textarea').inputValue(), new RegExp(`const A = \\[\\[${edited.slice(0, 3).join(', ')}\\]`));
   await checkAdjoint(page, fx.edited, 'edited A');
   await allFigures(page);

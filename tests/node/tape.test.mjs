@@ -1,5 +1,6 @@
 // graph() / trace() cross the boundary as one flat tape that the facade
-// decodes (crate/wasm/src/tape.rs, __decodeTape in crate/js/hookgrad.js).
+// decodes (crate/core/src/protocol/tape.rs; __decodeTape, crate/js/records.js,
+// generated from the same declarations).
 // The reference is an independent path: the records' serde derives through
 // serde-wasm-bindgen, which only a build with the cargo feature
 // `serde-reference` has (the shipped package does not: issue 10, W5). This
@@ -135,6 +136,11 @@ test('the shipped package has no serde fallback: without the decoder, graph() is
 });
 
 test('a corrupt tape is an internal error, not a wrong value', () => {
-  assert.throws(() => hg.__decodeTape(Float64Array.of(9), []), /internal: graph\/trace record: bad tape word 9/);
-  assert.throws(() => hg.__decodeTape(Float64Array.of(0, 0), []), /internal: graph\/trace record: 1 tape words left over/);
+  assert.throws(() => hg.__decodeTape(Float64Array.of(9), []), /internal: graph\/trace record: bad record kind 9 at 0/);
+  // An empty trace (root 1, no events) and one word more.
+  assert.throws(() => hg.__decodeTape(Float64Array.of(1, 0, 5), []), /internal: graph\/trace record: 1 tape words left over/);
+  // A graph whose node list is missing.
+  assert.throws(() => hg.__decodeTape(Float64Array.of(0, 0), []), /internal: graph\/trace record: the tape ended 1 words early/);
+  // An event tag past the declared ones.
+  assert.throws(() => hg.__decodeTape(Float64Array.of(1, 1, 42), []), /internal: graph\/trace record: bad Event tag 42 at 2/);
 });

@@ -1,7 +1,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS } from '../../web/src/model/lessons.js';
-import { lessonProse, PYTHON_PROSE } from '../../web/src/model/lessons-python-text.js';
+import { lessonProse, PYTHON_PROSE } from '../../web/src/model/lesson-prose.js';
 import { stepSentence } from '../../web/src/model/step-text.js';
 
 // What a JavaScript name looks like in prose: registerHook, retainGrad(), hg.tidy, null.

@@ -91,3 +91,15 @@ test('a curve that runs through a box end to end puts its label on the box\'s lo
   const p = labelPoint(c, [box]);
   assert.ok(p.y - 9.5 - 2 >= box.y + 22, `below the title row: y ${p.y}`);
 });
+
+test('a wide label stays off the title of its own edge\'s end box', () => {
+  // An almost flat edge from inside a box (its end) out to the right; the
+  // midpoint of the curve lies in that box's title row.
+  const c = [150, 100, 200, 100, 260, 98, 320, 96];
+  const end = { x: 0, y: 88, w: 220, h: 40 };
+  const w = 200; // a wide matrix value
+  const p = labelPoint(c, [end], [], w);
+  const label = { x: p.x - w / 2, y: p.y - 9.5, w, h: 19 };
+  const title = { x: end.x, y: end.y, w: end.w, h: 22 };
+  assert.ok(!overlaps(label, title), `label ${JSON.stringify(label)} clear of the title ${JSON.stringify(title)}`);
+});

@@ -22,7 +22,7 @@ test('abbreviate keeps short values whole and never cuts inside a number', () =>
 test('badge labels: kind then function name; strides only when not contiguous', () => {
   assert.equal(badgeLabel({ kind: 'tensor', name: 'cHook' }), 'hook · cHook');
   assert.equal(badgeLabel({ kind: 'retain-grad' }), 'retain_grad');
-  assert.equal(badgeLabel({ kind: 'module-backward', name: "legacyHook (module 'Mul3')" }), '⚠ legacy hook · legacyHook');
+  assert.equal(badgeLabel({ kind: 'module-backward', name: 'legacyHook', module: 'Mul3', moduleId: 2 }), '⚠ legacy hook · legacyHook');
   assert.equal(shapeText({ shape: [2, 3], stride: [3, 1] }), '[2, 3]');
   assert.equal(shapeText({ shape: [3, 2], stride: [1, 3] }), '[3, 2] stride (1, 3)');
 });

@@ -221,3 +221,20 @@ const y = w.mul(2); y.name = 'y'; y.backward(hg.tensor([1, 1]));`);
   assert.deepEqual(hooks.map((s) => s.label), ['tensor hook double on h', 'tensor hook double on h']);
   assert.equal(describeStep(m, hooks[0]), 'tensor hook double on h: [1., 1.] → [2., 2.]');
 });
+
+test('a module call is labelled by its name in its caller, then its class', async () => {
+  const { callLabel } = await import('../../web/src/model/trace-model.js');
+  assert.equal(callLabel({ name: 'Linear', path: 'encoder' }), 'encoder: Linear');
+  assert.equal(callLabel({ name: 'Layer', path: 'layers.0', callNr: 2 }), 'layers.0: Layer (call 2)');
+  assert.equal(callLabel({ name: 'Mul3' }), 'Mul3');
+  // From a real run: Net calls its children encoder and head, both Linear.
+  const { hg } = await import('./fixtures.mjs');
+  const { runProgram } = await import('../../web/src/model/run-program.js');
+  const r = runProgram(hg, `const encoder = new hg.nn.Linear(2, 2, { seed: 1 }); const head = new hg.nn.Linear(2, 1, { seed: 2 });
+const net = new hg.Module('Net', (x) => head.call(encoder.call(x)));
+net.addModule('encoder', encoder); net.addModule('head', head);
+net.call(hg.tensor([[1, 2]])).sum().backward();`);
+  assert.equal(r.error, null, r.error?.message);
+  const m = analyze(r.graph, r.trace);
+  assert.deepEqual(m.moduleCalls.map((c) => c.label).sort(), ['Net', 'encoder: Linear', 'head: Linear']);
+});

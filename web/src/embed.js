@@ -6,7 +6,7 @@ import { Controller } from './controller.js';
 import { EmbedGuest, readEmbedParams } from './embed-guest.js';
 import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
-import { lessonProse } from './model/lessons-python-text.js';
+import { lessonProse } from './model/lesson-prose.js';
 
 const $ = (id) => document.getElementById(id);
 const d = decodeHash(location.hash);

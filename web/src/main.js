@@ -10,7 +10,7 @@ import { h, richText } from './view/dom.js';
 import * as PE from './model/program-edit.js';
 import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
-import { lessonProse } from './model/lessons-python-text.js';
+import { lessonProse } from './model/lesson-prose.js';
 
 const $ = (id) => document.getElementById(id);
 // CodeMirror (editor.js) is loaded on the side; the controller (below) starts
@@ -35,7 +35,7 @@ $('lesson-select').onchange = (e) => {
 
 function showLessonText() {
   const l = app.state.lesson ? findLesson(app.state.lesson) : null;
-  // A Python reader reads PyTorch's names (model/lessons-python-text.js).
+  // A Python reader reads PyTorch's names (model/lesson-prose.js).
   const prose = l ? lessonProse(l, app.state.lang) : null;
   $('lesson-title').textContent = l ? `${l.n}. ${prose.title}` : 'Your own program';
   $('lesson-text').replaceChildren(...(l ? prose.text : ['Edit the program, or use the inspector to change the graph and its hooks. Run, then Backward.']).map(richText));

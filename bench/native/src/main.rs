@@ -235,7 +235,7 @@ fn w1_handles(layers: &[Vec<Neuron>]) -> Vec<Vec<NeuronHandles>> {
 }
 
 /// W1's step through `deferred::Handle`, the path the wasm's typed
-/// `add`/`sub`/`mul`/`tanh` take (bench/PROFILE.md, tenth pass): the core's
+/// `add`/`sub`/`mul`/`tanh` take (bench/PROFILE-history-2.md, tenth pass): the core's
 /// own cost of that path with no wasm and no JS boundary, timed by phase
 /// (build the graph, backward, drop the step's handles). Its loss and
 /// gradients must equal the eager `w1_step`'s bit for bit.

@@ -7,22 +7,36 @@
 
 use crate::context;
 use crate::error::{Error, Result};
+use crate::ids::HandleId;
 use crate::input_buffer::{Grad, Grads, Num, Shares};
 use crate::tensor::{Data, Tensor};
 use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
 /// A hook's error as PyTorch words it: "<what> '<name>' on <target> raised
-/// an error: <message>".
-pub(crate) fn hook_error(e: Error, what: &str, target: &str, name: &str) -> Error {
-    let name = if name.is_empty() {
+/// an error: <message>", naming the hook (`handle`, of `kind`) for the
+/// trace's `error` event.
+pub(crate) fn hook_error(
+    e: Error,
+    (handle, kind): (HandleId, HookKind),
+    what: &str,
+    target: &str,
+    name: &str,
+) -> Error {
+    let quoted = if name.is_empty() {
         String::new()
     } else {
         format!(" '{name}'")
     };
-    Error::runtime(format!(
-        "{what}{name} on {target} raised an error: {}",
+    let message = format!(
+        "{what}{quoted} on {target} raised an error: {}",
         e.message()
-    ))
+    );
+    // A multi-grad hook runs as a tensor hook under its own handle and kind.
+    let kind = e
+        .failed_hook()
+        .filter(|h| h.handle == handle)
+        .map_or(kind, |h| h.kind);
+    Error::in_hook(message, handle, kind, name.to_owned())
 }
 
 /// AccumulateGrad: `.grad = grad` (a copy when the gradient is shared) or
@@ -129,6 +143,7 @@ pub(crate) fn after_accumulate(variable: &Tensor) -> Result<()> {
         let returned_a_value = hook.call(variable).map_err(|e| {
             hook_error(
                 e,
+                (handle, HookKind::PostAccumulate),
                 "post-accumulate-grad hook",
                 &variable.label(),
                 &hook.name(),

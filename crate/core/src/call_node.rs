@@ -100,9 +100,16 @@ fn run_tensor_hook(
     };
     // Copied before the call: a hook may change its argument in place.
     let before = trace::is_recording().then(|| crate::error::snapshot(current.to_array()));
-    let result = hook
-        .call(&current)
-        .map_err(|e| hook_error(e, "tensor hook", &tensor_label(owner, node), &hook.name()))?;
+    let result = hook.call(&current).map_err(|e| {
+        let site = (handle, HookKind::Tensor);
+        hook_error(
+            e,
+            site,
+            "tensor hook",
+            &tensor_label(owner, node),
+            &hook.name(),
+        )
+    })?;
     let after = match result {
         Some(new) => {
             // The name only for the error: a JS hook's name is a string
@@ -211,9 +218,15 @@ pub(crate) fn call_node(
     for (handle, hook) in node.pre_hooks.run_snapshot() {
         // Copied before the call: a hook may change its arguments in place.
         let before = trace::is_recording().then(|| snapshot(&inputs));
-        let result = hook
-            .call(&inputs)
-            .map_err(|e| hook_error(e, "pre-hook", &target(), &hook.name()))?;
+        let result = hook.call(&inputs).map_err(|e| {
+            hook_error(
+                e,
+                (handle, hook.kind()),
+                "pre-hook",
+                &target(),
+                &hook.name(),
+            )
+        })?;
         if let Some(new) = result {
             check_hook_list(&hook.name(), &inputs, &new)?;
             inputs = new;
@@ -272,7 +285,7 @@ pub(crate) fn call_node(
             if own {
                 e
             } else {
-                hook_error(e, "hook", &target(), &hook.name())
+                hook_error(e, (handle, hook.kind()), "hook", &target(), &hook.name())
             }
         })?;
         if let Some(new) = result {

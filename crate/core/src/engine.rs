@@ -22,7 +22,7 @@ use crate::ready_queue::ReadyQueue;
 use crate::shape::fmt_shape;
 use crate::small::Small;
 use crate::tensor::{Array, Tensor};
-use crate::trace::{self, Event};
+use crate::trace;
 
 pub(crate) use crate::graph_task::HashSet;
 
@@ -383,8 +383,5 @@ fn evaluate(
 }
 
 fn record_error(e: &Error, node: &NodeRef) {
-    trace::record(|| Event::Error {
-        message: e.to_string(),
-        node: Some(node.id),
-    });
+    trace::record_error(e, Some(node.id));
 }

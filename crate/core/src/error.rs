@@ -15,6 +15,18 @@ pub enum Error {
     /// slot): PyTorch's "INTERNAL ASSERT FAILED", a `RuntimeError` whose
     /// message starts "internal error:" and names the fault.
     Internal(String),
+    /// A user hook raised: PyTorch's `RuntimeError` naming the hook's target
+    /// ("tensor hook 'h' on tensor 'c' raised an error: …"), and which hook
+    /// it was (the trace's `error` event names it, so the UI need not parse
+    /// the message).
+    Hook(Box<HookError>),
+}
+
+/// [`Error::Hook`]'s message and hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookError {
+    pub message: String,
+    pub hook: crate::protocol::FailedHook,
 }
 
 impl Error {
@@ -30,15 +42,34 @@ impl Error {
             "internal error: {what}. This is a bug in hookgrad, please report it."
         ))
     }
+    /// The error of hook `handle` (of `kind`, function `name`) that raised
+    /// `message`.
+    pub fn in_hook(
+        message: String,
+        handle: crate::ids::HandleId,
+        kind: crate::protocol::HookKind,
+        name: String,
+    ) -> Self {
+        let hook = crate::protocol::FailedHook { handle, kind, name };
+        Error::Hook(Box::new(HookError { message, hook }))
+    }
+    /// The user hook whose exception this is, if it is one.
+    pub fn failed_hook(&self) -> Option<&crate::protocol::FailedHook> {
+        match self {
+            Error::Hook(h) => Some(&h.hook),
+            _ => None,
+        }
+    }
     pub fn message(&self) -> &str {
         match self {
             Error::Runtime(m) | Error::Type(m) | Error::Index(m) | Error::Internal(m) => m,
+            Error::Hook(h) => &h.message,
         }
     }
     /// Python exception class name, so the JS side can set `error.name`.
     pub fn kind(&self) -> &'static str {
         match self {
-            Error::Runtime(_) | Error::Internal(_) => "RuntimeError",
+            Error::Runtime(_) | Error::Internal(_) | Error::Hook(_) => "RuntimeError",
             Error::Type(_) => "TypeError",
             Error::Index(_) => "IndexError",
         }

@@ -1,56 +1,32 @@
 //! `hg.graph(roots)`: a plain-data snapshot of every tensor and backward node
 //! reachable from the roots, with copied values, for the playground.
 //!
-//! The walk hands each tensor and node to a [`GraphSink`] as a row borrowed
-//! from the live object, in the record's order (by id): [`graph`] copies the
-//! rows into a [`GraphInfo`]; the wasm binding writes them straight onto its
-//! record tape, so nothing is copied twice (a 1,000-node graph: ~7,000
-//! allocations fewer).
+//! The walk hands each tensor and node to a [`GraphSink`] as its record
+//! (`protocol::records`) borrowing from the live object, in the record's
+//! order (by id): [`graph`] copies the rows into a [`GraphInfo`]; the wasm
+//! binding writes them straight onto its record tape (`protocol::tape`), so
+//! nothing is copied twice (a 1,000-node graph: ~7,000 allocations fewer).
+
+use std::borrow::Cow;
 
 // Ids are small sequential integers: the engine's multiplicative hash, not
 // SipHash (which was a quarter of graph() in wasm).
 use crate::engine::HashSet;
 
 use crate::hooks::TensorHookEntry;
-use crate::ids::{NodeId, TensorId};
+use crate::ids::NodeId;
 use crate::node::{Edge, NodeKind, NodeRef};
 use crate::protocol::HookKind;
 pub use crate::protocol::{GraphInfo, HookInfo, NextEdge, NodeInfo, TensorInfo};
 use crate::tensor::{Array, Meta, Tensor, TensorImpl};
 
-/// One tensor of the graph, borrowed (the fields of [`TensorInfo`]).
-pub struct TensorRow<'a> {
-    pub id: TensorId,
-    pub name: Option<&'a str>,
-    pub shape: &'a [usize],
-    pub stride: &'a [usize],
-    pub data: &'a Array,
-    pub requires_grad: bool,
-    pub is_leaf: bool,
-    pub retains_grad: bool,
-    pub grad_fn: Option<NodeId>,
-    pub grad: Option<&'a Array>,
-    pub hooks: &'a [HookInfo],
-}
-
-/// One backward node, borrowed (the fields of [`NodeInfo`]).
-pub struct NodeRow<'a> {
-    pub id: NodeId,
-    pub name: &'static str,
-    /// `next_functions`: an absent edge is `(None, 0)`.
-    pub next: &'a [Option<Edge>],
-    pub variable: Option<TensorId>,
-    pub pre_hooks: &'a [HookInfo],
-    pub post_hooks: &'a [HookInfo],
-}
-
 /// Receives the graph: `tensors(n)`, n tensor rows, `nodes(m)`, m node rows.
 /// A sink must not call back into the engine (rows borrow live tensors).
 pub trait GraphSink {
     fn tensors(&mut self, count: usize);
-    fn tensor(&mut self, row: &TensorRow<'_>);
+    fn tensor(&mut self, row: &TensorInfo<'_>);
     fn nodes(&mut self, count: usize);
-    fn node(&mut self, row: &NodeRow<'_>);
+    fn node(&mut self, row: &NodeInfo<'_>);
 }
 
 fn tensor_hooks(m: &Meta) -> Vec<HookInfo> {
@@ -136,18 +112,18 @@ fn tensor_row(t: &Tensor, sink: &mut dyn GraphSink) {
         Some(s) => s,
         None => contiguous_strides(values.shape(), &mut buf, &mut heap),
     };
-    sink.tensor(&TensorRow {
+    sink.tensor(&TensorInfo {
         id: t.id(),
-        name: m.and_then(|m| m.name.as_deref()),
-        shape: values.shape(),
-        stride,
-        data: values,
+        name: m.and_then(|m| m.name.as_deref()).map(Cow::Borrowed),
+        shape: Cow::Borrowed(values.shape()),
+        stride: Cow::Borrowed(stride),
+        data: Cow::Borrowed(values),
         requires_grad,
         is_leaf,
         retains_grad,
         grad_fn,
-        grad: grad_data.as_deref(),
-        hooks: &hooks,
+        grad: grad_data.as_deref().map(Cow::Borrowed),
+        hooks: Cow::Owned(hooks),
     });
 }
 
@@ -178,16 +154,33 @@ fn node_hooks(n: &NodeRef) -> (Vec<HookInfo>, Vec<HookInfo>) {
 
 fn node_row(n: &NodeRef, sink: &mut dyn GraphSink) {
     let (pre_hooks, post_hooks) = node_hooks(n);
-    sink.node(&NodeRow {
+    // Up to 4 edges on the stack (almost every node): no list per node.
+    let edge = |e: &Option<Edge>| NextEdge {
+        node: e.as_ref().map(|e| e.node.id),
+        input_nr: e.as_ref().map_or(0, |e| e.input_nr),
+    };
+    let mut buf = [NextEdge {
+        node: None,
+        input_nr: 0,
+    }; 4];
+    let next = if n.next.len() <= buf.len() {
+        for (b, e) in buf.iter_mut().zip(n.next.iter()) {
+            *b = edge(e);
+        }
+        Cow::Borrowed(&buf[..n.next.len()])
+    } else {
+        Cow::Owned(n.next.iter().map(edge).collect())
+    };
+    sink.node(&NodeInfo {
         id: n.id,
         name: n.name,
-        next: &n.next,
+        next,
         variable: match &n.kind {
             NodeKind::AccumulateGrad { variable } => Some(variable.id()),
             NodeKind::Op { .. } => None,
         },
-        pre_hooks: &pre_hooks,
-        post_hooks: &post_hooks,
+        pre_hooks: Cow::Owned(pre_hooks),
+        post_hooks: Cow::Owned(post_hooks),
     });
 }
 
@@ -310,46 +303,14 @@ impl GraphSink for GraphInfo {
     fn tensors(&mut self, count: usize) {
         self.tensors.reserve(count);
     }
-    fn tensor(&mut self, r: &TensorRow<'_>) {
-        self.tensors.push(TensorInfo {
-            id: r.id,
-            name: r.name.map(str::to_owned),
-            shape: r.shape.to_vec(),
-            stride: r.stride.to_vec(),
-            data: r.data.clone(),
-            requires_grad: r.requires_grad,
-            is_leaf: r.is_leaf,
-            retains_grad: r.retains_grad,
-            grad_fn: r.grad_fn,
-            grad: r.grad.cloned(),
-            hooks: r.hooks.to_vec(),
-        });
+    fn tensor(&mut self, r: &TensorInfo<'_>) {
+        self.tensors.push(r.to_owned_row());
     }
     fn nodes(&mut self, count: usize) {
         self.nodes.reserve(count);
     }
-    fn node(&mut self, r: &NodeRow<'_>) {
-        self.nodes.push(NodeInfo {
-            id: r.id,
-            name: r.name,
-            next: r
-                .next
-                .iter()
-                .map(|e| match e {
-                    Some(e) => NextEdge {
-                        node: Some(e.node.id),
-                        input_nr: e.input_nr,
-                    },
-                    None => NextEdge {
-                        node: None,
-                        input_nr: 0,
-                    },
-                })
-                .collect(),
-            variable: r.variable,
-            pre_hooks: r.pre_hooks.to_vec(),
-            post_hooks: r.post_hooks.to_vec(),
-        });
+    fn node(&mut self, r: &NodeInfo<'_>) {
+        self.nodes.push(r.to_owned_row());
     }
 }
 

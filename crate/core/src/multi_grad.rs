@@ -15,7 +15,7 @@ use crate::graph_task::{self, Watch};
 use crate::hooks::{RemovableHandle, TensorHook, TensorHookEntry};
 use crate::ids::{HandleId, TensorId};
 use crate::tensor::Tensor;
-use crate::trace::{self, Event, HookTarget, HookValue};
+use crate::trace::{self, Event, HookKind, HookTarget, HookValue};
 
 /// The user's function: `fn(grads)` ('all') or `fn([grad])` ('any').
 pub trait MultiGradHook {
@@ -122,15 +122,16 @@ impl TensorHook for Inner {
 
 fn run(s: &Shared, grads: &[Option<Tensor>]) -> Result<()> {
     s.hook.call(grads).map_err(|e| {
-        Error::runtime(format!(
-            "multi-grad hook{} raised an error: {}",
-            match s.hook.name() {
-                n if n.is_empty() => String::new(),
-                n => format!(" '{n}'"),
-            },
-            e.message()
-        ))
+        let name = s.hook.name();
+        let quoted = if name.is_empty() {
+            String::new()
+        } else {
+            format!(" '{name}'")
+        };
+        let message = format!("multi-grad hook{quoted} raised an error: {}", e.message());
+        Error::in_hook(message, s.handle, HookKind::MultiGrad, name)
     })?;
+
     trace::record(|| {
         let values = grads
             .iter()

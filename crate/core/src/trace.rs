@@ -162,6 +162,16 @@ pub fn copy_grads(values: &[Option<Tensor>]) -> GradList {
     list
 }
 
+/// An `error` event for `e`: the backward node that was running, and the
+/// user hook whose exception it was (`Error::in_hook`).
+pub fn record_error(e: &crate::error::Error, node: Option<NodeId>) {
+    record(|| Event::Error {
+        message: e.to_string(),
+        node,
+        hook: e.failed_hook().cloned(),
+    });
+}
+
 /// A `grad-set` event: the program assigned `t.grad` (now `grad`).
 pub fn record_grad_set(t: &Tensor, grad: Option<&Tensor>) {
     record(|| Event::GradSet {

@@ -187,3 +187,72 @@ fn the_legacy_module_hook_follows_the_node_it_reports() {
         "{got:#?}"
     );
 }
+
+#[test]
+fn a_module_call_is_named_by_its_caller_as_named_modules_names_it() {
+    // Net(encoder: Linear-like, head: Linear-like, blocks: [Block]) —
+    // PyTorch's net.named_modules() names them 'encoder', 'head' and
+    // 'blocks.0'; Net itself, called by the program, has no such name.
+    let scale = |name: &str, k: f32| -> Module {
+        Module::new(
+            name,
+            Rc::new(move |args: &[Value], _: Option<&Value>| {
+                Ok(Value::Tensor(args[0].as_tensor().unwrap().mul(k)?))
+            }) as Rc<dyn ModuleForward>,
+        )
+    };
+    let (encoder, head, block) = (
+        scale("Linear", 2.0),
+        scale("Linear", 3.0),
+        scale("Block", 5.0),
+    );
+    let blocks = Module::new(
+        "ModuleList",
+        Rc::new(|_: &[Value], _: Option<&Value>| Ok(Value::None)) as Rc<dyn ModuleForward>,
+    );
+    ok(blocks.add_module("0", block.clone()));
+    let (e, h, b) = (encoder.clone(), head.clone(), block.clone());
+    let net = Module::new(
+        "Net",
+        Rc::new(move |args: &[Value], _: Option<&Value>| {
+            let x = e.call(vec![args[0].clone()], None)?;
+            let x = b.call(vec![x], None)?;
+            h.call(vec![x], None)
+        }) as Rc<dyn ModuleForward>,
+    );
+    ok(net.add_module("encoder", encoder));
+    ok(net.add_module("blocks", blocks));
+    ok(net.add_module("head", head));
+    let x = leaf(&[1.0], &[]);
+    let (r, events) =
+        crate::trace::trace(|| net.call(vec![Value::Tensor(x.clone())], None).map(|_| ()));
+    ok(r);
+    let pre: Vec<(String, Option<String>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Module {
+                module,
+                phase: crate::trace::ModulePhase::PreHook,
+                path,
+                ..
+            } => Some((module.clone(), path.clone())),
+            _ => None,
+        })
+        .collect();
+    let want = |m: &str, p: Option<&str>| (m.to_string(), p.map(str::to_string));
+    assert_eq!(
+        pre,
+        vec![
+            want("Net", None),
+            want("Linear", Some("encoder")),
+            want("Block", Some("blocks.0")),
+            want("Linear", Some("head"))
+        ]
+    );
+    // Every phase of a call carries its path; untraced calls keep no callers.
+    assert!(events
+        .iter()
+        .all(|e| !matches!(e, Event::Module { module, path: None, .. } if module != "Net")));
+    let again = ok(net.call(vec![Value::Tensor(x)], None));
+    assert!(again.as_tensor().is_some());
+}

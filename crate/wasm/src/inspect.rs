@@ -1,7 +1,8 @@
 //! `graph()` and `trace()` as plain JS objects (no wasm handles), so the
 //! playground can post them between workers and replay them freely. The
-//! records are `hookgrad_core::protocol` types, written onto a tape that the
-//! facade's decoder turns into objects (tape.rs, crate/js/records.js). With
+//! records are `hookgrad_core::protocol` types, written onto a tape
+//! (`protocol::tape`) that the facade's decoder, generated from the same
+//! declarations, turns into objects (crate/js/records.js). With
 //! the feature `serde-reference` (the wasm browser tests, and the reference
 //! build of tests/node/tape.test.mjs), their serde derives can also build
 //! the objects through serde-wasm-bindgen, when no decoder is set (NaN and
@@ -29,7 +30,7 @@ use hookgrad_core::protocol::Event;
 use hookgrad_core::tensor::Tensor;
 
 use crate::convert::JsResult;
-use crate::tape::Tape;
+use hookgrad_core::protocol::Tape;
 
 thread_local! {
     /// The facade's tape decoder (`hg.init` sets it); without it (the wasm
@@ -106,11 +107,8 @@ where
         tape.clear();
         write(&mut tape);
         let strings: js_sys::Array = tape.strings.iter().map(|s| JsValue::from_str(s)).collect();
-        // SAFETY: a view of the tape in wasm memory instead of a copy (no
-        // ~0.5 MB ArrayBuffer per call for the collector). It is valid while
-        // wasm memory does not grow: the decoder is plain JS that never calls
-        // into wasm, and the view is not used after it returns.
-        let words = unsafe { js_sys::Float64Array::view(&tape.words) };
+        // A copy (one memcpy): a view into wasm memory would need `unsafe`.
+        let words = js_sys::Float64Array::from(tape.words.as_slice());
         let r = decode.call2(&JsValue::UNDEFINED, &words, &strings);
         SPARE.with(|s| {
             if let Ok(mut s) = s.try_borrow_mut() {
@@ -124,10 +122,7 @@ where
 
 /// `graph(roots)` as JS objects (written onto the tape as the core walks it).
 pub fn graph_to_js(roots: &[Tensor]) -> JsResult<JsValue> {
-    to_js(
-        |t| hookgrad_core::graph::graph_into(roots, t),
-        || hookgrad_core::graph::graph(roots),
-    )
+    to_js(|t| t.graph(roots), || hookgrad_core::graph::graph(roots))
 }
 
 pub fn events_to_js(events: &[Event]) -> JsResult<JsValue> {

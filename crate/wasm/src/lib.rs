@@ -25,7 +25,6 @@ pub mod options;
 mod pool;
 pub mod saved_hooks;
 pub mod table;
-mod tape;
 pub mod tensor;
 mod tensor_ops;
 mod tensor_views;
@@ -172,6 +171,7 @@ fn traced(f: &JsValue, what: &str) -> JsResult<(Vec<Event>, Vec<CoreTensor>)> {
             events.push(Event::Error {
                 message,
                 node: None,
+                hook: None,
             });
         }
     }

@@ -51,10 +51,15 @@ export function labelPoint(c, boxes, labels = [], w = LABEL_W) {
   const x0 = Math.min(c[0], c[2], c[4], c[6]) - mx; const x1 = Math.max(c[0], c[2], c[4], c[6]) + mx;
   const y0 = Math.min(c[1], c[3], c[5], c[7]) - my; const y1 = Math.max(c[1], c[3], c[5], c[7]) + my;
   const near = (b) => b.x < x1 && b.x + b.w > x0 && b.y < y1 && b.y + b.h > y0;
-  const others = boxes.filter((b) => near(b) && !touches(b, c[0], c[1]) && !touches(b, c[6], c[7])).concat(labels.filter(near));
+  const isEnd = (b) => touches(b, c[0], c[1]) || touches(b, c[6], c[7]);
+  const others = boxes.filter((b) => near(b) && !isEnd(b)).concat(labels.filter(near));
+  // The edge's own end boxes: a label may touch their value rows by the
+  // edge's end, but not their titles (a wide matrix value covered
+  // "TBackward0"); an overview record is all title (tensor over node name).
+  const ends = boxes.filter((b) => near(b) && isEnd(b)).map((b) => ({ x: b.x, y: b.y, w: b.w, h: b.h <= 50 ? b.h : TITLE_BAND }));
   let best = null; let bestCost = Infinity;
   const tryAt = (p) => {
-    const k = others.reduce((sum, b) => sum + cost(p, w, b), 0);
+    const k = others.reduce((sum, b) => sum + cost(p, w, b), 0) + ends.reduce((sum, b) => sum + cost(p, w, b, 0), 0);
     if (k < bestCost) { best = p; bestCost = k; }
     return k === 0;
   };

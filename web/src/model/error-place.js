@@ -9,8 +9,10 @@
 // - Errors inside a hook: the engine rethrows them in PyTorch's words
 //   ("tensor hook 'h' on tensor 'c' raised an error: …") with the hook's own
 //   exception as `cause`; its stack gives the line that threw
-//   (run-program.js). Without one, the place is the hook's definition (or, for
-//   an anonymous hook, the line that registered it, from the graph's hook rows).
+//   (run-program.js). The trace's `error` event names the hook (`hook`,
+//   `hookKind`, `hookName`); without a `cause`, the place is the hook's
+//   definition (or, for an anonymous hook, the line that registered it, from
+//   its row in the graph).
 
 /** Lines `wrapForParse` puts before the program. */
 export const PARSE_HEADER_LINES = 2;
@@ -29,12 +31,26 @@ export function parsePlace(lineno, colno, program) {
   return { line: Math.min(line, lines), column: colno >= 1 ? colno : null };
 }
 
-const HOOK_ERROR = /^(?:\w*Error: )?(.+?)(?: '([^']+)')? (?:on .+?|of module '[^']+') raised an error: /;
+/** What the engine's messages call each kind of hook (an anonymous hook's label). */
+const KIND_WHAT = {
+  tensor: 'tensor hook', 'retain-grad': 'retain_grad', 'node-pre': 'pre-hook', 'node-post': 'hook',
+  'post-accumulate': 'post-accumulate-grad hook', 'module-pre': 'forward pre-hook', 'module-forward': 'forward hook',
+  'module-backward': 'backward hook', 'module-full-backward': 'full backward hook',
+  'module-full-backward-pre': 'full backward pre-hook', pack: 'pack hook', unpack: 'unpack hook', 'multi-grad': 'multi-grad hook',
+};
 
-/** The hook an engine error message names, or null: { what, name }. */
-export function hookOfError(message) {
-  const m = HOOK_ERROR.exec(message || '');
-  return m ? { what: m[1], name: m[2] || null } : null;
+/**
+ * The hook whose exception `message` is, from the trace's `error` event for
+ * it (the latest whose message ends the thrown one: an enclosing call may
+ * prefix its own words), or null: { handle, kind, name }.
+ */
+export function failedHook(message, trace) {
+  const text = String(message || '');
+  for (let i = (trace || []).length - 1; i >= 0; i--) {
+    const e = trace[i];
+    if (e.type === 'error' && e.hook != null && text.endsWith(e.message)) return { handle: e.hook, kind: e.hookKind, name: e.hookName };
+  }
+  return null;
 }
 
 /** Hook rows of a graph (tensors' hooks, nodes' pre/post hooks). */
@@ -43,23 +59,23 @@ function hookRows(graph) {
 }
 
 /**
- * { line, column, hook } for an error raised inside a hook, or null. Prefers
- * the function's definition (`function name(`, `name = (`…) in the program,
- * then the registration site the engine recorded.
+ * { line, column, hook } for an error raised inside `hook` (failedHook's), or
+ * null. Prefers the function's definition (`function name(`, `name = (`…) in
+ * the program, then the registration site the engine recorded in its row.
  */
-export function hookErrorPlace(message, graph, program) {
-  const h = hookOfError(message);
-  if (!h) return null;
-  const label = h.name ? `hook ${h.name}` : h.what;
-  if (h.name && /^[\w$]+$/.test(h.name)) {
+export function hookErrorPlace(hook, graph, program) {
+  if (!hook) return null;
+  const name = hook.name || null;
+  const label = name ? `hook ${name}` : KIND_WHAT[hook.kind] || 'hook';
+  if (name && /^[\w$]+$/.test(name)) {
     const lines = program.split('\n');
-    const def = new RegExp(`(function\\s*\\*?\\s*${h.name}\\s*\\(|\\b${h.name}\\s*[:=]\\s*(?:async\\s*)?(?:function\\b|\\(|[\\w$]+\\s*=>))`);
+    const def = new RegExp(`(function\\s*\\*?\\s*${name}\\s*\\(|\\b${name}\\s*[:=]\\s*(?:async\\s*)?(?:function\\b|\\(|[\\w$]+\\s*=>))`);
     for (let i = 0; i < lines.length; i++) {
       const m = def.exec(lines[i]);
       if (m) return { line: i + 1, column: m.index + 1, hook: `${label}, defined here` };
     }
   }
-  const row = hookRows(graph).find((r) => r.source && (h.name ? r.name === h.name : true));
+  const row = hookRows(graph).find((r) => r.handle === hook.handle && r.source);
   if (row) return { line: row.source.line, column: row.source.column, hook: `${label}, registered here` };
   return null;
 }

@@ -71,7 +71,7 @@ export function buildLayoutInput(model, { collapsed = new Set(), lod = 'full', d
   const calls = new Map(model.moduleCalls.map((c) => [c.key, c]));
   const clusters = [];
   for (const c of model.moduleCalls) {
-    clusters.push({ id: c.key, label: c.callNr > 1 ? `${c.name} (call ${c.callNr})` : c.name, name: c.name, moduleId: c.moduleId, parent: c.parent, collapsed: collapsed.has(c.key) });
+    clusters.push({ id: c.key, label: c.label ?? c.name, name: c.name, moduleId: c.moduleId, parent: c.parent, collapsed: collapsed.has(c.key) });
     for (const tid of c.tensors) { const u = units.get(unitOfTensor.get(tid)); if (u && !u.parent) u.parent = c.key; }
     for (const nid of c.nodes) { const u = units.get(unitOfNode.get(nid)); if (u && !u.parent) u.parent = c.key; }
   }
@@ -86,7 +86,7 @@ export function buildLayoutInput(model, { collapsed = new Set(), lod = 'full', d
     const root = u.parent ? collapsedRoot(u.parent) : null;
     if (root) {
       const pid = `c${root}`;
-      if (!units.has(pid)) units.set(pid, { id: pid, placeholder: root, tensor: null, node: null, w: Math.max(150, Math.round((calls.get(root).name || '').length * 8.6 + 40)), h: 50, parent: calls.get(root).parent && !collapsedRoot(calls.get(root).parent) ? calls.get(root).parent : null, members: 0 });
+      if (!units.has(pid)) units.set(pid, { id: pid, placeholder: root, tensor: null, node: null, w: Math.max(150, Math.round((calls.get(root).label || calls.get(root).name || '').length * 8.6 + 40)), h: 50, parent: calls.get(root).parent && !collapsedRoot(calls.get(root).parent) ? calls.get(root).parent : null, members: 0 });
       units.get(pid).members++;
       remap.set(u.id, pid);
     }

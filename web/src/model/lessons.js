@@ -158,7 +158,11 @@ function makeLayer(i) {
 }
 const layers = [makeLayer(0), makeLayer(1), makeLayer(2)];
 const model = new hg.Module('Model', (u) => layers.reduce((x, l) => l.call(x), u));
-layers.forEach((l, i) => model.addModule(String(i), l));
+// The Python twin's nn.ModuleList: a container (never called itself) named 'layers',
+// so the layers are layers.0, layers.1, layers.2 in model.namedModules().
+const list = new hg.Module('ModuleList', () => { throw new Error('a ModuleList is not called'); });
+layers.forEach((l, i) => list.addModule(String(i), l));
+model.addModule('layers', list);
 
 layers.forEach((layer, i) => {
   layer.registerFullBackwardHook(function adjointHook(m, gradInput, gradOutput) {

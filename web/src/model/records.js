@@ -81,12 +81,12 @@ const KIND_SHORT = {
   'module-full-backward-pre': 'full backward pre-hook',
 };
 
-/** Short badge text for one attached hook: kind, then the function's name. */
+/** Short badge text for one attached hook: kind, then the function's name
+ * (a module hook's row names its module in a field of its own, `module`). */
 export function badgeLabel(h) {
   if (h.kind === 'retain-grad') return 'retain_grad';
   const kind = KIND_SHORT[h.kind] || h.kind || 'hook';
-  const m = /^(.*) \(module '(.*)'\)$/.exec(h.name || '');
-  const fn = m ? m[1] : h.name;
+  const fn = h.name;
   return fn && fn !== '<lambda>' ? `${kind} · ${fn}` : kind;
 }
 

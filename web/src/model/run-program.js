@@ -7,7 +7,7 @@
 // places it in the trace (a line printed by a hook follows that hook's event).
 // Used by the program worker, and in Node by the tests and fixture generator.
 import { formatArg } from './console-format.js';
-import { hookErrorPlace, programFrame } from './error-place.js';
+import { failedHook, hookErrorPlace, programFrame } from './error-place.js';
 
 export const MAX_LINES = 400;
 /** Lines the program's text is shifted by in `new Function` (header + "use strict"). */
@@ -74,8 +74,8 @@ export function runProgram(hg, program, { semantics = 'pytorch-2', api = program
       if (h.source) h.source = { line: h.source.line - PROGRAM_LINE_OFFSET, column: h.source.column };
     }
   }
-  // An error inside a hook: the engine keeps only its message; point at the hook.
-  const inHook = error && hookErrorPlace(error.message, graph, program);
+  // An error inside a hook: the trace's error event names the hook; point at it.
+  const inHook = error && hookErrorPlace(failedHook(error.message, trace), graph, program);
   if (inHook && error.thrownAt) {
     // The line inside the hook that threw (the hook's own exception's stack).
     error = { ...error, ...inHook, line: error.thrownAt.line, column: error.thrownAt.column, hook: inHook.hook.replace(/, (defined|registered) here$/, ', thrown here') };

@@ -34,6 +34,16 @@ export const HOOK_KIND_LABEL = {
   pack: 'pack hook', unpack: 'unpack hook', 'multi-grad': 'multi-grad hook',
 };
 
+/**
+ * A module call's label: its name in the module that called it (the
+ * engine's `path`, PyTorch's named_modules() name) before its class, so two
+ * Linear layers read "encoder: Linear" and "head: Linear"; "(call 2)" from
+ * a module's second call on.
+ */
+export function callLabel({ name, path = null, callNr = 1 }) {
+  return `${path ? `${path}: ` : ''}${name}${callNr > 1 ? ` (call ${callNr})` : ''}`;
+}
+
 /** "tensor hook cHook": the kind, then the function's name unless it only repeats the kind ("pack hook", not "pack hook pack"). */
 export function hookTitle(ev) {
   const kind = HOOK_KIND_LABEL[ev.kind] || ev.kind;
@@ -108,14 +118,15 @@ export function analyze(graph, fullTrace = []) {
         if (ev.phase === 'pre-hook' || !top || top.moduleId !== ev.moduleId) {
           if (ev.phase !== 'end') {
             const n = (callsOf.get(ev.moduleId) || 0) + 1; callsOf.set(ev.moduleId, n);
-            const call = { key: `m${ev.moduleId}.${n}`, moduleId: ev.moduleId, name: ev.module, callNr: n, parent: top?.key ?? null, tensors: new Set(), nodes: new Set(), start: i, end: trace.length };
+            const call = { key: `m${ev.moduleId}.${n}`, moduleId: ev.moduleId, name: ev.module, path: ev.path ?? null, callNr: n, parent: top?.key ?? null, tensors: new Set(), nodes: new Set(), start: i, end: trace.length };
+            call.label = callLabel(call);
             moduleCalls.push(call); stack.push(call); lastCallOf.set(ev.moduleId, call.key);
           }
         }
         const cur = stack[stack.length - 1];
         if (cur) cur.phase = ev.phase;
         f = { module: cur?.key };
-        label = `${ev.module}: ${{ 'pre-hook': 'forward pre-hooks', forward: 'forward()', hook: 'forward hooks', end: 'returns' }[ev.phase] || ev.phase}`;
+        label = `${cur?.path ? `${cur.path} (${ev.module})` : ev.module}: ${{ 'pre-hook': 'forward pre-hooks', forward: 'forward()', hook: 'forward hooks', end: 'returns' }[ev.phase] || ev.phase}`;
         if (ev.phase === 'end' && cur) { cur.end = i; stack.pop(); }
         break;
       }

@@ -98,7 +98,7 @@ export function overviewItems(view) {
     const { u } = spec;
     if (u.placeholder) {
       const c = input.clusters.find((x) => x.id === u.placeholder) || model.moduleCalls.find((x) => x.key === u.placeholder);
-      return { spec, box: spec.box, title: `▸ ${c?.label || (c?.callNr > 1 ? `${c.name} (call ${c.callNr})` : c?.name) || 'module'}`, fill: 'm', module: u.placeholder, prio: 100 };
+      return { spec, box: spec.box, title: `▸ ${c?.label || 'module'}`, fill: 'm', module: u.placeholder, prio: 100 };
     }
     const t = u.tensor != null ? model.tensors.get(u.tensor) : null; const n = u.node != null ? model.nodes.get(u.node) : null;
     const hooks = [...(t?.hooks || []), ...(n?.preHooks || []), ...(n?.postHooks || [])];

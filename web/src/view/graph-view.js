@@ -204,7 +204,7 @@ export class GraphView {
 
   drawPlaceholder(parent, u, p) {
     const c = this.input.clusters.find((x) => x.id === u.placeholder) || this.model.moduleCalls.find((x) => x.key === u.placeholder);
-    const label = c?.label || (c?.callNr > 1 ? `${c.name} (call ${c.callNr})` : c?.name) || 'module';
+    const label = c?.label || 'module';
     // A collapsed module that holds a node with a legacy backward hook says so.
     const legacyInside = [...this.model.nodes.values()].some((n) => this.input.unitOfNode[n.id] === u.id && [...(n.preHooks || []), ...(n.postHooks || [])].some((h) => h.kind === 'module-backward'));
     const g = el('g', { class: `placeholder${legacyInside ? ' has-legacy' : ''}`, 'data-unit': u.id, role: 'button', tabindex: 0, 'aria-label': `Expand module ${label}`, 'aria-expanded': 'false' }, parent);
@@ -406,7 +406,7 @@ export class GraphView {
     const seenModules = new Set();
     for (const c of this.model.moduleCalls) {
       const shown = this.input.clusters.find((x) => x.id === c.key);
-      if (shown || collapsedUnits.has(c.key)) { seenModules.add(c.key); out.push({ kind: 'module', label: shown?.label || (c.callNr > 1 ? `${c.name} (call ${c.callNr})` : c.name), module: c.key, collapsed: !shown }); }
+      if (shown || collapsedUnits.has(c.key)) { seenModules.add(c.key); out.push({ kind: 'module', label: shown?.label || c.label, module: c.key, collapsed: !shown }); }
     }
     for (const t of this.model.tensors.values()) out.push({ kind: 'tensor', label: t.name || `t${t.id}`, tensor: t.id });
     for (const n of this.model.nodes.values()) out.push({ kind: 'node', label: n.name || `node ${n.id}`, node: n.id });

@@ -79,9 +79,6 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
         .get(root as usize)
         .filter(|e| e.refs > 0)
         .ok_or_else(free_row)?;
-    if first.op.passes() != 0 {
-        return Ok(None);
-    }
     let pass = crate::graph_task::next_pass();
     // Room for every row up front (a training step's backward reaches
     // nearly all of them): no reallocation while walking.

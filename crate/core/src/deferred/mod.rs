@@ -1,10 +1,12 @@
 //! Deferred scalar ops (issue 10, W1). A micrograd-style program builds one
 //! graph node per 0-d op and never looks at most of them: building the
 //! node, its tensor and storage and tearing them down again is most of what
-//! such a step costs. Here a 0-d `add` / `sub` / `mul` / `tanh` whose
-//! result requires grad is first a small `Entry`: the op, its inputs, its
-//! value, and the ids, sequence number and versions the op would have
-//! taken or seen. Nothing else changes, so the two ways are indistinguishable:
+//! such a step costs. Here a 0-d elementwise op whose result requires grad
+//! (every one of the contract, `op.rs`: one outside the set would make the
+//! whole graph eager, a cliff of 5-20x per node) is first a small `Entry`:
+//! the op, its inputs, its value, and the ids, sequence number and versions
+//! the op would have taken or seen. Nothing else changes, so the two ways
+//! are indistinguishable:
 //!
 //! - **Materialized on demand.** Anything that needs the real tensor (every
 //!   API but `value()` and `backward()`) calls `Lazy::tensor()`, which
@@ -19,10 +21,15 @@
 //!   entries directly, with the engine's ready queue and dependency counts:
 //!   the same f32 sums in the same order, `.grad` and its version as the
 //!   engine leaves them. It runs only where nothing can observe a gradient
-//!   in flight (no hooks on the leaves reached, no trace, no pack hooks, no
-//!   multi-grad hooks, not inside another backward) and the graph is
+//!   in flight (`graph_task::nothing_observes`, the engine's own test for
+//!   its number path, and no hooks on the leaves reached) and the graph is
 //!   intact; otherwise it answers `false` and the caller materializes and
 //!   runs the engine, which is always exact.
+//!
+//! The files: `op` (the ops and their formulas), `table` (rows, holders,
+//! tensor inputs), `record` (an op as a row), `lazy` (handles, release),
+//! `replay` (materializing), `backward` (the walk that plans a pass) and
+//! `execute` (the pass on numbers), `handle` (the binding's handle).
 //!
 //! The one rule for the caller (the binding's `requiresGrad` setter): call
 //! `flush` before changing a tensor's `requires_grad`, which decides the
@@ -42,8 +49,8 @@
 //! freed when its count of holders (its handles and the entries that take
 //! it as an input) drops to zero. A W1 step makes ~10^4 entries, and
 //! allocating, reading and freeing them one by one was most of the core's
-//! work in it (bench/PROFILE.md, tenth pass); the backward reads the rows
-//! and a parallel array of its own marks.
+//! work in it (bench/PROFILE-history-2.md, tenth pass); the backward reads
+//! the rows and a parallel array of its own marks.
 
 mod backward;
 mod execute;
@@ -62,6 +69,9 @@ pub use record::{record, Arg};
 pub use replay::flush;
 
 use crate::error::{Error, Result};
+#[cfg(test)]
+mod root_tests;
+
 use table::Table;
 
 crate::thread_refcell!(

@@ -16,12 +16,55 @@ fn tensors_snapshot(values: &[Value]) -> HookValue {
     HookValue::Many(value::snapshot_values(values))
 }
 
+crate::thread_refcell!(
+    /// The modules whose forward is running, innermost last (kept only while
+    /// a trace records): a call's `path` in the trace is its name in the
+    /// innermost of them, so two `Linear` layers read `encoder` and `head`.
+    static CALLERS: Vec<Module> = Vec::new();
+);
+
+/// One module's forward on `CALLERS`, popped when the forward returns or fails.
+struct CallerFrame(bool);
+
+impl CallerFrame {
+    fn enter(m: &Module) -> Self {
+        let on = trace::is_recording()
+            && CALLERS.with(|c| c.try_borrow_mut().map(|mut v| v.push(m.clone())).is_ok());
+        CallerFrame(on)
+    }
+}
+
+impl Drop for CallerFrame {
+    fn drop(&mut self) {
+        if self.0 {
+            CALLERS.with(|c| c.try_borrow_mut().map(|mut v| v.pop()).ok());
+        }
+    }
+}
+
 impl Module {
-    fn phase(&self, phase: ModulePhase) {
+    /// This module's `named_modules()` name in the innermost running forward
+    /// that reaches it (PyTorch's own naming: `layers.0` for a ModuleList's
+    /// first entry), or None.
+    fn path_in_caller(&self) -> Option<String> {
+        // A copy: `named_modules()` must not run under the list's borrow.
+        let callers: Vec<Module> =
+            CALLERS.with(|c| c.try_borrow().map(|v| v.clone()).unwrap_or_default());
+        callers.iter().rev().find_map(|caller| {
+            caller
+                .named_modules()
+                .into_iter()
+                .find(|(name, m)| !name.is_empty() && m.id() == self.id())
+                .map(|(name, _)| name)
+        })
+    }
+
+    fn phase(&self, phase: ModulePhase, path: &Option<String>) {
         trace::record(|| Event::Module {
             module: self.name(),
             module_id: self.id(),
             phase,
+            path: path.clone(),
         });
     }
 
@@ -44,6 +87,22 @@ impl Module {
         });
     }
 
+    /// The error of this module's forward (pre-)hook `handle` that raised
+    /// `e`, also the trace's `error` event naming that hook (no backward
+    /// records it).
+    fn hook_err(
+        &self,
+        what: &str,
+        (handle, kind): (HandleId, HookKind),
+        name: String,
+        e: Error,
+    ) -> Error {
+        let message = self.wrap_err(what, e).message().to_owned();
+        let err = Error::in_hook(message, handle, kind, name);
+        trace::record_error(&err, None);
+        err
+    }
+
     fn wrap_err(&self, what: &str, e: Error) -> Error {
         Error::runtime(format!(
             "{what} of module '{}' raised an error: {}",
@@ -56,7 +115,12 @@ impl Module {
     pub fn call(&self, args: Vec<Value>, kwargs: Option<Value>) -> Result<Value> {
         let mut args = args;
         let mut kwargs = kwargs;
-        self.phase(ModulePhase::PreHook);
+        let path = if trace::is_recording() {
+            self.path_in_caller()
+        } else {
+            None
+        };
+        self.phase(ModulePhase::PreHook, &path);
         let pre: Vec<(HandleId, Rc<PreHookEntry>)> = global_then_own(
             GLOBAL.with(|g| g.forward_pre.snapshot()),
             self.0.hooks.forward_pre.snapshot(),
@@ -65,10 +129,14 @@ impl Module {
             let before = tensors_snapshot(&args);
             if entry.with_kwargs {
                 let kw = kwargs.clone().unwrap_or(Value::Dict(Vec::new()));
-                let r = entry
-                    .hook
-                    .call(self, &args, Some(&kw))
-                    .map_err(|e| self.wrap_err("forward pre-hook", e))?;
+                let r = entry.hook.call(self, &args, Some(&kw)).map_err(|e| {
+                    self.hook_err(
+                        "forward pre-hook",
+                        (handle, HookKind::ModulePre),
+                        entry.hook.name(),
+                        e,
+                    )
+                })?;
                 if let Some(r) = r {
                     match r {
                         Value::Tuple(pair) if pair.len() == 2 => {
@@ -85,10 +153,14 @@ impl Module {
                     }
                 }
             } else {
-                let r = entry
-                    .hook
-                    .call(self, &args, None)
-                    .map_err(|e| self.wrap_err("forward pre-hook", e))?;
+                let r = entry.hook.call(self, &args, None).map_err(|e| {
+                    self.hook_err(
+                        "forward pre-hook",
+                        (handle, HookKind::ModulePre),
+                        entry.hook.name(),
+                        e,
+                    )
+                })?;
                 if let Some(r) = r {
                     args = r.into_args();
                 }
@@ -122,13 +194,12 @@ impl Module {
             None
         };
 
-        self.phase(ModulePhase::Forward);
-        let mut result = self
-            .0
-            .forward
-            .forward(self, &args, kwargs.as_ref())
-            .map_err(|e| self.wrap_err("forward", e))?;
-        self.phase(ModulePhase::Hook);
+        self.phase(ModulePhase::Forward, &path);
+        let frame = CallerFrame::enter(self);
+        let forward = self.0.forward.forward(self, &args, kwargs.as_ref());
+        drop(frame);
+        let mut result = forward.map_err(|e| self.wrap_err("forward", e))?;
+        self.phase(ModulePhase::Hook, &path);
 
         let fwd: Vec<(HandleId, Rc<ForwardHookEntry>)> = global_then_own(
             GLOBAL.with(|g| g.forward.snapshot()),
@@ -144,7 +215,14 @@ impl Module {
             let r = entry
                 .hook
                 .call(self, &args, kw.as_ref(), &result)
-                .map_err(|e| self.wrap_err("forward hook", e))?;
+                .map_err(|e| {
+                    self.hook_err(
+                        "forward hook",
+                        (handle, HookKind::ModuleForward),
+                        entry.hook.name(),
+                        e,
+                    )
+                })?;
             if let Some(r) = r {
                 result = r;
             }
@@ -169,7 +247,7 @@ impl Module {
         if !legacy_hooks.is_empty() {
             backward_hook::attach_legacy_hooks(self, &legacy_hooks, &args, &result);
         }
-        self.phase(ModulePhase::End);
+        self.phase(ModulePhase::End, &path);
         Ok(result)
     }
 }

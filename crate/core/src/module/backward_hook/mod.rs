@@ -75,13 +75,17 @@ fn call_user_hook(
         HookKind::ModuleFullBackward => "full backward hook",
         _ => "backward hook",
     };
-    let returned = call(args).map_err(|e| {
-        Error::runtime(format!(
-            "{what} on module '{}' raised an error: {}",
-            site.module.name(),
-            e.message()
-        ))
-    })?;
+    let returned = match call(args) {
+        Ok(r) => r,
+        Err(e) => {
+            let module = site.module.name();
+            let message = format!(
+                "{what} on module '{module}' raised an error: {}",
+                e.message()
+            );
+            return Err(Error::in_hook(message, handle, kind, name()));
+        }
+    };
     let accepted = match returned {
         Some(r) => accept(r)?,
         None => None,
