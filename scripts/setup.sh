@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WASM_BINDGEN_VERSION=0.2.130
+# The CLI must be the wasm-bindgen crate's locked version (Cargo.lock).
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, "", $0); print; exit }' Cargo.lock)
 log() { printf '[setup] %s\n' "$*" >&2; }
 export PATH="$HOME/.cargo/bin:$PATH"
 

@@ -1,5 +1,5 @@
 // Tensor hook handles and hook lists as the engine keeps them: by-id handles
-// in reused slots (crate/wasm/src/hooks.rs), lists whose first entry is
+// in reused slots (crate/wasm/src/table.rs), lists whose first entry is
 // inline (crate/core/src/hooks/list.rs, FirstInline), and hook arguments kept by
 // the hook in a long chain. Expected values are hand calculations.
 import { test } from 'node:test';

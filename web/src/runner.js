@@ -14,7 +14,7 @@ import pythonWorkerUrl from './workers/python-worker.js?worker&url';
 
 export const WATCHDOG_MS = 4000;
 /** The engine package's JS modules (hookgrad.js and what it imports; tests/node/sandbox-files.test.mjs keeps this list whole). */
-export const ENGINE_JS = ['hookgrad.js', 'hookgrad_core.js', 'records.js'];
+export const ENGINE_JS = ['hookgrad.js', 'hookgrad_core.js', 'records.js', 'hookgrad_handles.js', 'hookgrad_tensor.js', 'hookgrad_classes.js'];
 export const ENGINE_WASM = 'hookgrad_bg.wasm';
 /** hookgrad/python: loadPython and the `torch` shim it writes into Pyodide. */
 export const PYTHON_JS = ['python.js', 'python-shim.js', 'python-helpers.js'];

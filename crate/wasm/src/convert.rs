@@ -1,8 +1,8 @@
-//! JS ⇄ core conversions and errors. Every failure here is a JS `Error`
-//! (never a trap); tensors are recognised by calling their `__hgStash`
-//! method, which borrows the wrapper instead of consuming it.
+//! JS ⇄ core conversions and errors (tensor data and shapes: data.rs,
+//! re-exported here). Every failure here is a JS `Error`
+//! (never a trap); a Tensor argument is recognised by the table id its
+//! object holds (crate/js: `__hgTensor`, 0 once released).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array as JsArray, Object, Reflect};
@@ -12,17 +12,9 @@ use wasm_bindgen::JsCast;
 use hookgrad_core::error::Error;
 use hookgrad_core::module::Value;
 use hookgrad_core::ops::Operand;
-use hookgrad_core::tensor::{Array, Tensor};
+use hookgrad_core::tensor::Tensor;
 
-/// Largest tensor hookgrad will allocate (64 MB of float32): beyond this a
-/// wasm allocation failure would abort the instance.
-pub const MAX_ELEMENTS: usize = 1 << 24;
-
-thread_local! {
-    pub(crate) static STASH: RefCell<Option<Tensor>> = const { RefCell::new(None) };
-    /// Created once: decoding the key from UTF-8 on every call showed up in profiles.
-    static STASH_KEY: JsValue = JsValue::from_str("__hgStash");
-}
+pub use crate::data::*;
 
 hookgrad_core::thread_refcell!(
     /// What the last JS call made by the engine (a hook) threw, if it threw.
@@ -148,40 +140,60 @@ pub fn tensor_arg(v: &JsValue) -> JsResult<Option<Tensor>> {
     if !v.is_object() {
         return Ok(None);
     }
-    if let Some(t) = live_tensor_fast(v) {
-        return t.js().map(Some);
+    match handle_id(v, Kind::Tensor) {
+        None => Ok(None),
+        Some(id) => crate::table::tensor(id)
+            .unwrap_or_else(|| Err(crate::table::released("tensor")))
+            .js()
+            .map(Some),
     }
-    let Ok(f) = STASH_KEY.with(|k| Reflect::get(v, k)) else {
-        return Ok(None);
-    };
-    let Some(f) = f.dyn_ref::<js_sys::Function>() else {
-        return Ok(None);
-    };
-    STASH.with(|s| s.replace(None));
-    f.call0(v)?;
-    Ok(STASH.with(|s| s.replace(None)))
 }
 
 #[wasm_bindgen]
 extern "C" {
-    /// Any JS object, asked for the facade's `Tensor.prototype.__hgPtr`.
-    type MaybeTensor;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgPtr)]
-    fn hg_ptr(this: &MaybeTensor) -> Result<JsValue, JsValue>;
+    /// Any JS object, asked for the id a facade handle holds.
+    type MaybeHandle;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgTensor)]
+    fn hg_tensor(this: &MaybeHandle) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgNode)]
+    fn hg_node(this: &MaybeHandle) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = __hgModule)]
+    fn hg_module(this: &MaybeHandle) -> Result<JsValue, JsValue>;
 }
 
-/// One property read instead of three calls (`__hgStash`): a live Tensor
-/// handle's code (`handle_code`: a box's pointer or a deferred row), from
-/// the getter the facade (crate/js/hookgrad.js) defines on
-/// `Tensor.prototype`. Anything else — not a Tensor, a released handle
-/// (code 0), no facade loaded — takes the general path and its errors.
-fn live_tensor_fast(v: &JsValue) -> Option<hookgrad_core::Result<Tensor>> {
-    let p = v.unchecked_ref::<MaybeTensor>().hg_ptr().ok()?.as_f64()?;
-    // A code crosses as a signed or an unsigned 32-bit number.
-    if !(p >= -2_147_483_648.0 && p <= f64::from(u32::MAX) && p.fract() == 0.0) {
-        return None;
+/// The kinds of handle a JS object can be.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Tensor,
+    Node,
+    Module,
+}
+
+/// The table id a facade handle of `kind` holds (0: released), or `None`
+/// for any other value (a getter that throws, on a hostile Proxy, too).
+pub fn handle_id(v: &JsValue, kind: Kind) -> Option<u32> {
+    let m = v.unchecked_ref::<MaybeHandle>();
+    let id = match kind {
+        Kind::Tensor => m.hg_tensor(),
+        Kind::Node => m.hg_node(),
+        Kind::Module => m.hg_module(),
     }
-    crate::handle_code::tensor_of(p as i64 as u32)
+    .ok()?
+    .as_f64()?;
+    (id >= 0.0 && id <= f64::from(u32::MAX) && id.fract() == 0.0).then_some(id as u32)
+}
+
+/// The core module behind a JS `Module` argument; `what must be Module` else.
+pub fn expect_module(v: &JsValue, what: &str) -> JsResult<hookgrad_core::module::Module> {
+    match v.is_object().then(|| handle_id(v, Kind::Module)).flatten() {
+        Some(id) => {
+            crate::table::module(id).ok_or_else(|| js_error(crate::table::released("module")))
+        }
+        None => Err(type_error(format!(
+            "{what} must be Module, not {}",
+            type_name(v)
+        ))),
+    }
 }
 
 pub fn expect_tensor(v: &JsValue, what: &str) -> JsResult<Tensor> {
@@ -201,221 +213,9 @@ pub fn operand(v: &JsValue, op: &str) -> JsResult<Operand> {
     )))
 }
 
-/// A shape: an array of non-negative integers with a bounded product.
-pub fn parse_shape(v: &JsValue) -> JsResult<Vec<usize>> {
-    let items: Vec<JsValue> = if let Some(n) = v.as_f64() {
-        vec![JsValue::from_f64(n)]
-    } else if JsArray::is_array(v) {
-        JsArray::from(v).iter().collect()
-    } else {
-        return Err(type_error(format!(
-            "shape must be an array of integers, not {}",
-            type_name(v)
-        )));
-    };
-    let mut shape = Vec::with_capacity(items.len());
-    let mut numel: usize = 1;
-    for d in items {
-        let n = d.as_f64().ok_or_else(|| {
-            type_error(format!(
-                "shape entries must be integers, not {}",
-                type_name(&d)
-            ))
-        })?;
-        if !n.is_finite() || n.fract() != 0.0 {
-            return Err(type_error(format!(
-                "shape entries must be integers, got {}",
-                number_text(n)
-            )));
-        }
-        if n < 0.0 {
-            return Err(js_error(Error::runtime(format!(
-                "Trying to create tensor with negative dimension {}: {}",
-                number_text(n),
-                format_shape_f64(v)
-            ))));
-        }
-        let d = n as usize;
-        numel = numel.saturating_mul(d);
-        if numel > MAX_ELEMENTS || d > MAX_ELEMENTS {
-            return Err(js_error(Error::runtime(format!(
-                "tensor of shape {} is too large for hookgrad (limit {MAX_ELEMENTS} elements)",
-                format_shape_f64(v)
-            ))));
-        }
-        shape.push(d);
-    }
-    Ok(shape)
-}
-
-/// A shape as PyTorch prints it in these messages: `[-1, 2]`; a bare number
-/// `n` (`hg.zeros(-1)`) is the one-dimensional shape `[n]`, as in torch
-/// (it was JsValue's Debug text, `JsValue(-1)`).
-fn format_shape_f64(v: &JsValue) -> String {
-    let parts: Vec<String> = if JsArray::is_array(v) {
-        JsArray::from(v)
-            .iter()
-            .map(|d| d.as_f64().map(number_text).unwrap_or("?".into()))
-            .collect()
-    } else {
-        vec![js_message(v)]
-    };
-    format!("[{}]", parts.join(", "))
-}
-
-/// Signed dims for `reshape` (-1 allowed).
-pub fn parse_signed_shape(v: &JsValue) -> JsResult<Vec<i64>> {
-    if !JsArray::is_array(v) {
-        return Err(type_error(format!(
-            "reshape(): shape must be an array of integers, not {}",
-            type_name(v)
-        )));
-    }
-    JsArray::from(v)
-        .iter()
-        .map(|d| match d.as_f64() {
-            Some(n)
-                if n.is_finite() && n.fract() == 0.0 && n >= -1.0 && n <= MAX_ELEMENTS as f64 =>
-            {
-                Ok(n as i64)
-            }
-            Some(n) if n.is_finite() && n.fract() == 0.0 && n < -1.0 => Err(js_error(
-                Error::runtime(format!("invalid shape dimension {}", number_text(n))),
-            )),
-            _ => Err(type_error(format!(
-                "reshape(): shape entries must be integers, got {}",
-                js_message(&d)
-            ))),
-        })
-        .collect()
-}
-
-/// Nested arrays / number / typed array (+ `{shape}`) → shape and values.
-///
-/// `{shape}` lays out a typed array's or a flat array's values (row-major;
-/// the core checks their count). Nested arrays and numbers carry their own
-/// shape: a `{shape}` beside them must be that shape — it was silently
-/// ignored, so `tensor([[1, 2], [3, 4]], {shape: [4]})` looked like a reshape
-/// that never happened.
-pub fn parse_data(data: &JsValue, shape_opt: Option<JsValue>) -> JsResult<(Vec<usize>, Vec<f32>)> {
-    let given = match shape_opt {
-        Some(s) if !s.is_undefined() => Some(parse_shape(&s)?),
-        _ => None,
-    };
-    let (inferred, values) = parse_values(data)?;
-    match given {
-        // One dimension: a flat array or a typed array (a number has none).
-        Some(shape) if inferred.len() == 1 => Ok((shape, values)),
-        Some(shape) if shape != inferred => Err(js_error(Error::runtime(format!(
-            "tensor(): shape {} does not match the data's shape {}; {{shape}} lays out a typed \
-             array or a flat array",
-            hookgrad_core::shape::fmt_shape(&shape),
-            hookgrad_core::shape::fmt_shape(&inferred)
-        )))),
-        _ => Ok((inferred, values)),
-    }
-}
-
-fn is_typed_array(v: &JsValue) -> bool {
-    v.is_object()
-        && !JsArray::is_array(v)
-        && Reflect::has(v, &"BYTES_PER_ELEMENT".into()).unwrap_or(false)
-}
-
-/// The data's own shape and values (a typed array is flat).
-fn parse_values(data: &JsValue) -> JsResult<(Vec<usize>, Vec<f32>)> {
-    if let Some(n) = data.as_f64() {
-        return Ok((Vec::new(), vec![n as f32]));
-    }
-    if is_typed_array(data) {
-        let values: Vec<f32> = js_sys::Float32Array::new(data).to_vec();
-        return Ok((vec![values.len()], values));
-    }
-    if !JsArray::is_array(data) {
-        return Err(type_error(format!(
-            "tensor(): data must be a number, nested arrays of numbers, or a typed array, not {}",
-            type_name(data)
-        )));
-    }
-    let mut shape = Vec::new();
-    // Infer the shape along the first elements, then check every element.
-    let mut probe = data.clone();
-    while JsArray::is_array(&probe) {
-        let arr = JsArray::from(&probe);
-        shape.push(arr.length() as usize);
-        if arr.length() == 0 {
-            break;
-        }
-        probe = arr.get(0);
-    }
-    let numel: usize = shape.iter().product();
-    if numel > MAX_ELEMENTS {
-        return Err(js_error(Error::runtime(format!(
-            "tensor too large for hookgrad (limit {MAX_ELEMENTS} elements)"
-        ))));
-    }
-    let mut values = Vec::with_capacity(numel);
-    fill(data, &shape, 0, &mut values)?;
-    Ok((shape, values))
-}
-
-fn fill(v: &JsValue, shape: &[usize], dim: usize, out: &mut Vec<f32>) -> JsResult<()> {
-    if dim == shape.len() {
-        let n = v.as_f64().ok_or_else(|| {
-            type_error(format!(
-                "tensor(): expected a number at dim {dim}, got {}",
-                type_name(v)
-            ))
-        })?;
-        out.push(n as f32);
-        return Ok(());
-    }
-    if !JsArray::is_array(v) {
-        return Err(type_error(format!(
-            "expected sequence of length {} at dim {dim} (got {})",
-            shape[dim],
-            type_name(v)
-        )));
-    }
-    let arr = JsArray::from(v);
-    if arr.length() as usize != shape[dim] {
-        return Err(js_error(Error::type_error(format!(
-            "expected sequence of length {} at dim {dim} (got {})",
-            shape[dim],
-            arr.length()
-        ))));
-    }
-    for item in arr.iter() {
-        fill(&item, shape, dim + 1, out)?;
-    }
-    Ok(())
-}
-
-/// An array as nested JS arrays (a number for 0-d).
-pub fn array_to_js(a: &Array) -> JsValue {
-    fn rec(values: &[f32], shape: &[usize]) -> JsValue {
-        match shape.split_first() {
-            None => JsValue::from_f64(values.first().copied().unwrap_or(0.0) as f64),
-            Some((&n, rest)) => {
-                let stride: usize = rest.iter().product();
-                let out = JsArray::new_with_length(n as u32);
-                for i in 0..n {
-                    let chunk = values.get(i * stride..(i + 1) * stride).unwrap_or(&[]);
-                    out.set(i as u32, rec(chunk, rest));
-                }
-                out.into()
-            }
-        }
-    }
-    rec(a.as_slice(), a.shape())
-}
-
-pub fn opt_array_to_js(a: &Option<Array>) -> JsValue {
-    a.as_ref().map(array_to_js).unwrap_or(JsValue::NULL)
-}
-
+/// A new JS Tensor handle of `t`.
 pub fn tensor_to_js(t: Tensor) -> JsValue {
-    crate::tensor::Tensor::wrap(t).into()
+    crate::facade::tensor_object(crate::table::put_tensor(t))
 }
 
 pub fn opt_tensors_to_js(v: &[Option<Tensor>]) -> JsValue {

@@ -6,8 +6,6 @@ use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::*;
-use crate::module::Module;
-use crate::tensor::Tensor;
 use hookgrad_core::module::sequential::{self, Activation};
 use hookgrad_core::ops::{join, loss};
 
@@ -36,35 +34,35 @@ fn tensor_list(v: &JsValue, what: &str) -> JsResult<Vec<hookgrad_core::Tensor>> 
 
 /// `hg.cat(tensors, dim = 0)`.
 #[wasm_bindgen]
-pub fn cat(tensors: JsValue, dim: JsValue) -> JsResult<Tensor> {
+pub fn cat(tensors: JsValue, dim: JsValue) -> JsResult<JsValue> {
     let ts = tensor_list(&tensors, "cat")?;
-    join::cat(&ts, dim_arg(&dim, "cat")?).js().map(Tensor::wrap)
+    join::cat(&ts, dim_arg(&dim, "cat")?).js().map(tensor_to_js)
 }
 
 /// `hg.stack(tensors, dim = 0)`.
 #[wasm_bindgen]
-pub fn stack(tensors: JsValue, dim: JsValue) -> JsResult<Tensor> {
+pub fn stack(tensors: JsValue, dim: JsValue) -> JsResult<JsValue> {
     let ts = tensor_list(&tensors, "stack")?;
     join::stack(&ts, dim_arg(&dim, "stack")?)
         .js()
-        .map(Tensor::wrap)
+        .map(tensor_to_js)
 }
 
 /// `hg.nn.functional.mseLoss(input, target, {reduction})`.
-#[wasm_bindgen(js_name = __mseLoss)]
-pub fn mse_loss(input: JsValue, target: JsValue, opts: JsValue) -> JsResult<Tensor> {
+#[wasm_bindgen]
+pub fn functional_mse_loss(input: JsValue, target: JsValue, opts: JsValue) -> JsResult<u32> {
     check_opts(&opts, "mseLoss()")?;
     let x = expect_tensor(&input, "mseLoss(): argument 'input' (position 1)")?;
     let t = expect_tensor(&target, "mseLoss(): argument 'target' (position 2)")?;
     let o: crate::options::MseLossOptions = crate::options::read(&opts, "mseLoss()")?;
     let r = o.reduction.map_or(loss::Reduction::Mean, Into::into);
-    loss::mse_loss(&x, &t, r).js().map(Tensor::wrap)
+    loss::mse_loss(&x, &t, r).js().map(crate::table::put_tensor)
 }
 
 /// `hg.nn.functional.crossEntropy(logits, targets, {reduction})`: `targets`
 /// is an array of class indices (or one index for 1-D logits).
-#[wasm_bindgen(js_name = __crossEntropy)]
-pub fn cross_entropy(logits: JsValue, targets: JsValue, opts: JsValue) -> JsResult<Tensor> {
+#[wasm_bindgen]
+pub fn functional_cross_entropy(logits: JsValue, targets: JsValue, opts: JsValue) -> JsResult<u32> {
     check_opts(&opts, "crossEntropy()")?;
     // The same one field as mseLoss's options.
     let o: crate::options::MseLossOptions = crate::options::read(&opts, "crossEntropy()")?;
@@ -93,23 +91,27 @@ pub fn cross_entropy(logits: JsValue, targets: JsValue, opts: JsValue) -> JsResu
     } else {
         vec![index(&targets)?]
     };
-    loss::cross_entropy(&x, &ts, r).js().map(Tensor::wrap)
+    loss::cross_entropy(&x, &ts, r)
+        .js()
+        .map(crate::table::put_tensor)
 }
 
 /// `new hg.nn.Sequential(...modules)`: children are added by the facade.
-#[wasm_bindgen(js_name = __sequential)]
-pub fn sequential_module() -> JsResult<Module> {
-    sequential::sequential(Vec::new()).js().map(Module::wrap)
+#[wasm_bindgen]
+pub fn nn_sequential() -> JsResult<u32> {
+    sequential::sequential(Vec::new())
+        .js()
+        .map(crate::table::put_module)
 }
 
 /// `new hg.nn.ReLU()` / `Tanh()` / `Sigmoid()`.
-#[wasm_bindgen(js_name = __activation)]
-pub fn activation_module(kind: &str) -> JsResult<Module> {
+#[wasm_bindgen]
+pub fn nn_activation(kind: &str) -> JsResult<u32> {
     let k = match kind {
         "ReLU" => Activation::ReLU,
         "Tanh" => Activation::Tanh,
         "Sigmoid" => Activation::Sigmoid,
         other => return Err(type_error(format!("unknown activation '{other}'"))),
     };
-    Ok(Module::wrap(sequential::activation(k)))
+    Ok(crate::table::put_module(sequential::activation(k)))
 }

@@ -6,7 +6,8 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use crate::convert::*;
-use crate::hooks::{Handle, JsHook, JsMultiGradHook, JsSavedTensorsHooks};
+use crate::js_hook::JsHook;
+use crate::saved_hooks::{JsMultiGradHook, JsSavedTensorsHooks};
 use hookgrad_core::multi_grad::{self, Mode};
 
 /// Runs `fn()` with `pack` / `unpack` as saved-tensor hooks (PyTorch's
@@ -48,7 +49,7 @@ pub fn pop_saved_tensors_hooks() {
 
 /// `torch.autograd.graph.register_multi_grad_hook(tensors, fn, mode=...)`.
 #[wasm_bindgen(js_name = registerMultiGradHook)]
-pub fn register_multi_grad_hook(tensors: JsValue, f: JsValue, opts: JsValue) -> JsResult<Handle> {
+pub fn register_multi_grad_hook(tensors: JsValue, f: JsValue, opts: JsValue) -> JsResult<JsValue> {
     check_opts(&opts, "registerMultiGradHook()")?;
     let ts = tensors_from_js(&tensors, "registerMultiGradHook(): tensors")?;
     let f = function(&f, "registerMultiGradHook(): fn")?;
@@ -59,7 +60,6 @@ pub fn register_multi_grad_hook(tensors: JsValue, f: JsValue, opts: JsValue) -> 
         hook: JsHook::new(f),
         any: mode == Mode::Any,
     });
-    multi_grad::register_multi_grad_hook(&ts, hook, mode)
-        .js()
-        .map(Handle::wrap)
+    let h = multi_grad::register_multi_grad_hook(&ts, hook.clone(), mode).js()?;
+    Ok(hook.hook.handle(h))
 }

@@ -37,9 +37,11 @@ pub fn place(frame: &str) -> Option<(&str, u32, u32)> {
     Some((parts.next().unwrap_or(""), line, column))
 }
 
-/// Whether a frame's file is hookgrad's own (the facade, the glue, wasm).
+/// Whether a frame's file is hookgrad's own: the facade's modules and the
+/// glue (`hookgrad.js`, `hookgrad_*.js`), or wasm.
 pub fn is_ours(file: &str) -> bool {
-    file.ends_with("hookgrad_core.js") || file.ends_with("hookgrad.js") || file.contains("wasm://")
+    let name = file.rsplit('/').next().unwrap_or(file);
+    (name.starts_with("hookgrad") && name.ends_with(".js")) || file.contains("wasm://")
 }
 
 /// The first frame outside hookgrad: the user's line.

@@ -7,11 +7,14 @@
 
 mod backward_fn;
 pub mod convert;
+mod data;
+pub mod facade;
+pub mod fast_ops;
 pub mod functional;
 pub mod graph_hooks;
-mod handle_code;
-pub mod hooks;
+mod hook_impls;
 pub mod inspect;
+pub mod js_hook;
 mod js_stack;
 pub mod live;
 pub mod module;
@@ -20,6 +23,8 @@ pub mod options;
 // Natively only its tests use it (the global allocator is the wasm's).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod pool;
+pub mod saved_hooks;
+pub mod table;
 pub mod tensor;
 mod tensor_ops;
 mod tensor_views;
@@ -35,8 +40,7 @@ static ALLOCATOR: pool::Pool = pool::Pool::new();
 use wasm_bindgen::prelude::*;
 
 use convert::*;
-use hooks::{Handle, JsHook};
-use tensor::Tensor;
+use js_hook::{hook_fn, JsHook};
 
 use hookgrad_core::context::{self, Semantics};
 use hookgrad_core::protocol::{Event, LogLevel};
@@ -56,7 +60,7 @@ fn tensor_options(requires_grad: Option<bool>, name: Option<String>) -> TensorOp
 
 /// `hg.tensor(data, {requiresGrad?, name?, shape?})`.
 #[wasm_bindgen]
-pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<Tensor> {
+pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let o: options::TensorDataOptions = options::read(&opts, "tensor()")?;
     let (shape, values) = parse_data(&data, options::given(&o.shape).cloned())?;
     let o = tensor_options(o.requires_grad, o.name);
@@ -64,12 +68,12 @@ pub fn tensor(data: JsValue, opts: JsValue) -> JsResult<Tensor> {
 }
 
 /// A new leaf for JS, noted by an active trace (`traceRun`'s graph shows it).
-fn leaf(t: CoreTensor) -> Tensor {
+fn leaf(t: CoreTensor) -> JsValue {
     hookgrad_core::trace::note_tensor(&t);
-    Tensor::wrap(t)
+    tensor_to_js(t)
 }
 
-fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<Tensor> {
+fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<JsValue> {
     let o: options::TensorOptions = options::read(&opts, what)?;
     let o = tensor_options(o.requires_grad, o.name);
     let s = parse_shape(&shape)?;
@@ -77,18 +81,18 @@ fn filled(shape: JsValue, opts: JsValue, what: &str, value: f32) -> JsResult<Ten
 }
 
 #[wasm_bindgen]
-pub fn zeros(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
+pub fn zeros(shape: JsValue, opts: JsValue) -> JsResult<JsValue> {
     filled(shape, opts, "zeros()", 0.0)
 }
 
 #[wasm_bindgen]
-pub fn ones(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
+pub fn ones(shape: JsValue, opts: JsValue) -> JsResult<JsValue> {
     filled(shape, opts, "ones()", 1.0)
 }
 
 /// Deterministic for a given `seed` (hookgrad's generator, not torch's).
 #[wasm_bindgen]
-pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<Tensor> {
+pub fn randn(shape: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let o: options::RandnOptions = options::read(&opts, "randn()")?;
     let s = parse_shape(&shape)?;
     let seed = options::seed(o.seed, "randn()")?;
@@ -126,7 +130,7 @@ pub fn no_grad(f: JsValue) -> JsResult<JsValue> {
 
 /// Turns the deferral of 0-d ops off or on (`hookgrad_core::deferred`):
 /// tests run the same program both ways and compare what JS observes.
-#[wasm_bindgen(js_name = __deferScalarOps)]
+#[wasm_bindgen]
 pub fn defer_scalar_ops(on: bool) {
     hookgrad_core::deferred::set_enabled(on);
 }
@@ -239,33 +243,46 @@ pub fn get_semantics() -> String {
 }
 
 #[wasm_bindgen(js_name = registerModuleForwardPreHook)]
-pub fn register_module_forward_pre_hook(f: JsValue) -> JsResult<Handle> {
-    let f = function(&f, "registerModuleForwardPreHook(): hook")?;
-    Ok(Handle::wrap(
-        hookgrad_core::module::global::register_forward_pre_hook(Rc::new(JsHook::new(f))),
-    ))
+pub fn register_module_forward_pre_hook(f: JsValue) -> JsResult<JsValue> {
+    let hook = Rc::new(JsHook::new(hook_fn(
+        f,
+        "registerModuleForwardPreHook(): hook",
+    )?));
+    Ok(
+        hook.handle(hookgrad_core::module::global::register_forward_pre_hook(
+            hook.clone(),
+        )),
+    )
 }
 
 #[wasm_bindgen(js_name = registerModuleForwardHook)]
-pub fn register_module_forward_hook(f: JsValue) -> JsResult<Handle> {
-    let f = function(&f, "registerModuleForwardHook(): hook")?;
-    Ok(Handle::wrap(
-        hookgrad_core::module::global::register_forward_hook(Rc::new(JsHook::new(f))),
-    ))
+pub fn register_module_forward_hook(f: JsValue) -> JsResult<JsValue> {
+    let hook = Rc::new(JsHook::new(hook_fn(
+        f,
+        "registerModuleForwardHook(): hook",
+    )?));
+    Ok(
+        hook.handle(hookgrad_core::module::global::register_forward_hook(
+            hook.clone(),
+        )),
+    )
 }
 
 #[wasm_bindgen(js_name = registerModuleFullBackwardHook)]
-pub fn register_module_full_backward_hook(f: JsValue) -> JsResult<Handle> {
-    let f = function(&f, "registerModuleFullBackwardHook(): hook")?;
-    hookgrad_core::module::global::register_full_backward_hook(Rc::new(JsHook::new(f)))
-        .js()
-        .map(Handle::wrap)
+pub fn register_module_full_backward_hook(f: JsValue) -> JsResult<JsValue> {
+    let hook = Rc::new(JsHook::new(hook_fn(
+        f,
+        "registerModuleFullBackwardHook(): hook",
+    )?));
+    let h = hookgrad_core::module::global::register_full_backward_hook(hook.clone()).js()?;
+    Ok(hook.handle(h))
 }
 
 #[wasm_bindgen(js_name = registerModuleFullBackwardPreHook)]
-pub fn register_module_full_backward_pre_hook(f: JsValue) -> JsResult<Handle> {
-    let f = function(&f, "registerModuleFullBackwardPreHook(): hook")?;
-    Ok(Handle::wrap(
-        hookgrad_core::module::global::register_full_backward_pre_hook(Rc::new(JsHook::new(f))),
-    ))
+pub fn register_module_full_backward_pre_hook(f: JsValue) -> JsResult<JsValue> {
+    let hook = Rc::new(JsHook::new(hook_fn(
+        f,
+        "registerModuleFullBackwardPreHook(): hook",
+    )?));
+    Ok(hook.handle(hookgrad_core::module::global::register_full_backward_pre_hook(hook.clone())))
 }

@@ -1,28 +1,12 @@
-//! Handle bookkeeping for `hg.memory()` and AccumulateGrad's steal: how many
-//! JS handles (Tensor and Node wrappers) are alive, and whether a JS hook is
+//! `hg.memory()`, and for AccumulateGrad's steal whether a JS hook is
 //! running (handles made then are not counted as owners of their tensor).
 
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 hookgrad_core::thread_cell!(
-    static HANDLES: usize = 0;
-);
-hookgrad_core::thread_cell!(
     static HOOK_DEPTH: u32 = 0;
 );
-
-pub fn handle_created() {
-    HANDLES.with(|h| h.set(h.get() + 1));
-}
-
-pub fn handle_dropped() {
-    handles_dropped(1);
-}
-
-pub fn handles_dropped(n: usize) {
-    HANDLES.with(|h| h.set(h.get().saturating_sub(n)));
-}
 
 pub fn in_js_hook() -> bool {
     HOOK_DEPTH.with(|d| d.get() > 0)
@@ -70,7 +54,7 @@ impl Drop for JsHookGuard {
 
 /// `hg.memory()` (the facade's): `{tensors, nodes, handles, wasmBytes}`.
 /// Not exported as `memory`: that is the wasm instance's memory export.
-#[wasm_bindgen(js_name = __memory)]
+#[wasm_bindgen]
 pub fn memory_counts() -> Result<JsValue, JsValue> {
     let internal = || {
         crate::convert::js_error(hookgrad_core::Error::internal(
@@ -88,7 +72,7 @@ pub fn memory_counts() -> Result<JsValue, JsValue> {
     for (k, v) in [
         ("tensors", hookgrad_core::live::tensors() as f64),
         ("nodes", hookgrad_core::live::nodes() as f64),
-        ("handles", HANDLES.with(|h| h.get()) as f64),
+        ("handles", crate::table::live_handles() as f64),
         ("wasmBytes", f64::from(bytes)),
     ] {
         Reflect::set(&o, &k.into(), &JsValue::from_f64(v))?;

@@ -1,91 +1,68 @@
-//! The JS `Node` class: a backward node (`tensor.gradFn`).
+//! The exports behind the JS `Node` class (crate/js/hookgrad_classes.js): a backward
+//! node (`tensor.gradFn`), named by its handle's table id.
 
 use std::rc::Rc;
 
 use js_sys::Array as JsArray;
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{function, JsResult};
-use crate::hooks::{Handle, JsHook};
-use crate::tensor::Tensor;
+use crate::convert::{js_error, tensor_to_js, JsResult};
+use crate::js_hook::{hook_fn, JsHook};
 use hookgrad_core::node::NodeRef;
 
-#[wasm_bindgen]
-pub struct Node {
-    inner: NodeRef,
-}
-
-impl Node {
-    pub fn wrap(inner: NodeRef) -> Node {
-        crate::live::handle_created();
-        Node { inner }
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        crate::live::handle_dropped();
-    }
+fn node(id: u32) -> JsResult<NodeRef> {
+    crate::table::node(id).ok_or_else(|| js_error(crate::table::released("node")))
 }
 
 #[wasm_bindgen]
-impl Node {
-    #[wasm_bindgen(getter)]
-    pub fn name(&self) -> String {
-        self.inner.name.to_string()
-    }
+pub fn node_name(id: u32) -> JsResult<String> {
+    Ok(node(id)?.name.to_string())
+}
 
-    #[wasm_bindgen(getter)]
-    pub fn id(&self) -> u32 {
-        self.inner.id.0
-    }
+#[wasm_bindgen]
+pub fn node_id(id: u32) -> JsResult<u32> {
+    Ok(node(id)?.id.0)
+}
 
-    /// `[[Node or null, inputNr], ...]`.
-    #[wasm_bindgen(getter, js_name = nextFunctions)]
-    pub fn next_functions(&self) -> JsValue {
-        self.inner
-            .next_functions()
-            .into_iter()
-            .map(|(n, nr)| {
-                let pair = JsArray::new();
-                pair.push(
-                    &n.map(|n| JsValue::from(Node::wrap(n)))
-                        .unwrap_or(JsValue::NULL),
-                );
-                pair.push(&JsValue::from_f64(nr as f64));
-                JsValue::from(pair)
-            })
-            .collect::<JsArray>()
-            .into()
-    }
+/// `[[Node or null, inputNr], ...]`.
+#[wasm_bindgen]
+pub fn node_next_functions(id: u32) -> JsResult<JsValue> {
+    Ok(node(id)?
+        .next_functions()
+        .into_iter()
+        .map(|(n, nr)| {
+            let pair = JsArray::new();
+            pair.push(&n.map_or(JsValue::NULL, |n| {
+                crate::facade::node_object(crate::table::put_node(n))
+            }));
+            pair.push(&JsValue::from_f64(nr as f64));
+            JsValue::from(pair)
+        })
+        .collect::<JsArray>()
+        .into())
+}
 
-    /// The leaf of an `AccumulateGrad` node.
-    #[wasm_bindgen(getter)]
-    pub fn variable(&self) -> JsValue {
-        self.inner
-            .variable()
-            .map(|t| Tensor::wrap(t).into())
-            .unwrap_or(JsValue::NULL)
-    }
+/// The leaf of an `AccumulateGrad` node, else null.
+#[wasm_bindgen]
+pub fn node_variable(id: u32) -> JsResult<JsValue> {
+    Ok(node(id)?.variable().map_or(JsValue::NULL, tensor_to_js))
+}
 
-    #[wasm_bindgen(js_name = registerPrehook)]
-    pub fn register_prehook(&self, f: JsValue) -> JsResult<Handle> {
-        let f = function(&f, "registerPrehook(): hook")?;
-        Ok(Handle::wrap(
-            self.inner.register_prehook(Rc::new(JsHook::new(f))),
-        ))
-    }
+#[wasm_bindgen]
+pub fn node_register_prehook(id: u32, f: JsValue) -> JsResult<JsValue> {
+    let f = hook_fn(f, "registerPrehook(): hook")?;
+    let hook = Rc::new(JsHook::new(f));
+    Ok(hook.handle(node(id)?.register_prehook(hook.clone())))
+}
 
-    #[wasm_bindgen(js_name = registerHook)]
-    pub fn register_hook(&self, f: JsValue) -> JsResult<Handle> {
-        let f = function(&f, "registerHook(): hook")?;
-        Ok(Handle::wrap(
-            self.inner.register_hook(Rc::new(JsHook::new(f))),
-        ))
-    }
+#[wasm_bindgen]
+pub fn node_register_hook(id: u32, f: JsValue) -> JsResult<JsValue> {
+    let f = hook_fn(f, "registerHook(): hook")?;
+    let hook = Rc::new(JsHook::new(f));
+    Ok(hook.handle(node(id)?.register_hook(hook.clone())))
+}
 
-    #[wasm_bindgen(js_name = toString)]
-    pub fn to_string_js(&self) -> String {
-        format!("<{} object>", self.inner.name)
-    }
+#[wasm_bindgen]
+pub fn node_to_string(id: u32) -> JsResult<String> {
+    Ok(format!("<{} object>", node(id)?.name))
 }

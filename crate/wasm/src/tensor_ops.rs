@@ -8,7 +8,7 @@
 use wasm_bindgen::prelude::*;
 
 use crate::convert::*;
-use crate::tensor::Tensor;
+use crate::tensor::core;
 use hookgrad_core::ops::index;
 
 /// An integer argument (`dim`, `index`, …), `None` when not given.
@@ -36,60 +36,61 @@ fn opt_number(v: Option<f64>, what: &str) -> JsResult<Option<f32>> {
     }
 }
 
-pub(crate) fn wrap(r: hookgrad_core::Result<hookgrad_core::Tensor>) -> JsResult<Tensor> {
-    r.map(Tensor::wrap).js()
+pub(crate) fn wrap(r: hookgrad_core::Result<hookgrad_core::Tensor>) -> JsResult<u32> {
+    r.map(crate::table::put_tensor).js()
 }
 
+/// `t.select(dim, index)`: a view without `dim` (`SelectBackward0`).
 #[wasm_bindgen]
-impl Tensor {
-    /// `t.select(dim, index)`: a view without `dim` (`SelectBackward0`).
-    pub fn select(&self, dim: f64, index: f64) -> JsResult<Tensor> {
-        let d = int(dim, "select(): argument 'dim' (position 1)")?;
-        let i = int(index, "select(): argument 'index' (position 2)")?;
-        wrap(index::select(&self.core().js()?, d, i))
-    }
+pub fn tensor_select(id: u32, dim: f64, index: f64) -> JsResult<u32> {
+    let d = int(dim, "select(): argument 'dim' (position 1)")?;
+    let i = int(index, "select(): argument 'index' (position 2)")?;
+    wrap(index::select(&core(id)?, d, i))
+}
 
-    /// `t.slice(dim = 0, start?, end?, step = 1)`: a view (`SliceBackward0`),
-    /// bounds clamped like a Python slice's.
-    pub fn slice(
-        &self,
-        dim: Option<f64>,
-        start: Option<f64>,
-        end: Option<f64>,
-        step: Option<f64>,
-    ) -> JsResult<Tensor> {
-        let d = opt_int(dim, "slice(): argument 'dim' (position 1)")?.unwrap_or(0);
-        let s = opt_int(start, "slice(): argument 'start' (position 2)")?;
-        let e = opt_int(end, "slice(): argument 'end' (position 3)")?;
-        let st = opt_int(step, "slice(): argument 'step' (position 4)")?.unwrap_or(1);
-        wrap(index::slice(&self.core().js()?, d, s, e, st))
-    }
+/// `t.slice(dim = 0, start?, end?, step = 1)`: a view (`SliceBackward0`),
+/// bounds clamped like a Python slice's.
+#[wasm_bindgen]
+pub fn tensor_slice(
+    id: u32,
+    dim: Option<f64>,
+    start: Option<f64>,
+    end: Option<f64>,
+    step: Option<f64>,
+) -> JsResult<u32> {
+    let d = opt_int(dim, "slice(): argument 'dim' (position 1)")?.unwrap_or(0);
+    let s = opt_int(start, "slice(): argument 'start' (position 2)")?;
+    let e = opt_int(end, "slice(): argument 'end' (position 3)")?;
+    let st = opt_int(step, "slice(): argument 'step' (position 4)")?.unwrap_or(1);
+    wrap(index::slice(&core(id)?, d, s, e, st))
+}
 
-    /// `t.alias()`: a view of the whole tensor (`AliasBackward0`), what
-    /// PyTorch's `t[...]` / `t[:, :]` return.
-    pub fn alias(&self) -> JsResult<Tensor> {
-        wrap(index::alias(&self.core().js()?))
-    }
+/// `t.alias()`: a view of the whole tensor (`AliasBackward0`), what
+/// PyTorch's `t[...]` / `t[:, :]` return.
+#[wasm_bindgen]
+pub fn tensor_alias(id: u32) -> JsResult<u32> {
+    wrap(index::alias(&core(id)?))
+}
 
-    /// `t.index(indices)`: `t[indices]` for an array of integers (nested
-    /// arrays allowed) or a Tensor of integer values, along dim 0
-    /// (`IndexBackward0`, a copy).
-    pub fn index(&self, indices: JsValue) -> JsResult<Tensor> {
-        let idx = match as_tensor(&indices) {
-            Some(t) => t,
-            None if js_sys::Array::is_array(&indices) => {
-                let (shape, values) = parse_data(&indices, None)?;
-                hookgrad_core::Tensor::from_vec(&shape, values, &Default::default()).js()?
-            }
-            None => {
-                return Err(type_error(format!(
-                    "index(): indices must be an array of integers or a Tensor, not {}",
-                    type_name(&indices)
-                )))
-            }
-        };
-        wrap(index::index(&self.core().js()?, &idx))
-    }
+/// `t.index(indices)`: `t[indices]` for an array of integers (nested
+/// arrays allowed) or a Tensor of integer values, along dim 0
+/// (`IndexBackward0`, a copy).
+#[wasm_bindgen]
+pub fn tensor_index(id: u32, indices: JsValue) -> JsResult<u32> {
+    let idx = match as_tensor(&indices) {
+        Some(t) => t,
+        None if js_sys::Array::is_array(&indices) => {
+            let (shape, values) = parse_data(&indices, None)?;
+            hookgrad_core::Tensor::from_vec(&shape, values, &Default::default()).js()?
+        }
+        None => {
+            return Err(type_error(format!(
+                "index(): indices must be an array of integers or a Tensor, not {}",
+                type_name(&indices)
+            )))
+        }
+    };
+    wrap(index::index(&core(id)?, &idx))
 }
 
 /// `{values, indices}` of `max(dim)` / `min(dim)`: both Tensors, the
@@ -97,8 +98,8 @@ impl Tensor {
 fn values_indices(r: hookgrad_core::Result<(CoreTensor, CoreTensor)>) -> JsResult<JsValue> {
     let (v, i) = r.js()?;
     let o = js_sys::Object::new();
-    js_sys::Reflect::set(&o, &"values".into(), &Tensor::wrap(v).into())?;
-    js_sys::Reflect::set(&o, &"indices".into(), &Tensor::wrap(i).into())?;
+    js_sys::Reflect::set(&o, &"values".into(), &tensor_to_js(v))?;
+    js_sys::Reflect::set(&o, &"indices".into(), &tensor_to_js(i))?;
     Ok(o.into())
 }
 
@@ -106,7 +107,7 @@ use hookgrad_core::ops::{fill_copy, minmax, norm, shape_ops};
 use hookgrad_core::tensor::Tensor as CoreTensor;
 
 /// `t.pow(exponent)`: a number (`PowBackward0`) or a Tensor (`PowBackward1`).
-pub(crate) fn pow(t: &CoreTensor, exponent: &JsValue) -> JsResult<Tensor> {
+pub(crate) fn pow(t: &CoreTensor, exponent: &JsValue) -> JsResult<u32> {
     if let Some(e) = as_tensor(exponent) {
         return wrap(hookgrad_core::ops::pow::pow_tensor(t, &e));
     }
@@ -122,9 +123,9 @@ pub(crate) fn pow(t: &CoreTensor, exponent: &JsValue) -> JsResult<Tensor> {
 /// `hg.pow(base, exponent)` (`torch.pow`): a number base over a Tensor
 /// exponent is `PowBackward2`; a Tensor base is `base.pow(exponent)`.
 #[wasm_bindgen(js_name = pow)]
-pub fn pow_fn(base: JsValue, exponent: JsValue) -> JsResult<Tensor> {
+pub fn pow_fn(base: JsValue, exponent: JsValue) -> JsResult<JsValue> {
     if let Some(b) = as_tensor(&base) {
-        return pow(&b, &exponent);
+        return pow(&b, &exponent).map(crate::facade::tensor_object);
     }
     let b = base.as_f64().ok_or_else(|| {
         type_error(format!(
@@ -133,12 +134,12 @@ pub fn pow_fn(base: JsValue, exponent: JsValue) -> JsResult<Tensor> {
         ))
     })?;
     let e = expect_tensor(&exponent, "pow(): argument 'exponent' (position 2)")?;
-    wrap(hookgrad_core::ops::pow::pow_number_base(b as f32, &e))
+    wrap(hookgrad_core::ops::pow::pow_number_base(b as f32, &e)).map(crate::facade::tensor_object)
 }
 
 /// `hg.nn.functional.linear(input, weight, bias?)`.
-#[wasm_bindgen(js_name = __functionalLinear)]
-pub fn functional_linear(input: JsValue, weight: JsValue, bias: JsValue) -> JsResult<Tensor> {
+#[wasm_bindgen]
+pub fn functional_linear(input: JsValue, weight: JsValue, bias: JsValue) -> JsResult<u32> {
     let x = expect_tensor(&input, "linear(): argument 'input' (position 1)")?;
     let w = expect_tensor(&weight, "linear(): argument 'weight' (position 2)")?;
     let b = if bias.is_undefined() || bias.is_null() {
@@ -152,72 +153,74 @@ pub fn functional_linear(input: JsValue, weight: JsValue, bias: JsValue) -> JsRe
     wrap(hookgrad_core::ops::linear::linear(&x, &w, b.as_ref()))
 }
 
+/// `t.max()` (a Tensor, `MaxBackward1`) or `t.max(dim, keepdim?)`
+/// (`{values, indices}`, `MaxBackward0`).
 #[wasm_bindgen]
-impl Tensor {
-    /// `t.max()` (a Tensor, `MaxBackward1`) or `t.max(dim, keepdim?)`
-    /// (`{values, indices}`, `MaxBackward0`).
-    pub fn max(&self, dim: Option<f64>, keepdim: Option<bool>) -> JsResult<JsValue> {
-        self.extreme(dim, keepdim, true)
-    }
+pub fn tensor_max(id: u32, dim: Option<f64>, keepdim: Option<bool>) -> JsResult<JsValue> {
+    extreme(id, dim, keepdim, true)
+}
 
-    /// `t.min()` / `t.min(dim, keepdim?)`, as `max`.
-    pub fn min(&self, dim: Option<f64>, keepdim: Option<bool>) -> JsResult<JsValue> {
-        self.extreme(dim, keepdim, false)
-    }
+/// `t.min()` / `t.min(dim, keepdim?)`, as `max`.
+#[wasm_bindgen]
+pub fn tensor_min(id: u32, dim: Option<f64>, keepdim: Option<bool>) -> JsResult<JsValue> {
+    extreme(id, dim, keepdim, false)
+}
 
-    fn extreme(&self, dim: Option<f64>, keepdim: Option<bool>, max: bool) -> JsResult<JsValue> {
-        let t = self.core().js()?;
-        match opt_int(dim, "max() / min(): argument 'dim' (position 1)")? {
-            None => wrap(minmax::extreme(&t, max)).map(JsValue::from),
-            Some(d) => {
-                let keep = keepdim.unwrap_or(false);
-                values_indices(minmax::extreme_dim(&t, d, keep, max))
-            }
+fn extreme(id: u32, dim: Option<f64>, keepdim: Option<bool>, max: bool) -> JsResult<JsValue> {
+    let t = core(id)?;
+    match opt_int(dim, "max() / min(): argument 'dim' (position 1)")? {
+        None => wrap(minmax::extreme(&t, max)).map(crate::facade::tensor_object),
+        Some(d) => {
+            let keep = keepdim.unwrap_or(false);
+            values_indices(minmax::extreme_dim(&t, d, keep, max))
         }
     }
+}
 
-    /// `t.norm(p = 2, dim?, keepdim = false)` (`LinalgVectorNormBackward0`).
-    pub fn norm(
-        &self,
-        p: Option<f64>,
-        dim: Option<f64>,
-        keepdim: Option<bool>,
-    ) -> JsResult<Tensor> {
-        let p = opt_number(p, "norm(): argument 'p' (position 1)")?.unwrap_or(2.0);
-        let d = opt_int(dim, "norm(): argument 'dim' (position 2)")?;
-        let keep = keepdim.unwrap_or(false);
-        wrap(norm::norm(&self.core().js()?, p, d, keep))
-    }
+/// `t.norm(p = 2, dim?, keepdim = false)` (`LinalgVectorNormBackward0`).
+#[wasm_bindgen]
+pub fn tensor_norm(
+    id: u32,
+    p: Option<f64>,
+    dim: Option<f64>,
+    keepdim: Option<bool>,
+) -> JsResult<u32> {
+    let p = opt_number(p, "norm(): argument 'p' (position 1)")?.unwrap_or(2.0);
+    let d = opt_int(dim, "norm(): argument 'dim' (position 2)")?;
+    let keep = keepdim.unwrap_or(false);
+    wrap(norm::norm(&core(id)?, p, d, keep))
+}
 
-    /// `t.clamp(min?, max?)` with number bounds (`ClampBackward1`).
-    pub fn clamp(&self, min: Option<f64>, max: Option<f64>) -> JsResult<Tensor> {
-        let lo = opt_number(min, "clamp(): argument 'min' (position 1)")?;
-        let hi = opt_number(max, "clamp(): argument 'max' (position 2)")?;
-        wrap(norm::clamp(&self.core().js()?, lo, hi))
-    }
+/// `t.clamp(min?, max?)` with number bounds (`ClampBackward1`).
+#[wasm_bindgen]
+pub fn tensor_clamp(id: u32, min: Option<f64>, max: Option<f64>) -> JsResult<u32> {
+    let lo = opt_number(min, "clamp(): argument 'min' (position 1)")?;
+    let hi = opt_number(max, "clamp(): argument 'max' (position 2)")?;
+    wrap(norm::clamp(&core(id)?, lo, hi))
+}
 
-    /// `t.view(shape)`: a view (`ViewBackward0`) or PyTorch's error.
-    pub fn view(&self, shape: JsValue) -> JsResult<Tensor> {
-        wrap(shape_ops::view(
-            &self.core().js()?,
-            &parse_signed_shape(&shape)?,
-        ))
-    }
+/// `t.view(shape)`: a view (`ViewBackward0`) or PyTorch's error.
+#[wasm_bindgen]
+pub fn tensor_view(id: u32, shape: JsValue) -> JsResult<u32> {
+    wrap(shape_ops::view(&core(id)?, &parse_signed_shape(&shape)?))
+}
 
-    /// `t.contiguous()`: itself when contiguous, else a copy (`CloneBackward0`).
-    pub fn contiguous(&self) -> JsResult<Tensor> {
-        wrap(shape_ops::contiguous(&self.core().js()?))
-    }
+/// `t.contiguous()`: itself when contiguous, else a copy (`CloneBackward0`).
+#[wasm_bindgen]
+pub fn tensor_contiguous(id: u32) -> JsResult<u32> {
+    wrap(shape_ops::contiguous(&core(id)?))
+}
 
-    /// `t.fill_(value)` (`FillBackward2`).
-    pub fn fill_(&self, value: f64) -> JsResult<Tensor> {
-        let v = opt_number(Some(value), "fill_(): argument 'value' (position 1)")?.unwrap_or(0.0);
-        wrap(fill_copy::fill_(&self.core().js()?, v))
-    }
+/// `t.fill_(value)` (`FillBackward2`).
+#[wasm_bindgen]
+pub fn tensor_fill_(id: u32, value: f64) -> JsResult<u32> {
+    let v = opt_number(Some(value), "fill_(): argument 'value' (position 1)")?.unwrap_or(0.0);
+    wrap(fill_copy::fill_(&core(id)?, v))
+}
 
-    /// `t.copy_(src)` (`CopyBackwards`; `src` broadcasts to `t`'s shape).
-    pub fn copy_(&self, src: JsValue) -> JsResult<Tensor> {
-        let s = expect_tensor(&src, "copy_(): argument 'src' (position 1)")?;
-        wrap(fill_copy::copy_(&self.core().js()?, &s))
-    }
+/// `t.copy_(src)` (`CopyBackwards`; `src` broadcasts to `t`'s shape).
+#[wasm_bindgen]
+pub fn tensor_copy_(id: u32, src: JsValue) -> JsResult<u32> {
+    let s = expect_tensor(&src, "copy_(): argument 'src' (position 1)")?;
+    wrap(fill_copy::copy_(&core(id)?, &s))
 }
