@@ -248,6 +248,9 @@ async function measureBig(browser, url, { windowMs, log }) {
   });
   const hash = `#s=${b64url(JSON.stringify({ v: 1, program: PROGRAM_2000, semantics: 'pytorch-2' }))}`;
   await page.goto(`${url}playground.html${hash}`, { waitUntil: 'commit' });
+  // A program from a link waits for the reader (model/trust.js): press
+  // "Run this program" the moment it shows, as the other page measures do.
+  await page.getByRole('button', { name: 'Run this program' }).click({ timeout: 10000 }).catch(() => {});
   try {
     await page.waitForFunction(() => document.getElementById('graph')?.dataset.overview, null, { timeout: 60000 });
   } catch {
