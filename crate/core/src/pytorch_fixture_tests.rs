@@ -69,6 +69,16 @@ impl Report {
     }
 }
 
+/// Runs `check` on every case of a scenario and reports the failures together.
+fn check_scenario(scenario_name: &str, check: impl Fn(&Json) -> Result<(), String>) {
+    let mut r = Report::default();
+    let cs = cases(&scenario(scenario_name));
+    for (name, c) in &cs {
+        r.case(name, || check(c));
+    }
+    r.finish(cs.len());
+}
+
 fn err(e: crate::Error) -> String {
     format!("{} {}", e.kind(), e.message())
 }
@@ -245,52 +255,37 @@ fn check_op_case(c: &Json, strides: bool) -> Result<(), String> {
 
 #[test]
 fn ops_match_pytorch() {
-    let mut r = Report::default();
-    let cs = cases(&scenario("ops"));
-    for (name, c) in &cs {
-        r.case(name, || check_op_case(c, false));
-    }
-    r.finish(cs.len());
+    check_scenario("ops", |c| check_op_case(c, false));
 }
 
 #[test]
 fn ops2_match_pytorch_with_strides() {
-    let mut r = Report::default();
-    let cs = cases(&scenario("ops2"));
-    for (name, c) in &cs {
-        r.case(name, || check_op_case(c, true));
-    }
-    r.finish(cs.len());
+    check_scenario("ops2", |c| check_op_case(c, true));
 }
 
 #[test]
 fn ops2_errors_are_pytorchs() {
-    let mut r = Report::default();
-    let cs = cases(&scenario("ops2_errors"));
-    for (name, c) in &cs {
-        r.case(name, || {
-            let ones = |s: &[usize]| Tensor::full(s, 1.0, &Default::default()).map_err(err);
-            let env = HashMap::from([
-                ("a".to_string(), Val::Tensor(ones(&[2, 3])?)),
-                ("b".to_string(), Val::Tensor(ones(&[2, 2])?)),
-            ]);
-            let e = match eval(&parse(c["js"].as_str().ok_or("js")?).map_err(err)?, &env) {
-                Ok(_) => return Err("no error".into()),
-                Err(e) => e,
-            };
-            // The core's Type covers Python's TypeError and ValueError.
-            let class = c["error"]["class"]
-                .as_str()
-                .unwrap_or("")
-                .replace("ValueError", "TypeError");
-            check_eq(
-                (e.kind(), e.message()),
-                (class.as_str(), c["error"]["message"].as_str().unwrap_or("")),
-                "error",
-            )
-        });
-    }
-    r.finish(cs.len());
+    check_scenario("ops2_errors", |c| {
+        let ones = |s: &[usize]| Tensor::full(s, 1.0, &Default::default()).map_err(err);
+        let env = HashMap::from([
+            ("a".to_string(), Val::Tensor(ones(&[2, 3])?)),
+            ("b".to_string(), Val::Tensor(ones(&[2, 2])?)),
+        ]);
+        let e = match eval(&parse(c["js"].as_str().ok_or("js")?).map_err(err)?, &env) {
+            Ok(_) => return Err("no error".into()),
+            Err(e) => e,
+        };
+        // The core's Type covers Python's TypeError and ValueError.
+        let class = c["error"]["class"]
+            .as_str()
+            .unwrap_or("")
+            .replace("ValueError", "TypeError");
+        check_eq(
+            (e.kind(), e.message()),
+            (class.as_str(), c["error"]["message"].as_str().unwrap_or("")),
+            "error",
+        )
+    });
 }
 
 #[test]
@@ -336,107 +331,92 @@ fn layout_matches_pytorch() {
 
 #[test]
 fn inplace_nodes_match_pytorch() {
-    let mut r = Report::default();
-    let cs = cases(&scenario("inplace_nodes"));
-    for (name, c) in &cs {
-        r.case(name, || {
-            let a = tensor_from(&from_json(&json!([1.0, 2.0, 3.0])), true).map_err(err)?;
-            let k = tensor_from(&from_json(&json!([0.5, -1.0, 2.0])), true).map_err(err)?;
-            let t = a.mul(2.0).map_err(err)?;
-            let env = HashMap::from([
-                ("c".to_string(), Val::Tensor(t.clone())),
-                ("k".to_string(), Val::Tensor(k.clone())),
-            ]);
-            let returned = run(c["js"].as_str().ok_or("js")?, &env)?;
-            check_eq(
-                Some(returned.ptr_eq(&t)),
-                c["returns_self"].as_bool(),
-                "returns self",
-            )?;
-            same_values(Some(&t), &c["c"], "value after the in-place op")?;
-            check_eq(Some(t.is_leaf()), c["is_leaf"].as_bool(), "is_leaf")?;
-            same_tree(&t, &c["grad_fn"])?;
-            backward(&t, &c["gradient"])?;
-            same_values(a.grad_raw().as_ref(), &c["a_grad"], "a.grad")?;
-            same_values(k.grad_raw().as_ref(), &c["k_grad"], "k.grad")
-        });
-    }
-    r.finish(cs.len());
+    check_scenario("inplace_nodes", |c| {
+        let a = tensor_from(&from_json(&json!([1.0, 2.0, 3.0])), true).map_err(err)?;
+        let k = tensor_from(&from_json(&json!([0.5, -1.0, 2.0])), true).map_err(err)?;
+        let t = a.mul(2.0).map_err(err)?;
+        let env = HashMap::from([
+            ("c".to_string(), Val::Tensor(t.clone())),
+            ("k".to_string(), Val::Tensor(k.clone())),
+        ]);
+        let returned = run(c["js"].as_str().ok_or("js")?, &env)?;
+        check_eq(
+            Some(returned.ptr_eq(&t)),
+            c["returns_self"].as_bool(),
+            "returns self",
+        )?;
+        same_values(Some(&t), &c["c"], "value after the in-place op")?;
+        check_eq(Some(t.is_leaf()), c["is_leaf"].as_bool(), "is_leaf")?;
+        same_tree(&t, &c["grad_fn"])?;
+        backward(&t, &c["gradient"])?;
+        same_values(a.grad_raw().as_ref(), &c["a_grad"], "a.grad")?;
+        same_values(k.grad_raw().as_ref(), &c["k_grad"], "k.grad")
+    });
 }
 
 #[test]
 fn nodes_run_in_pytorchs_order() {
-    let mut r = Report::default();
-    let cs = cases(&scenario("node_execution_order"));
-    for (name, c) in &cs {
-        r.case(name, || {
-            let mut env = HashMap::new();
-            let mut leaves = Vec::new();
-            for (n, v) in c["leaves"].as_object().ok_or("leaves")? {
-                let t = tensor_from(&from_json(v), true).map_err(err)?;
-                env.insert(n.clone(), Val::Tensor(t.clone()));
-                leaves.push((n.clone(), t));
+    check_scenario("node_execution_order", |c| {
+        let mut env = HashMap::new();
+        let mut leaves = Vec::new();
+        for (n, v) in c["leaves"].as_object().ok_or("leaves")? {
+            let t = tensor_from(&from_json(v), true).map_err(err)?;
+            env.insert(n.clone(), Val::Tensor(t.clone()));
+            leaves.push((n.clone(), t));
+        }
+        let out = run(c["js"].as_str().ok_or("js")?, &env)?;
+        // A pre-hook on every node, labelling AccumulateGrad with its leaf.
+        let order = Rc::new(RefCell::new(Vec::<String>::new()));
+        let mut seen = Vec::new();
+        let mut stack = vec![out.grad_fn()];
+        while let Some(node) = stack.pop() {
+            let Some(node) = node else { continue };
+            if seen.iter().any(|s: &NodeRef| Rc::ptr_eq(s, &node)) {
+                continue;
             }
-            let out = run(c["js"].as_str().ok_or("js")?, &env)?;
-            // A pre-hook on every node, labelling AccumulateGrad with its leaf.
-            let order = Rc::new(RefCell::new(Vec::<String>::new()));
-            let mut seen = Vec::new();
-            let mut stack = vec![out.grad_fn()];
-            while let Some(node) = stack.pop() {
-                let Some(node) = node else { continue };
-                if seen.iter().any(|s: &NodeRef| Rc::ptr_eq(s, &node)) {
-                    continue;
-                }
-                let mut label = node.name.to_string();
-                if let Some(v) = node.variable() {
-                    let leaf = leaves
-                        .iter()
-                        .find(|(_, t)| t.ptr_eq(&v))
-                        .ok_or("an unknown leaf")?;
-                    label = format!("{label}:{}", leaf.0);
-                }
-                let log = order.clone();
-                let hook: Rc<dyn NodePreHook> = Rc::new(move |_: &[Option<Tensor>]| {
-                    log.borrow_mut().push(label.clone());
-                    Ok(None)
-                });
-                node.register_prehook(hook);
-                stack.extend(node.next_functions().into_iter().map(|(n, _)| n));
-                seen.push(node);
+            let mut label = node.name.to_string();
+            if let Some(v) = node.variable() {
+                let leaf = leaves
+                    .iter()
+                    .find(|(_, t)| t.ptr_eq(&v))
+                    .ok_or("an unknown leaf")?;
+                label = format!("{label}:{}", leaf.0);
             }
-            // Root gradient: ones (the implicit 1 for a 0-d root).
-            let ones = match out.shape().as_slice() {
-                [] => None,
-                shape => Some(Tensor::full(shape, 1.0, &Default::default()).map_err(err)?),
-            };
-            out.backward_with(ones, false, None).map_err(err)?;
-            let want: Vec<String> = c["order"]
-                .as_array()
-                .ok_or("order")?
-                .iter()
-                .filter_map(|s| s.as_str().map(String::from))
-                .collect();
-            check_eq(order.borrow().clone(), want, "node execution order")?;
-            for (n, t) in &leaves {
-                same_values(t.grad_raw().as_ref(), &c["grads"][n], &format!("{n}.grad"))?;
-            }
-            Ok(())
-        });
-    }
-    r.finish(cs.len());
+            let log = order.clone();
+            let hook: Rc<dyn NodePreHook> = Rc::new(move |_: &[Option<Tensor>]| {
+                log.borrow_mut().push(label.clone());
+                Ok(None)
+            });
+            node.register_prehook(hook);
+            stack.extend(node.next_functions().into_iter().map(|(n, _)| n));
+            seen.push(node);
+        }
+        // Root gradient: ones (the implicit 1 for a 0-d root).
+        let ones = match out.shape().as_slice() {
+            [] => None,
+            shape => Some(Tensor::full(shape, 1.0, &Default::default()).map_err(err)?),
+        };
+        out.backward_with(ones, false, None).map_err(err)?;
+        let want: Vec<String> = c["order"]
+            .as_array()
+            .ok_or("order")?
+            .iter()
+            .filter_map(|s| s.as_str().map(String::from))
+            .collect();
+        check_eq(order.borrow().clone(), want, "node execution order")?;
+        for (n, t) in &leaves {
+            same_values(t.grad_raw().as_ref(), &c["grads"][n], &format!("{n}.grad"))?;
+        }
+        Ok(())
+    });
 }
 
 #[test]
 fn repr_is_pytorchs() {
-    let mut r = Report::default();
-    let cs = cases(&scenario("repr_more"));
-    for (name, c) in &cs {
-        r.case(name, || {
-            let t = run(c["js"].as_str().ok_or("js")?, &HashMap::new())?;
-            check_eq(t.repr().as_str(), c["repr"].as_str().unwrap_or(""), "repr")
-        });
-    }
-    r.finish(cs.len());
+    check_scenario("repr_more", |c| {
+        let t = run(c["js"].as_str().ok_or("js")?, &HashMap::new())?;
+        check_eq(t.repr().as_str(), c["repr"].as_str().unwrap_or(""), "repr")
+    });
 }
 
 /// 0-d programs of add/sub/mul/tanh (the scalar fast path): the version of

@@ -127,43 +127,32 @@ impl Module {
         );
         for (handle, entry) in pre {
             let before = tensors_snapshot(&args);
-            if entry.with_kwargs {
-                let kw = kwargs.clone().unwrap_or(Value::Dict(Vec::new()));
-                let r = entry.hook.call(self, &args, Some(&kw)).map_err(|e| {
-                    self.hook_err(
-                        "forward pre-hook",
-                        (handle, HookKind::ModulePre),
-                        entry.hook.name(),
-                        e,
-                    )
-                })?;
-                if let Some(r) = r {
-                    match r {
-                        Value::Tuple(pair) if pair.len() == 2 => {
-                            let mut it = pair.into_iter();
-                            args = it.next().map(Value::into_args).unwrap_or_default();
-                            kwargs = it.next();
-                        }
-                        other => {
-                            return Err(Error::runtime(format!(
-                                "forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got {}.",
-                                other.describe()
-                            )))
-                        }
-                    }
+            // One call for both kinds of pre-hook; only what a result means differs.
+            let kw = entry
+                .with_kwargs
+                .then(|| kwargs.clone().unwrap_or(Value::Dict(Vec::new())));
+            let r = entry.hook.call(self, &args, kw.as_ref()).map_err(|e| {
+                self.hook_err(
+                    "forward pre-hook",
+                    (handle, HookKind::ModulePre),
+                    entry.hook.name(),
+                    e,
+                )
+            })?;
+            match (r, entry.with_kwargs) {
+                (None, _) => {}
+                (Some(Value::Tuple(pair)), true) if pair.len() == 2 => {
+                    let mut it = pair.into_iter();
+                    args = it.next().map(Value::into_args).unwrap_or_default();
+                    kwargs = it.next();
                 }
-            } else {
-                let r = entry.hook.call(self, &args, None).map_err(|e| {
-                    self.hook_err(
-                        "forward pre-hook",
-                        (handle, HookKind::ModulePre),
-                        entry.hook.name(),
-                        e,
-                    )
-                })?;
-                if let Some(r) = r {
-                    args = r.into_args();
+                (Some(other), true) => {
+                    return Err(Error::runtime(format!(
+                        "forward pre-hook must return None or a tuple of (new_args, new_kwargs), but got {}.",
+                        other.describe()
+                    )))
                 }
+                (Some(r), false) => args = r.into_args(),
             }
             self.hook_event(
                 HookKind::ModulePre,
