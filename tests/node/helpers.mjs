@@ -206,3 +206,28 @@ export function quiet(fn) {
     console.warn = orig;
   }
 }
+
+/**
+ * The program of the fixture hook_kinds_order (gen: pyfixtures/tensor_hooks.py):
+ * c = a·b with hooks of every kind registered in the fixture's mixed order,
+ * e = c·2, and the trace of e.backward(). Returns its tensors, nodes and events.
+ */
+export function hookKindsOrderRun() {
+  const a = leaf(2); const b = leaf(3);
+  const c = a.mul(b);
+  const fn = c.gradFn;
+  fn.registerHook(() => {});
+  fn.registerPrehook(() => {});
+  c.registerHook((g) => g.add(1));
+  c.retainGrad();
+  c.registerHook((g) => g.mul(2));
+  fn.registerPrehook(() => {});
+  const accA = fn.nextFunctions[0][0];
+  accA.registerHook(() => {});
+  accA.registerPrehook(() => {});
+  a.registerPostAccumulateGradHook(() => {});
+  a.registerHook((g) => g.add(1000));
+  const e = c.mul(2);
+  const events = hg.trace(() => e.backward());
+  return { a, b, c, fn, accA, e, events };
+}

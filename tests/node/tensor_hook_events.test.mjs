@@ -3,7 +3,7 @@
 // name and function name as they were when it ran.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hg, S, approx, leaf } from './helpers.mjs';
+import { hg, S, approx, hookKindsOrderRun } from './helpers.mjs';
 
 // hookgrad-specific: hg.trace() must list hook events in execution order.
 // The expected order of kinds is derived from PyTorch's order in
@@ -21,22 +21,7 @@ test('trace: hook events follow PyTorch\'s execution order (hook_kinds_order)', 
     expected.push(KIND[label]);
     if (label === 'c_t2') expected.push('retain-grad');
   }
-  const a = leaf(2); const b = leaf(3);
-  const c = a.mul(b);
-  const fn = c.gradFn;
-  fn.registerHook(() => {});
-  fn.registerPrehook(() => {});
-  c.registerHook((g) => g.add(1));
-  c.retainGrad();
-  c.registerHook((g) => g.mul(2));
-  fn.registerPrehook(() => {});
-  const accA = fn.nextFunctions[0][0];
-  accA.registerHook(() => {});
-  accA.registerPrehook(() => {});
-  a.registerPostAccumulateGradHook(() => {});
-  a.registerHook((g) => g.add(1000));
-  const e = c.mul(2);
-  const events = hg.trace(() => e.backward());
+  const { a, events } = hookKindsOrderRun();
   const kinds = events.filter((ev) => ev.type === 'hook').map((ev) => ev.kind);
   assert.deepEqual(kinds, expected);
   const accs = events.filter((ev) => ev.type === 'accumulate');

@@ -7,7 +7,7 @@
 // itself runs among them is PyTorch's engine, not hookgrad's output.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hg, S, approx, leaf } from './helpers.mjs';
+import { hg, S, approx, leaf, hookKindsOrderRun } from './helpers.mjs';
 
 /** One line per backward event: "node Name", "hook kind", "accumulate". */
 const story = (events) => events.filter((e) => e.type === 'node' || e.type === 'hook' || e.type === 'accumulate')
@@ -15,23 +15,7 @@ const story = (events) => events.filter((e) => e.type === 'node' || e.type === '
 
 test('hook_kinds_order: each node event sits between its pre-hooks and its post-hooks', () => {
   const s = S('hook_kinds_order');
-  const a = leaf(2); const b = leaf(3);
-  const c = a.mul(b);
-  const fn = c.gradFn;
-  // Registered in the fixture's mixed order (gen: pyfixtures/tensor_hooks.py).
-  fn.registerHook(() => {});
-  fn.registerPrehook(() => {});
-  c.registerHook((g) => g.add(1));
-  c.retainGrad();
-  c.registerHook((g) => g.mul(2));
-  fn.registerPrehook(() => {});
-  const accA = fn.nextFunctions[0][0];
-  accA.registerHook(() => {});
-  accA.registerPrehook(() => {});
-  a.registerPostAccumulateGradHook(() => {});
-  a.registerHook((g) => g.add(1000));
-  const e = c.mul(2);
-  const events = hg.trace(() => e.backward());
+  const { a, c, fn, accA, events } = hookKindsOrderRun();
 
   // c's MulBackward0: from its first tensor hook to its post-hook.
   const onC = events.filter((ev) => (ev.type === 'hook' && (ev.tensor === c.id || ev.node === fn.id)) || (ev.type === 'node' && ev.node === fn.id));
