@@ -25,3 +25,30 @@ test('an engine error after a hook that returned normally has no stale cause', (
   assert.ok(caught instanceof Error);
   assert.equal(caught.cause, undefined);
 });
+
+// Every kind of user hook that raises gives its exception as `cause`: the
+// binding asks the engine's error which hook failed (no message parsing).
+test('module forward, full backward and multi-grad hooks give their exception as cause', () => {
+  const cases = {
+    'forward hook': (m) => m.registerForwardHook(() => { throw boom; }),
+    'full backward hook': (m) => m.registerFullBackwardHook(() => { throw boom; }),
+  };
+  const boom = new Error('boom');
+  for (const [what, register] of Object.entries(cases)) {
+    const m = new hg.Module('Twice', (x) => x.mul(2));
+    register(m);
+    const x = hg.tensor(2, { requiresGrad: true });
+    let caught = null;
+    try { m.call(x).backward(); } catch (e) { caught = e; }
+    assert.ok(caught instanceof Error, what);
+    assert.match(caught.message, new RegExp(`^${what} (of|on) module 'Twice' raised an error: boom$`));
+    assert.equal(caught.cause, boom, what);
+  }
+  const a = hg.tensor(1, { requiresGrad: true });
+  const b = hg.tensor(2, { requiresGrad: true });
+  hg.registerMultiGradHook([a, b], function firstGrad() { throw boom; });
+  let caught = null;
+  try { a.mul(b).backward(); } catch (e) { caught = e; }
+  assert.match(caught.message, /^multi-grad hook 'firstGrad' raised an error: boom$/);
+  assert.equal(caught.cause, boom);
+});

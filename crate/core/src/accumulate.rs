@@ -22,6 +22,11 @@ pub(crate) fn hook_error(
     target: &str,
     name: &str,
 ) -> Error {
+    // A multi-grad hook runs as a tensor hook under its own handle: its error
+    // already names it (and its kind), so it is not wrapped a second time.
+    if e.failed_hook().is_some_and(|h| h.handle == handle) {
+        return e;
+    }
     let quoted = if name.is_empty() {
         String::new()
     } else {
@@ -31,11 +36,6 @@ pub(crate) fn hook_error(
         "{what}{quoted} on {target} raised an error: {}",
         e.message()
     );
-    // A multi-grad hook runs as a tensor hook under its own handle and kind.
-    let kind = e
-        .failed_hook()
-        .filter(|h| h.handle == handle)
-        .map_or(kind, |h| h.kind);
     Error::in_hook(message, handle, kind, name.to_owned())
 }
 

@@ -37,9 +37,9 @@ pub fn note_js_call(thrown: Option<&JsValue>) {
 pub fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(e.message());
     err.set_name(e.kind());
-    // "… hook 'h' on tensor 'c' raised an error: …" (engine::hook_error):
-    // the hook's own exception becomes `cause`.
-    if e.message().contains(" raised an error: ") {
+    // A user hook raised (the error names the failed hook, as the trace's
+    // error event does): the hook's own exception becomes `cause`.
+    if e.failed_hook().is_some() {
         let thrown = HOOK_THROW.with(|t| t.try_borrow_mut().ok().and_then(|mut t| t.take()));
         if let Some(thrown) = thrown {
             let _ = js_sys::Reflect::set(&err, &JsValue::from_str("cause"), &thrown);
