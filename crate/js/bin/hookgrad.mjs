@@ -59,7 +59,8 @@ try {
 }
 
 const worker = new Worker(fileURLToPath(new URL('./run-worker.mjs', import.meta.url)), {
-  workerData: { source, filename: opts.file, semantics: opts.semantics, trace: opts.trace !== null },
+  // Python 3.9+ names the script by its absolute path (__file__, tracebacks, warnings).
+  workerData: { source, filename: path.resolve(opts.file), semantics: opts.semantics, trace: opts.trace !== null },
   stdout: false,
   stderr: false,
 });
