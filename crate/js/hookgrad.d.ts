@@ -306,6 +306,8 @@ export declare const nn: {
     mseLoss(input: Tensor, target: Tensor, opts?: MseLossOptions): Tensor;
     /** `targets`: class indices, one per row. `NllLossBackward0` over `LogSoftmaxBackward0` for every reduction (default `'mean'`; `'none'`: one loss per row). */
     crossEntropy(logits: Tensor, targets: number[] | number, opts?: MseLossOptions): Tensor;
+    /** PyTorch's `F.nll_loss`: the loss of log-probabilities (crossEntropy after logSoftmax). */
+    nllLoss(logProbs: Tensor, targets: number[] | number, opts?: MseLossOptions): Tensor;
     /** As PyTorch's `F.linear`: `AddmmBackward0` (2-D with bias), `MmBackward0` (2-D), `UnsafeViewBackward0` over those (1-D with bias, 3-D or more). */
     linear(input: Tensor, weight: Tensor, bias?: Tensor | null): Tensor;
   };

@@ -166,6 +166,8 @@ const functional = Object.freeze({
   mseLoss: (input, target, opts) => tensorFrom(core.functional_mse_loss(input, target, opts)),
   /** `crossEntropy(logits, targets, {reduction: 'mean' | 'sum' | 'none'})`: targets are class indices. */
   crossEntropy: (logits, targets, opts) => tensorFrom(core.functional_cross_entropy(logits, targets, opts)),
+  /** `nllLoss(logProbs, targets, {reduction})`: PyTorch's `F.nll_loss` (crossEntropy after logSoftmax). */
+  nllLoss: (logProbs, targets, opts) => tensorFrom(core.functional_nll_loss(logProbs, targets, opts)),
   /** `linear(input, weight, bias?)`: the graph PyTorch's `F.linear` builds. */
   linear: (input, weight, bias) => tensorFrom(core.functional_linear(input, weight, bias)),
 });

@@ -339,6 +339,23 @@ Tensor.clamp = _clamp
 Tensor.clip = _clamp
 
 
+def _clamp_(self, min=None, max=None):
+    # Where no graph records it (a .grad, .data, or under no_grad: what
+    # gradient clipping and weight constraints do), clamp_ is the clamped
+    # values copied in: the same values and one version bump, as PyTorch's.
+    # With a graph it would need ClampBackward1 over the in-place op.
+    from .autograd.grad_mode import is_grad_enabled
+
+    if self.requires_grad and is_grad_enabled():
+        raise NotImplementedError("hookgrad does not implement torch.Tensor.clamp_ on a tensor that requires grad "
+                                  "outside torch.no_grad() yet")
+    return self.copy_(self.clamp(min, max))
+
+
+Tensor.clamp_ = _clamp_
+Tensor.clip_ = _clamp_
+
+
 def _softmax(method):
     def op(self, dim=None, dtype=None):
         if dim is None:
@@ -394,6 +411,25 @@ def _extreme(method, node_kind):
 
 Tensor.max = _extreme("max", 0)
 Tensor.min = _extreme("min", 0)
+
+
+def _arg_extreme(method):
+    # The indices max(dim)/min(dim) give (the first extreme of each row, as
+    # PyTorch's argmax/argmin), of a detached tensor: no node for a result
+    # that is only indices. Without dim: the index into the flattened tensor.
+    def op(self, dim=None, keepdim=False):
+        t = self.detach()
+        if dim is None:
+            idx = getattr(t.reshape(-1), method)(0).indices
+            return idx.reshape([1] * self.dim()) if keepdim else idx
+        return getattr(t, method)(dim, keepdim).indices
+
+    op.__name__ = "arg" + method
+    return op
+
+
+Tensor.argmax = _arg_extreme("max")
+Tensor.argmin = _arg_extreme("min")
 
 
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):

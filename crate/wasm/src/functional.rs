@@ -63,16 +63,40 @@ pub fn functional_mse_loss(input: JsValue, target: JsValue, opts: JsValue) -> Js
 /// is an array of class indices (or one index for 1-D logits).
 #[wasm_bindgen]
 pub fn functional_cross_entropy(logits: JsValue, targets: JsValue, opts: JsValue) -> JsResult<u32> {
-    check_opts(&opts, "crossEntropy()")?;
+    class_loss("crossEntropy", loss::cross_entropy, logits, targets, opts)
+}
+
+/// `hg.nn.functional.nllLoss(logProbs, targets, {reduction})`: PyTorch's
+/// `F.nll_loss`, the second half of crossEntropy (after `logSoftmax`).
+#[wasm_bindgen]
+pub fn functional_nll_loss(log_probs: JsValue, targets: JsValue, opts: JsValue) -> JsResult<u32> {
+    class_loss("nllLoss", loss::nll_loss, log_probs, targets, opts)
+}
+
+/// A loss over class indices: its options (`{reduction}`), input and
+/// targets read and checked as `name()`'s, then `f`.
+fn class_loss(
+    name: &str,
+    f: fn(
+        &hookgrad_core::tensor::Tensor,
+        &[i64],
+        loss::Reduction,
+    ) -> hookgrad_core::error::Result<hookgrad_core::tensor::Tensor>,
+    input: JsValue,
+    targets: JsValue,
+    opts: JsValue,
+) -> JsResult<u32> {
+    let call = format!("{name}()");
+    check_opts(&opts, &call)?;
     // The same one field as mseLoss's options.
-    let o: crate::options::MseLossOptions = crate::options::read(&opts, "crossEntropy()")?;
+    let o: crate::options::MseLossOptions = crate::options::read(&opts, &call)?;
     let r = o.reduction.map_or(loss::Reduction::Mean, Into::into);
-    let x = expect_tensor(&logits, "crossEntropy(): argument 'input' (position 1)")?;
+    let x = expect_tensor(&input, &format!("{call}: argument 'input' (position 1)"))?;
     let index = |v: &JsValue| -> JsResult<i64> {
         match v.as_f64() {
             Some(n) if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e9 => Ok(n as i64),
             _ => Err(type_error(format!(
-                "crossEntropy(): targets must be integer class indices, got {}",
+                "{call}: targets must be integer class indices, got {}",
                 js_message(v)
             ))),
         }
@@ -91,9 +115,7 @@ pub fn functional_cross_entropy(logits: JsValue, targets: JsValue, opts: JsValue
     } else {
         vec![index(&targets)?]
     };
-    loss::cross_entropy(&x, &ts, r)
-        .js()
-        .map(crate::table::put_tensor)
+    f(&x, &ts, r).js().map(crate::table::put_tensor)
 }
 
 /// `new hg.nn.Sequential(...modules)`: children are added by the facade.

@@ -61,8 +61,24 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                   "or ignore_index yet")
     if target.dtype.is_floating_point:
         raise NotImplementedError("hookgrad does not implement cross_entropy with class probabilities yet")
+    return _class_loss(B.hg.nn.functional.crossEntropy, input, target, reduction)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None or ignore_index != -100:
+        raise NotImplementedError("hookgrad does not implement nll_loss's weight or ignore_index yet")
+    return _class_loss(B.hg.nn.functional.nllLoss, input, target, reduction)
+
+
+def _class_loss(engine_fn, input, target, reduction):
+    # PyTorch checks this in Python (torch/nn/functional.py), as a ValueError.
+    if input.dim() == 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    # Class indices as plain ints: the engine's loss takes them as numbers.
     classes = B.js.array(*[int(v) for v in target.tolist()] if target.dim() else [int(target.item())])
-    h = B.call_engine(B.hg.nn.functional.crossEntropy, input._h, classes, B.js.options("reduction", reduction))
+    h = B.call_engine(engine_fn, input._h, classes, B.js.options("reduction", reduction))
     return Tensor._wrap(h, input.dtype)
 
 

@@ -96,7 +96,7 @@ pub fn nll_loss(logp: &Tensor, targets: &[i64], reduction: Reduction) -> Result<
         [n, c] => (*n, *c),
         _ => {
             return Err(Error::type_error(format!(
-                "hookgrad's cross_entropy supports [N, C] or [C] logits, got {}",
+                "hookgrad's cross_entropy and nll_loss support [N, C] or [C] inputs, got {}",
                 crate::shape::fmt_shape(&shape)
             )))
         }
