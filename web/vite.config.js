@@ -25,6 +25,45 @@ const pageHead = {
   },
 };
 
+// A page whose entry is a small boot script that imports the page's code
+// (web/src/boot.js: it starts the sandbox and the engine first) would fetch
+// that code only once the boot script has run. The code's chunks get a
+// <link rel="modulepreload"> in the page instead, so they load from the
+// start, beside the boot script, and are evaluated when it imports them.
+const preloadDynamic = {
+  name: 'hookgrad-preload-dynamic',
+  transformIndexHtml: {
+    order: 'post',
+    handler(html, { chunk, bundle }) {
+      // Only a page whose entry is boot.js (today the playground).
+      if (!chunk || !bundle || !chunk.moduleIds?.some((id) => id.endsWith('/src/boot.js'))) return html;
+      const files = new Set();
+      const add = (name) => {
+        const c = bundle[name];
+        if (!c || c.type !== 'chunk' || files.has(name) || name === chunk.fileName) return;
+        files.add(name);
+        for (const dep of c.imports) add(dep);
+      };
+      // Only the dynamic imports of the entry itself (boot.js → main.js), not
+      // those deeper down (the editor, the layout worker: after the first graph).
+      for (const name of chunk.dynamicImports) add(name);
+      const have = new Set(chunk.imports);
+      const rel = (name) => `./${name}`; // pages at the site root (Vite base './')
+      const tags = [...files].filter((f) => !have.has(f)).map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: rel(f) }, injectTo: 'head' }));
+      // The JavaScript program worker's script: boot.js hands it to the sandbox
+      // first of all (runner.js fetches it with fetch(), which this preload
+      // matches). Not the Python worker's: a JavaScript page loads nothing of Python.
+      const worker = Object.keys(bundle).find((f) => /(^|\/)program-worker-[\w-]+\.js$/.test(f));
+      if (worker) tags.push({ tag: 'link', attrs: { rel: 'preload', as: 'fetch', crossorigin: true, href: rel(worker) }, injectTo: 'head' });
+      // The boot script runs as soon as it arrives (boot.js waits for the
+      // document and its style sheets itself before importing the page).
+      const entry = `<script type="module" crossorigin src="${rel(chunk.fileName)}">`;
+      if (!html.includes(entry)) throw new Error(`${chunk.fileName}: its <script> tag is not where hookgrad-preload-dynamic looks (web/vite.config.js)`);
+      return { html: html.replace(entry, entry.replace('<script ', '<script async ')), tags };
+    },
+  },
+};
+
 // The long-form tutorial pages (web/tutorials/<name>.html).
 const TUTORIALS = ['hooks-in-depth', 'adjoint', 'capture', 'legacy-linear'];
 
@@ -32,7 +71,7 @@ export default {
   root: here,
   base: './',
   publicDir: false,
-  plugins: [pageHead],
+  plugins: [pageHead, preloadDynamic],
   server: { host: '127.0.0.1' },
   build: {
     outDir: 'dist',

@@ -24,13 +24,15 @@ import { renderPrediction } from './view/predict-view.js';
  *  onBusy(busy)                a run starts / ends
  *  cooperative                 graph gestures for embeds (see GraphView)
  *  keyboard                    Space / ← / → / Home / End / Escape on the document
+ *  runner                      a Runner already started (early-runner.js: the playground starts it before its modules load)
  */
 export class Controller {
-  constructor({ getSource, onFrame = () => {}, onSession = () => {}, onBusy = () => {}, onProgress = () => {}, cooperative = false, keyboard = true, root = document } = {}) {
+  constructor({ getSource, onFrame = () => {}, onSession = () => {}, onBusy = () => {}, onProgress = () => {}, cooperative = false, keyboard = true, root = document, runner = null } = {}) {
     const $ = (id) => root.getElementById(id);
     this.$ = $; this.getSource = getSource; this.onFrame = onFrame; this.onSession = onSession; this.onBusy = onBusy;
     this.session = null; this.dirty = true; this.selected = {}; this.collapsed = new Set(); this.follow = false; this.running = null; this.frame = null;
-    this.runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, onProgress: (p) => onProgress(p) });
+    this.runner = runner || new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
+    this.runner.onProgress = (p) => onProgress(p);
     this.view = new GraphView($('graph'), {
       cooperative,
       onSelect: (sel) => { this.selected = sel; this.render(); this.view.reveal(this.view.boxOf(sel)); },
@@ -109,6 +111,7 @@ export class Controller {
     session.twin = !!src.twin; session.lang = src.lang || 'js';
     this.session = session; this.dirty = false;
     if (!(await this.draw()) || this.running !== myRun) return false;
+    performance.mark?.('hookgrad:drawn');
     const { model } = session;
     // A big graph's first frame (step text, inspector, canvas) is a task of its own.
     if (session.input.units.length > BIG_UNITS) { await yieldToPage(); if (this.running !== myRun) return false; }

@@ -109,7 +109,7 @@ export class Runner {
     const ready = new Promise((resolve) => {
       worker.onmessage = (ev) => {
         if (!isMessage(ev.data)) return;
-        if (ev.data.type === 'ready') { resolve({ ok: true }); if (lang === 'python') this.onProgress({ stage: 'ready', text: 'Python is ready' }); }
+        if (ev.data.type === 'ready') { performance.mark?.(`hookgrad:${lang}-ready`); resolve({ ok: true }); if (lang === 'python') this.onProgress({ stage: 'ready', text: 'Python is ready' }); }
         else if (ev.data.type === 'init-error') resolve({ ok: false, message: String(ev.data.message) });
         else if (ev.data.type === 'progress') this.onProgress({ stage: String(ev.data.stage), text: String(ev.data.text) });
       };
@@ -174,6 +174,7 @@ export class Runner {
       worker.onerror = (ev) => {
         finish({ graph: { tensors: [], nodes: [] }, trace: [], console: [], error: { message: `The worker crashed: ${ev.message || 'unknown error'}` } });
       };
+      performance.mark?.('hookgrad:run-post');
       worker.postMessage({ type: 'run', id, program, semantics });
     });
     if (lang === 'js' && r.error && r.error.line == null && r.error.name === 'SyntaxError') {

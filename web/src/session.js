@@ -102,6 +102,7 @@ export async function buildSession(result, { collapsed = new Set(), pane = null,
   const model = analyze(result.graph, result.trace);
   if (big) await yieldToPage();
   const { input, layout, collapsed: used } = await chooseLayout(model, { collapsed, pane, keep });
+  performance.mark?.('hookgrad:layout-end');
   const lines = consoleLines(model, result.error);
   return { result, model, input, layout, lines, legacy: legacyHandles(model), collapsed: used, lod: input.lod };
 }

@@ -55,6 +55,7 @@ export class Sandbox {
     this.frame.setAttribute('tabindex', '-1');
     this.frame.title = 'hookgrad sandbox (runs your program)';
     this.frame.style.cssText = 'position:absolute;width:0;height:0;border:0;visibility:hidden';
+    performance.mark?.('hookgrad:sandbox');
     this.frame.srcdoc = sandboxDoc(randomNonce());
     this.hello = new Promise((resolve) => { this.gotHello = resolve; });
     this.onMessage = (ev) => this.receive(ev);
@@ -70,7 +71,7 @@ export class Sandbox {
     if (ev.source !== this.frame.contentWindow || ev.origin !== 'null') return;
     const m = ev.data;
     if (!m || typeof m !== 'object' || m.hgsbx !== 1 || typeof m.op !== 'string') return;
-    if (m.op === 'hello') { this.gotHello(); return; }
+    if (m.op === 'hello') { performance.mark?.('hookgrad:sandbox-hello'); this.gotHello(); return; }
     const w = this.workers.get(m.wid);
     if (!w) return;
     if (m.op === 'msg') w.onmessage?.({ data: m.data });
@@ -145,7 +146,7 @@ export class Sandbox {
     this.workers.set(wid, proxy);
     let gone = false;
     const started = Promise.all([script, ...needs].map((n) => this.file(n)))
-      .then(() => { if (!gone) return this.post({ op: 'spawn', wid, script, classic }); return null; })
+      .then(() => { performance.mark?.('hookgrad:files-in'); if (!gone) return this.post({ op: 'spawn', wid, script, classic }); return null; })
       .catch((e) => { proxy.onerror?.({ message: `the sandbox could not start (${e.message})`, preventDefault() {} }); });
     let queue = started;
     proxy.postMessage = (data) => { queue = queue.then(() => { if (!gone) return this.post({ op: 'post', wid, data }); return null; }); };
