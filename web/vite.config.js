@@ -2,7 +2,9 @@
 // (web/pkg, built by `npm run build:wasm`) is not bundled: the program worker
 // imports it at run time from ./pkg/, which scripts/build-web.sh copies.
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { sandboxDoc, frameScript, PAGE_FRAME_ID, FRAME_ATTRS } from './src/sandbox/host.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -55,11 +57,46 @@ const preloadDynamic = {
       // matches). Not the Python worker's: a JavaScript page loads nothing of Python.
       const worker = Object.keys(bundle).find((f) => /(^|\/)program-worker-[\w-]+\.js$/.test(f));
       if (worker) tags.push({ tag: 'link', attrs: { rel: 'preload', as: 'fetch', crossorigin: true, href: rel(worker) }, injectTo: 'head' });
-      // The boot script runs as soon as it arrives (boot.js waits for the
-      // document and its style sheets itself before importing the page).
+      // The page's style sheet, inlined: a linked one is fetched before the
+      // boot script may run (a deferred script waits for style sheets), and
+      // the page is laid out once, styled. 25 KB (5 KB gzip), no url() in it.
+      const inlined = html.replace(/<link rel="stylesheet" crossorigin href="\.\/(assets\/[\w.-]+\.css)">/g, (tag, file) => {
+        const css = bundle[file];
+        if (!css || css.type !== 'asset') throw new Error(`${file}: not in the bundle (hookgrad-preload-dynamic, web/vite.config.js)`);
+        const text = String(css.source);
+        if (/url\(|@import/.test(text)) throw new Error(`${file}: has url() or @import, which would resolve against the page once inlined`);
+        return `<style>${text.replace(/<\/style/gi, '<\\/style')}</style>`;
+      });
+      // The boot script runs as soon as it has arrived, before the page's
+      // first layout (boot.js waits for the parsed document itself before
+      // importing the page).
       const entry = `<script type="module" crossorigin src="${rel(chunk.fileName)}">`;
-      if (!html.includes(entry)) throw new Error(`${chunk.fileName}: its <script> tag is not where hookgrad-preload-dynamic looks (web/vite.config.js)`);
-      return { html: html.replace(entry, entry.replace('<script ', '<script async ')), tags };
+      if (!inlined.includes(entry)) throw new Error(`${chunk.fileName}: its <script> tag is not where hookgrad-preload-dynamic looks (web/vite.config.js)`);
+      return { html: inlined.replace(entry, entry.replace('<script ', '<script async ')), tags };
+    },
+  },
+};
+
+// The sandbox frame written into the page (the playground's `<!-- sandbox-frame -->`
+// marker, first in its <body>): the browser starts the frame — in Chromium a
+// process of its own, 100–200 ms — while it parses the page, not once the
+// page's scripts have run; sandbox/host.js takes this frame instead of making
+// one. The same attributes and policy as a frame made by host.js, the script
+// admitted by its hash (a static page has no per-load nonce).
+const SANDBOX_MARK = /^([ \t]*)<!-- sandbox-frame\b[^>]*-->$/m;
+const escAttr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const sandboxFrame = {
+  name: 'hookgrad-sandbox-frame',
+  transformIndexHtml: {
+    order: 'post',
+    handler(html) {
+      const m = html.match(SANDBOX_MARK);
+      if (!m) return html;
+      const code = frameScript();
+      const hash = `sha256-${crypto.createHash('sha256').update(code, 'utf8').digest('base64')}`;
+      const attrs = { id: PAGE_FRAME_ID, ...FRAME_ATTRS, srcdoc: sandboxDoc(null, { hash, code }) };
+      const tag = `<iframe ${Object.entries(attrs).map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')}></iframe>`;
+      return html.replace(SANDBOX_MARK, `${m[1]}${tag}`);
     },
   },
 };
@@ -71,7 +108,7 @@ export default {
   root: here,
   base: './',
   publicDir: false,
-  plugins: [pageHead, preloadDynamic],
+  plugins: [pageHead, preloadDynamic, sandboxFrame],
   server: { host: '127.0.0.1' },
   build: {
     outDir: 'dist',

@@ -2,7 +2,7 @@
 // → graph view → player → step text, the player's buttons and keys, Stop.
 // The pages only wire what they have on top (editor, URL, inspector, console).
 import { Runner } from './runner.js';
-import { buildSession, relayout, chooseLayout, yieldToPage } from './session.js';
+import { buildSession, relayout, chooseLayout, yieldToPage, warmLayout } from './session.js';
 import { BIG_UNITS } from './model/layout.js';
 import { frameAt } from './model/trace-model.js';
 import { stepSentence, hasBackward, summaryParts } from './model/step-text.js';
@@ -103,7 +103,10 @@ export class Controller {
     this.player.pause(); this.setBusy(true); this.follow = backward;
     const myRun = Symbol('run'); this.running = myRun;
     const src = this.getSource();
-    const result = await this.runner.run(src.program, src.semantics, src.lang);
+    const running = this.runner.run(src.program, src.semantics, src.lang);
+    // The page waits for the sandbox: compile the layout code meanwhile (once; a task of its own, after the run was posted).
+    setTimeout(warmLayout, 0);
+    const result = await running;
     if (this.running !== myRun) return false;
     const pane = this.view.size();
     const session = await buildSession(result, { collapsed: this.collapsed, pane, keep: src.lesson?.view?.module });

@@ -23,6 +23,26 @@ export function layoutAsync(input) {
   });
 }
 
+let warmed = false;
+/**
+ * Runs the layout code once on a few boxes that are never drawn (a chain
+ * and a fork, top-down, left-to-right and folded), so its first real use
+ * does not pay for compiling it: on a cold page dagre's first layout takes
+ * ~80 ms where the next takes ~10 (bench/PROFILE.md, "First graph"). The
+ * controller calls it while the first run is in the sandbox and the page
+ * waits. Nothing of it reaches the figure: that is laid out from the run.
+ */
+export function warmLayout() {
+  if (warmed) return;
+  warmed = true;
+  const box = (i) => ({ id: `w${i}`, tensor: i, node: i, tw: 100, th: 60, nw: 140, nh: 32, w: 248, h: 60, parent: null });
+  const units = [1, 2, 3, 4].map(box);
+  const edges = [{ v: 'w1', w: 'w3', kind: 'next' }, { v: 'w2', w: 'w3', kind: 'next' }, { v: 'w3', w: 'w4', kind: 'next' }];
+  for (const extra of [{ dir: 'TB' }, { dir: 'LR' }, { dir: 'TB', fold: true, aspect: 1.3 }]) {
+    try { layoutFor({ lod: 'full', units, edges, clusters: [], ...extra }); } catch { /* only a warm-up */ }
+  }
+}
+
 /** Lets the page handle input and paint between two pieces of work (each stays a short task). */
 export const yieldToPage = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
