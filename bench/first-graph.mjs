@@ -48,10 +48,14 @@ try {
 console.log(`load average ${load0.toFixed(2)} → ${os.loadavg()[0].toFixed(2)} (1 min), ${os.cpus().length} cores`);
 dirs.forEach((dir, d) => {
   const ms = runs[d].map((r) => r.ms);
-  const med = median(ms);
-  const r = runs[d].reduce((a, b) => (Math.abs(b.ms - med) < Math.abs(a.ms - med) ? b : a));
-  console.log(`\n${path.relative(process.cwd(), dir) || dir}: first graph median ${med.toFixed(0)} ms of ${loads} cold loads: ${ms.map((x) => x.toFixed(0)).join(', ')}`);
+  const med0 = median(ms);
+  const r = runs[d].reduce((a, b) => (Math.abs(b.ms - med0) < Math.abs(a.ms - med0) ? b : a));
+  console.log(`\n${path.relative(process.cwd(), dir) || dir}: first graph median ${med0.toFixed(0)} ms of ${loads} cold loads: ${ms.map((x) => x.toFixed(0)).join(', ')}`);
   console.log(`  median load: html ${r.resp}, DOMContentLoaded ${r.dcl}, bnode seen ${r.seen.toFixed(0)}, painted ${r.ms.toFixed(0)}`);
   console.log(`  marks: ${r.marks.map(([n, t]) => `${n} ${t}`).join(', ')}`);
+  // Each mark's median over the loads (its first occurrence in each), in the median load's order.
+  const names = r.marks.map(([n]) => n).filter((n, i, a) => a.indexOf(n) === i);
+  const med = (n) => median(runs[d].map((x) => x.marks.find(([m]) => m === n)?.[1]).filter((x) => x != null));
+  console.log(`  marks, median over loads: ${names.map((n) => `${n} ${Math.round(med(n))}`).join(', ')}, html ${Math.round(median(runs[d].map((x) => x.resp)))}, seen ${Math.round(median(runs[d].map((x) => x.seen)))}, painted ${Math.round(med0)}`);
   console.log(`  resources (start→end): ${r.res.map(([n, s, e]) => `${n} ${s}→${e}`).join(', ')}`);
 });

@@ -23,14 +23,16 @@ export function layoutAsync(input) {
   });
 }
 
-let warmed = false;
+let warmed = false; let warmLeft = [];
 /**
- * Runs the layout code once on a few boxes that are never drawn (a chain
- * and a fork, top-down, left-to-right and folded), so its first real use
- * does not pay for compiling it: on a cold page dagre's first layout takes
- * ~80 ms where the next takes ~10 (bench/PROFILE.md, "First graph"). The
- * controller calls it while the first run is in the sandbox and the page
- * waits. Nothing of it reaches the figure: that is laid out from the run.
+ * Runs the layout code on a few boxes that are never drawn (a chain and a
+ * fork: top-down, left-to-right, folded), so its first real use does not
+ * pay for compiling it: on a cold page dagre's first layout takes several
+ * times the next one (bench/PROFILE.md, "First graph"). The controller
+ * calls it while the first run is in the sandbox and the page waits. One
+ * layout per task, so a message from the sandbox waits for one at most,
+ * and none once a run's result is being laid out (buildSession). Nothing
+ * of it reaches the figure: that is laid out from the run.
  */
 export function warmLayout() {
   if (warmed) return;
@@ -38,9 +40,14 @@ export function warmLayout() {
   const box = (i) => ({ id: `w${i}`, tensor: i, node: i, tw: 100, th: 60, nw: 140, nh: 32, w: 248, h: 60, parent: null });
   const units = [1, 2, 3, 4].map(box);
   const edges = [{ v: 'w1', w: 'w3', kind: 'next' }, { v: 'w2', w: 'w3', kind: 'next' }, { v: 'w3', w: 'w4', kind: 'next' }];
-  for (const extra of [{ dir: 'TB' }, { dir: 'LR' }, { dir: 'TB', fold: true, aspect: 1.3 }]) {
+  warmLeft = [{ dir: 'TB' }, { dir: 'LR' }, { dir: 'TB', fold: true, aspect: 1.3 }];
+  const next = () => {
+    const extra = warmLeft.shift();
+    if (!extra) return;
     try { layoutFor({ lod: 'full', units, edges, clusters: [], ...extra }); } catch { /* only a warm-up */ }
-  }
+    if (warmLeft.length) setTimeout(next, 0);
+  };
+  next();
 }
 
 /** Lets the page handle input and paint between two pieces of work (each stays a short task). */
@@ -116,6 +123,7 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null, 
 export async function buildSession(result, { collapsed = new Set(), pane = null, keep = null } = {}) {
   // For tests and the bench: "first overview within 1 s after the run ends" starts here.
   performance.mark?.('hookgrad:run-end');
+  warmed = true; warmLeft = []; // the real layout compiles whatever the warm-up did not reach
   // A big result: receiving it, analyzing it and building the layout input are separate tasks (each < 100 ms).
   const big = (result.graph?.tensors?.length || 0) + (result.graph?.nodes?.length || 0) > BIG_UNITS;
   if (big) await yieldToPage();
