@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { sandboxDoc, frameScript, PAGE_FRAME_ID, FRAME_ATTRS } from './src/sandbox/host.js';
+import { sandboxDoc, frameScript, PAGE_FRAME_ID, FRAME_ATTRS, HELLO_SEEN } from './src/sandbox/host.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -96,7 +96,11 @@ const sandboxFrame = {
       const hash = `sha256-${crypto.createHash('sha256').update(code, 'utf8').digest('base64')}`;
       const attrs = { id: PAGE_FRAME_ID, ...FRAME_ATTRS, srcdoc: sandboxDoc(null, { hash, code }) };
       const tag = `<iframe ${Object.entries(attrs).map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')}></iframe>`;
-      return html.replace(SANDBOX_MARK, `${m[1]}${tag}`);
+      // The frame usually boots before the page's scripts run: its hello is
+      // kept here for sandbox/host.js (which checks it came from this frame),
+      // instead of a ping and a second hello through a busy main thread.
+      const keep = `<script>addEventListener('message', function hello(e) { if (e.data && e.data.hgsbx === 1 && e.data.op === 'hello' && e.origin === 'null') { window.${HELLO_SEEN} = e.source; removeEventListener('message', hello); } });</script>`;
+      return html.replace(SANDBOX_MARK, `${m[1]}${keep}\n${m[1]}${tag}`);
     },
   },
 };

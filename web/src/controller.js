@@ -104,8 +104,8 @@ export class Controller {
     const myRun = Symbol('run'); this.running = myRun;
     const src = this.getSource();
     const running = this.runner.run(src.program, src.semantics, src.lang);
-    // The page waits for the sandbox: compile the layout code meanwhile (once; a task of its own, after the run was posted).
-    setTimeout(warmLayout, 0);
+    // The page waits for the sandbox: compile the layout code meanwhile (once, in idle time).
+    warmLayout();
     const result = await running;
     if (this.running !== myRun) return false;
     const pane = this.view.size();

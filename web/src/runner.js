@@ -86,6 +86,7 @@ export class Runner {
     this.next = { js: null, python: null }; this.seq = 0; this.engineError = null; this.warmTimer = { js: null, python: null };
     this.sandbox = engineSandbox(pkgUrl);
     this.sandbox.onFetchProgress = (p) => this.onProgress({ stage: 'download', text: 'Python (Pyodide)', ...p });
+    this.sandbox.showsProgress = (name) => PYODIDE.includes(name);
     this.warm('js');
   }
 

@@ -30,8 +30,8 @@ let warmed = false; let warmLeft = [];
  * pay for compiling it: on a cold page dagre's first layout takes several
  * times the next one (bench/PROFILE.md, "First graph"). The controller
  * calls it while the first run is in the sandbox and the page waits. One
- * layout per task, so a message from the sandbox waits for one at most,
- * and none once a run's result is being laid out (buildSession). Nothing
+ * layout per idle callback, none once a run's result is being laid out
+ * (buildSession). Nothing
  * of it reaches the figure: that is laid out from the run.
  */
 export function warmLayout() {
@@ -41,13 +41,16 @@ export function warmLayout() {
   const units = [1, 2, 3, 4].map(box);
   const edges = [{ v: 'w1', w: 'w3', kind: 'next' }, { v: 'w2', w: 'w3', kind: 'next' }, { v: 'w3', w: 'w4', kind: 'next' }];
   warmLeft = [{ dir: 'TB' }, { dir: 'LR' }, { dir: 'TB', fold: true, aspect: 1.3 }];
+  // In idle time only: a message from the sandbox (files to hand in, the
+  // result) never waits behind a warm-up that had not started.
+  const later = (f) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(f) : setTimeout(f, 0));
   const next = () => {
     const extra = warmLeft.shift();
     if (!extra) return;
     try { layoutFor({ lod: 'full', units, edges, clusters: [], ...extra }); } catch { /* only a warm-up */ }
-    if (warmLeft.length) setTimeout(next, 0);
+    if (warmLeft.length) later(next);
   };
-  next();
+  later(next);
 }
 
 /** Lets the page handle input and paint between two pieces of work (each stays a short task). */

@@ -44,6 +44,8 @@ export function sandboxDoc(nonce, { hash = null, code = frameScript() } = {}) {
 
 /** The id of the sandbox frame a page's HTML may carry (the playground's: web/vite.config.js writes it, so it loads while the page's scripts do). */
 export const PAGE_FRAME_ID = 'hg-sandbox';
+/** Where the page's HTML keeps the hello of its frame if it came before host.js listened (web/vite.config.js): the frame's window. */
+export const HELLO_SEEN = 'hgSandboxHello';
 /** The attributes of every sandbox frame (never allow-same-origin: its origin stays opaque). */
 export const FRAME_ATTRS = { sandbox: 'allow-scripts', 'aria-hidden': 'true', tabindex: '-1', title: 'hookgrad sandbox (runs your program)', style: 'position:absolute;width:0;height:0;border:0;visibility:hidden' };
 
@@ -71,7 +73,7 @@ export class Sandbox {
     if (pre instanceof HTMLIFrameElement && pre.getAttribute('sandbox') === FRAME_ATTRS.sandbox && !pre.dataset.taken) {
       pre.dataset.taken = '1';
       this.frame = pre;
-      this.frame.contentWindow?.postMessage({ hgsbx: 1, op: 'ping' }, '*');
+      if (pre.contentWindow && window[HELLO_SEEN] === pre.contentWindow) { performance.mark?.('hookgrad:sandbox-hello'); this.gotHello(); } else pre.contentWindow?.postMessage({ hgsbx: 1, op: 'ping' }, '*');
       return;
     }
     this.frame = document.createElement('iframe');
@@ -124,10 +126,13 @@ export class Sandbox {
   /**
    * The body's bytes; with `onFetchProgress` set, reported as they arrive,
    * summed over the files being fetched ({loaded, total, file}: Pyodide is
-   * megabytes, and the reader is told how far it is).
+   * megabytes, and the reader is told how far it is) — for the files
+   * `showsProgress(name)` names (all without it). Any other file is read
+   * whole: reading the engine chunk by chunk cost the first graph several
+   * main-thread tasks.
    */
   async read(r, name) {
-    if (!this.onFetchProgress || !r.body) return r.arrayBuffer();
+    if (!this.onFetchProgress || !r.body || !(this.showsProgress?.(name) ?? true)) return r.arrayBuffer();
     const p = (this.progress ||= { loaded: 0, total: 0, open: 0 });
     const size = Number(r.headers.get('content-length')) || 0;
     p.total += size; p.open++;
