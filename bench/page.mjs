@@ -14,8 +14,8 @@ import { median } from './lib/stats.mjs';
 import { measurePythonReady } from './python-ready.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 // 99 rounds of tanh(y*w + x), then sum: 298 op nodes + 2 AccumulateGrad = 300.
 export const PROGRAM_300 = `// W6: a 300-node backward graph
@@ -37,7 +37,7 @@ loss.backward();
 
 const b64url = (s) => Buffer.from(s, 'utf8').toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
-function startServer() {
+export function startServer() {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, 'scripts', 'serve.mjs')], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -51,7 +51,7 @@ function startServer() {
   });
 }
 
-const OBSERVE = () => {
+export const OBSERVE = () => {
   window.__firstGraph = null;
   const look = () => {
     if (window.__firstGraph == null && document.querySelector('#graph .bnode')) {

@@ -2,7 +2,9 @@
 // (web/pkg, built by `npm run build:wasm`) is not bundled: the program worker
 // imports it at run time from ./pkg/, which scripts/build-web.sh copies.
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { sandboxDoc, frameScript, PAGE_FRAME_ID, FRAME_ATTRS, HELLO_SEEN } from './src/sandbox/host.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
@@ -25,6 +27,84 @@ const pageHead = {
   },
 };
 
+// A page whose entry is a small boot script that imports the page's code
+// (web/src/boot.js: it starts the sandbox and the engine first) would fetch
+// that code only once the boot script has run. The code's chunks get a
+// <link rel="modulepreload"> in the page instead, so they load from the
+// start, beside the boot script, and are evaluated when it imports them.
+const preloadDynamic = {
+  name: 'hookgrad-preload-dynamic',
+  transformIndexHtml: {
+    order: 'post',
+    handler(html, { chunk, bundle }) {
+      // Only a page whose entry is boot.js (today the playground).
+      if (!chunk || !bundle || !chunk.moduleIds?.some((id) => id.endsWith('/src/boot.js'))) return html;
+      const files = new Set();
+      const add = (name) => {
+        const c = bundle[name];
+        if (!c || c.type !== 'chunk' || files.has(name) || name === chunk.fileName) return;
+        files.add(name);
+        for (const dep of c.imports) add(dep);
+      };
+      // Only the dynamic imports of the entry itself (boot.js → main.js), not
+      // those deeper down (the editor, the layout worker: after the first graph).
+      for (const name of chunk.dynamicImports) add(name);
+      const have = new Set(chunk.imports);
+      const rel = (name) => `./${name}`; // pages at the site root (Vite base './')
+      const tags = [...files].filter((f) => !have.has(f)).map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: rel(f) }, injectTo: 'head' }));
+      // The JavaScript program worker's script: boot.js hands it to the sandbox
+      // first of all (runner.js fetches it with fetch(), which this preload
+      // matches). Not the Python worker's: a JavaScript page loads nothing of Python.
+      const worker = Object.keys(bundle).find((f) => /(^|\/)program-worker-[\w-]+\.js$/.test(f));
+      if (worker) tags.push({ tag: 'link', attrs: { rel: 'preload', as: 'fetch', crossorigin: true, href: rel(worker) }, injectTo: 'head' });
+      // The page's style sheet, inlined: a linked one is fetched before the
+      // boot script may run (a deferred script waits for style sheets), and
+      // the page is laid out once, styled. 25 KB (5 KB gzip), no url() in it.
+      const inlined = html.replace(/<link rel="stylesheet" crossorigin href="\.\/(assets\/[\w.-]+\.css)">/g, (tag, file) => {
+        const css = bundle[file];
+        if (!css || css.type !== 'asset') throw new Error(`${file}: not in the bundle (hookgrad-preload-dynamic, web/vite.config.js)`);
+        const text = String(css.source);
+        if (/url\(|@import/.test(text)) throw new Error(`${file}: has url() or @import, which would resolve against the page once inlined`);
+        return `<style>${text.replace(/<\/style/gi, '<\\/style')}</style>`;
+      });
+      // The boot script runs as soon as it has arrived, before the page's
+      // first layout (boot.js waits for the parsed document itself before
+      // importing the page).
+      const entry = `<script type="module" crossorigin src="${rel(chunk.fileName)}">`;
+      if (!inlined.includes(entry)) throw new Error(`${chunk.fileName}: its <script> tag is not where hookgrad-preload-dynamic looks (web/vite.config.js)`);
+      return { html: inlined.replace(entry, entry.replace('<script ', '<script async ')), tags };
+    },
+  },
+};
+
+// The sandbox frame written into the page (the playground's `<!-- sandbox-frame -->`
+// marker, first in its <body>): the browser starts the frame — in Chromium a
+// process of its own, 100–200 ms — while it parses the page, not once the
+// page's scripts have run; sandbox/host.js takes this frame instead of making
+// one. The same attributes and policy as a frame made by host.js, the script
+// admitted by its hash (a static page has no per-load nonce).
+const SANDBOX_MARK = /^([ \t]*)<!-- sandbox-frame\b[^>]*-->$/m;
+const escAttr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const sandboxFrame = {
+  name: 'hookgrad-sandbox-frame',
+  transformIndexHtml: {
+    order: 'post',
+    handler(html) {
+      const m = html.match(SANDBOX_MARK);
+      if (!m) return html;
+      const code = frameScript();
+      const hash = `sha256-${crypto.createHash('sha256').update(code, 'utf8').digest('base64')}`;
+      const attrs = { id: PAGE_FRAME_ID, ...FRAME_ATTRS, srcdoc: sandboxDoc(null, { hash, code }) };
+      const tag = `<iframe ${Object.entries(attrs).map(([k, v]) => `${k}="${escAttr(v)}"`).join(' ')}></iframe>`;
+      // The frame usually boots before the page's scripts run: its hello is
+      // kept here for sandbox/host.js (which checks it came from this frame),
+      // instead of a ping and a second hello through a busy main thread.
+      const keep = `<script>addEventListener('message', function hello(e) { if (e.data && e.data.hgsbx === 1 && e.data.op === 'hello' && e.origin === 'null') { window.${HELLO_SEEN} = e.source; removeEventListener('message', hello); } });</script>`;
+      return html.replace(SANDBOX_MARK, `${m[1]}${keep}\n${m[1]}${tag}`);
+    },
+  },
+};
+
 // The long-form tutorial pages (web/tutorials/<name>.html).
 const TUTORIALS = ['hooks-in-depth', 'adjoint', 'capture', 'legacy-linear'];
 
@@ -32,7 +112,7 @@ export default {
   root: here,
   base: './',
   publicDir: false,
-  plugins: [pageHead],
+  plugins: [pageHead, preloadDynamic, sandboxFrame],
   server: { host: '127.0.0.1' },
   build: {
     outDir: 'dist',

@@ -2,7 +2,7 @@
 // → graph view → player → step text, the player's buttons and keys, Stop.
 // The pages only wire what they have on top (editor, URL, inspector, console).
 import { Runner } from './runner.js';
-import { buildSession, relayout, chooseLayout, yieldToPage } from './session.js';
+import { buildSession, relayout, chooseLayout, yieldToPage, warmLayout } from './session.js';
 import { BIG_UNITS } from './model/layout.js';
 import { frameAt } from './model/trace-model.js';
 import { stepSentence, hasBackward, summaryParts } from './model/step-text.js';
@@ -24,13 +24,15 @@ import { renderPrediction } from './view/predict-view.js';
  *  onBusy(busy)                a run starts / ends
  *  cooperative                 graph gestures for embeds (see GraphView)
  *  keyboard                    Space / ← / → / Home / End / Escape on the document
+ *  runner                      a Runner already started (early-runner.js: the playground starts it before its modules load)
  */
 export class Controller {
-  constructor({ getSource, onFrame = () => {}, onSession = () => {}, onBusy = () => {}, onProgress = () => {}, cooperative = false, keyboard = true, root = document } = {}) {
+  constructor({ getSource, onFrame = () => {}, onSession = () => {}, onBusy = () => {}, onProgress = () => {}, cooperative = false, keyboard = true, root = document, runner = null } = {}) {
     const $ = (id) => root.getElementById(id);
     this.$ = $; this.getSource = getSource; this.onFrame = onFrame; this.onSession = onSession; this.onBusy = onBusy;
     this.session = null; this.dirty = true; this.selected = {}; this.collapsed = new Set(); this.follow = false; this.running = null; this.frame = null;
-    this.runner = new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href, onProgress: (p) => onProgress(p) });
+    this.runner = runner || new Runner({ pkgUrl: new URL('pkg/hookgrad.js', document.baseURI).href });
+    this.runner.onProgress = (p) => onProgress(p);
     this.view = new GraphView($('graph'), {
       cooperative,
       onSelect: (sel) => { this.selected = sel; this.render(); this.view.reveal(this.view.boxOf(sel)); },
@@ -101,7 +103,10 @@ export class Controller {
     this.player.pause(); this.setBusy(true); this.follow = backward;
     const myRun = Symbol('run'); this.running = myRun;
     const src = this.getSource();
-    const result = await this.runner.run(src.program, src.semantics, src.lang);
+    const running = this.runner.run(src.program, src.semantics, src.lang);
+    // The page waits for the sandbox: compile the layout code meanwhile (once, in idle time).
+    warmLayout();
+    const result = await running;
     if (this.running !== myRun) return false;
     const pane = this.view.size();
     const session = await buildSession(result, { collapsed: this.collapsed, pane, keep: src.lesson?.view?.module });
@@ -109,6 +114,7 @@ export class Controller {
     session.twin = !!src.twin; session.lang = src.lang || 'js';
     this.session = session; this.dirty = false;
     if (!(await this.draw()) || this.running !== myRun) return false;
+    performance.mark?.('hookgrad:drawn');
     const { model } = session;
     // A big graph's first frame (step text, inspector, canvas) is a task of its own.
     if (session.input.units.length > BIG_UNITS) { await yieldToPage(); if (this.running !== myRun) return false; }

@@ -16,11 +16,21 @@ import { isMarkEvent } from './model/timeline.js';
 import { renderSwitch } from './view/switch-view.js';
 import { galleryGroups } from './model/gallery.js';
 import { flipSwitch, switchSide, runSummary } from './model/lesson-switch.js';
+import { earlyRunner } from './early-runner.js';
 
 const $ = (id) => document.getElementById(id);
-// CodeMirror (editor.js) is loaded on the side; the controller (below) starts
-// the program worker and the engine's wasm first: they are on the way to the first graph.
-const editorModule = import('./view/editor.js');
+// bench/first-graph.mjs reads the 'hookgrad:*' marks along the path to the first graph.
+performance.mark?.('hookgrad:main');
+// CodeMirror (editor.js, ~300 KB of script and 200+ ms of main-thread work
+// on a loaded 2-core machine) is not on the way to the first graph: it is
+// imported once the first graph is drawn (or the page decided not to run:
+// a program from a link), so it does not compete with the run, the layout
+// and the draw for the main thread (bench/PROFILE.md, "First graph").
+let startEditor;
+const editorWanted = new Promise((resolve) => { startEditor = resolve; });
+// However the first run goes, the editor comes: at the latest after 3 s.
+setTimeout(() => startEditor(), 3000);
+const editorModule = editorWanted.then(() => import('./view/editor.js'));
 const app = { state: null, formsKey: null };
 
 // ---- lessons ----
@@ -216,6 +226,7 @@ $('copy-link').onclick = async () => {
 
 // ---- running: the shared controller (run → graph → player → step text) ----
 const ctl = globalThis.hookgradController = new Controller({
+  runner: earlyRunner(), // started by boot.js while this page's modules loaded
   // A lesson's Python before Python is ready: the figure comes from its JavaScript twin (model/lang.js).
   getSource: () => figureSource(app.state, { pythonReady }),
   onProgress: showPythonProgress,
@@ -227,6 +238,7 @@ const ctl = globalThis.hookgradController = new Controller({
       : r.stopped ? 'stopped' : r.timedOut ? 'stopped (too long)' : e ? `error${e.line != null ? ` at line ${e.line}` : ''}` : `ran in ${Math.round(r.ms || 0)} ms`;
     markRunError(e);
     recordSwitchRun(session);
+    startEditor(); // the first graph is on screen: now the editor
   },
 });
 const runProgram = (opts) => ctl.run(opts);
@@ -276,6 +288,7 @@ function holdLinkedProgram(step) {
   const go = () => { gate.hidden = true; runProgram({ step }); };
   $('link-gate-run').onclick = go;
   $('link-gate-run').focus({ preventScroll: true });
+  startEditor(); // the reader reads the program before running it
 }
 /** Any run (Run, Backward, an edit) means the reader chose to run: the gate goes. */
 function dropLinkGate() { $('link-gate').hidden = true; }

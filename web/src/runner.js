@@ -86,6 +86,7 @@ export class Runner {
     this.next = { js: null, python: null }; this.seq = 0; this.engineError = null; this.warmTimer = { js: null, python: null };
     this.sandbox = engineSandbox(pkgUrl);
     this.sandbox.onFetchProgress = (p) => this.onProgress({ stage: 'download', text: 'Python (Pyodide)', ...p });
+    this.sandbox.showsProgress = (name) => PYODIDE.includes(name);
     this.warm('js');
   }
 
@@ -109,7 +110,7 @@ export class Runner {
     const ready = new Promise((resolve) => {
       worker.onmessage = (ev) => {
         if (!isMessage(ev.data)) return;
-        if (ev.data.type === 'ready') { resolve({ ok: true }); if (lang === 'python') this.onProgress({ stage: 'ready', text: 'Python is ready' }); }
+        if (ev.data.type === 'ready') { performance.mark?.(`hookgrad:${lang}-ready`); resolve({ ok: true }); if (lang === 'python') this.onProgress({ stage: 'ready', text: 'Python is ready' }); }
         else if (ev.data.type === 'init-error') resolve({ ok: false, message: String(ev.data.message) });
         else if (ev.data.type === 'progress') this.onProgress({ stage: String(ev.data.stage), text: String(ev.data.text) });
       };
@@ -134,6 +135,12 @@ export class Runner {
   stop() { this.current?.stop(); }
 
   async runIn(worker, ready, program, semantics, lang) {
+    const id = ++this.seq;
+    // A JavaScript run is posted at once: the worker keeps it until its
+    // engine is in (program-worker.js), one round trip fewer than posting it
+    // on 'ready'. (A worker that fails to load is terminated below, run and all.)
+    const early = lang === 'js';
+    if (early) { performance.mark?.('hookgrad:run-post'); worker.postMessage({ type: 'run', id, program, semantics }); }
     const boot = await ready;
     if (!boot.ok) {
       worker.terminate();
@@ -141,7 +148,6 @@ export class Runner {
       const what = lang === 'python' ? 'Python (Pyodide and the torch shim)' : 'The hookgrad engine';
       return { graph: { tensors: [], nodes: [] }, trace: [], console: [], error: { message: `${what} could not be loaded (${boot.message}). Build it with \`npm run build\`.` }, engineMissing: true };
     }
-    const id = ++this.seq;
     // A Python step costs several JS ones (each op crosses Pyodide's FFI): lesson 14's
     // 300 training steps take ~4 s on a loaded 2-core machine, so Python gets 3× the time.
     const limit = lang === 'python' ? this.timeoutMs * 3 : this.timeoutMs;
@@ -174,7 +180,7 @@ export class Runner {
       worker.onerror = (ev) => {
         finish({ graph: { tensors: [], nodes: [] }, trace: [], console: [], error: { message: `The worker crashed: ${ev.message || 'unknown error'}` } });
       };
-      worker.postMessage({ type: 'run', id, program, semantics });
+      if (!early) worker.postMessage({ type: 'run', id, program, semantics });
     });
     if (lang === 'js' && r.error && r.error.line == null && r.error.name === 'SyntaxError') {
       const at = await locateSyntaxError(program, this.sandbox);

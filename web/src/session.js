@@ -23,6 +23,36 @@ export function layoutAsync(input) {
   });
 }
 
+let warmed = false; let warmLeft = [];
+/**
+ * Runs the layout code on a few boxes that are never drawn (a chain and a
+ * fork: top-down, left-to-right, folded), so its first real use does not
+ * pay for compiling it: on a cold page dagre's first layout takes several
+ * times the next one (bench/PROFILE.md, "First graph"). The controller
+ * calls it while the first run is in the sandbox and the page waits. One
+ * layout per idle callback, none once a run's result is being laid out
+ * (buildSession). Nothing
+ * of it reaches the figure: that is laid out from the run.
+ */
+export function warmLayout() {
+  if (warmed) return;
+  warmed = true;
+  const box = (i) => ({ id: `w${i}`, tensor: i, node: i, tw: 100, th: 60, nw: 140, nh: 32, w: 248, h: 60, parent: null });
+  const units = [1, 2, 3, 4].map(box);
+  const edges = [{ v: 'w1', w: 'w3', kind: 'next' }, { v: 'w2', w: 'w3', kind: 'next' }, { v: 'w3', w: 'w4', kind: 'next' }];
+  warmLeft = [{ dir: 'TB' }, { dir: 'LR' }, { dir: 'TB', fold: true, aspect: 1.3 }];
+  // In idle time only: a message from the sandbox (files to hand in, the
+  // result) never waits behind a warm-up that had not started.
+  const later = (f) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(f) : setTimeout(f, 0));
+  const next = () => {
+    const extra = warmLeft.shift();
+    if (!extra) return;
+    try { layoutFor({ lod: 'full', units, edges, clusters: [], ...extra }); } catch { /* only a warm-up */ }
+    if (warmLeft.length) later(next);
+  };
+  later(next);
+}
+
 /** Lets the page handle input and paint between two pieces of work (each stays a short task). */
 export const yieldToPage = () => new Promise((resolve) => { setTimeout(resolve, 0); });
 
@@ -96,12 +126,14 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null, 
 export async function buildSession(result, { collapsed = new Set(), pane = null, keep = null } = {}) {
   // For tests and the bench: "first overview within 1 s after the run ends" starts here.
   performance.mark?.('hookgrad:run-end');
+  warmed = true; warmLeft = []; // the real layout compiles whatever the warm-up did not reach
   // A big result: receiving it, analyzing it and building the layout input are separate tasks (each < 100 ms).
   const big = (result.graph?.tensors?.length || 0) + (result.graph?.nodes?.length || 0) > BIG_UNITS;
   if (big) await yieldToPage();
   const model = analyze(result.graph, result.trace);
   if (big) await yieldToPage();
   const { input, layout, collapsed: used } = await chooseLayout(model, { collapsed, pane, keep });
+  performance.mark?.('hookgrad:layout-end');
   const lines = consoleLines(model, result.error);
   return { result, model, input, layout, lines, legacy: legacyHandles(model), collapsed: used, lod: input.lod };
 }

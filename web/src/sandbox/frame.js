@@ -19,7 +19,10 @@
 //         imports "./x.js" pointed at the other stored files), {$file: name}
 //         its bytes, {$text: name} its text; nested plain objects likewise
 //   kill  {wid}                              terminate a worker
-// Frame → page: {hgsbx: 1, op: 'hello'} once, then
+//   ping  {}                                 answered with hello (a frame written
+//                                            into the page's HTML may have said
+//                                            hello before the page listened)
+// Frame → page: {hgsbx: 1, op: 'hello'} once (and per ping), then
 //   {op: 'msg', wid, data}  {op: 'error', wid, message, lineno, colno}
 
 export function frameMain() {
@@ -56,11 +59,28 @@ export function frameMain() {
     }
     return out;
   }
+  // A worker that will run a module script: Chromium refuses `new
+  // Worker(blob:, {type: 'module'})` in an opaque origin, but a classic
+  // worker may import() a blob: module. Its first message (from this frame,
+  // at spawn) names the module; messages that arrive while the module loads
+  // are kept, then handed to the handler the module installed, in order.
+  function moduleWorker() {
+    const src = `const q = []; let boot = null;
+self.onmessage = (e) => {
+  if (boot || !e.data || typeof e.data.hgboot !== 'string') { q.push(e); return; }
+  boot = import(e.data.hgboot).then(() => { for (const x of q.splice(0)) self.onmessage?.(x); },
+    (err) => { setTimeout(() => { throw new Error('the worker script failed to load: ' + (err && err.message || err)); }); });
+};`;
+    return new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+  }
+  let spare = null;
+  try { spare = moduleWorker(); } catch { /* made at spawn instead */ }
   addEventListener('message', (ev) => {
     if (ev.source !== parent) return;
     const m = ev.data;
     if (!m || typeof m !== 'object' || m.hgsbx !== 1) return;
-    if (m.op === 'file' && typeof m.name === 'string') {
+    if (m.op === 'ping') up({ op: 'hello' });
+    else if (m.op === 'file' && typeof m.name === 'string') {
       files.set(m.name, m.data); modules.delete(m.name);
       const u = urls.get(m.name); if (u) { URL.revokeObjectURL(u); urls.delete(m.name); }
       // Compile a wasm as soon as it arrives (off the main thread), not when a worker first asks.
@@ -68,15 +88,15 @@ export function frameMain() {
     } else if (m.op === 'spawn') {
       let w;
       try {
-        // Chromium refuses `new Worker(blob:, {type: 'module'})` in an opaque
-        // origin, but a classic worker may import() the same blob: module.
-        // Messages that arrive while the module loads are kept, then handed
-        // to the handler the module installed, in order.
-        const src = m.classic ? text(files.get(m.script) || '')
-          : `const q = []; self.onmessage = (e) => q.push(e);
-import(${JSON.stringify(moduleUrl(m.script))}).then(() => { for (const e of q.splice(0)) self.onmessage?.(e); },
-  (e) => { setTimeout(() => { throw new Error('the worker script failed to load: ' + (e && e.message || e)); }); });`;
-        w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+        if (m.classic) w = new Worker(URL.createObjectURL(new Blob([text(files.get(m.script) || '')], { type: 'text/javascript' })));
+        else {
+          // The worker started when the frame did (below), if not taken yet:
+          // its thread and its JavaScript engine are up by the time the
+          // page's files are here. Else a new one.
+          w = spare || moduleWorker();
+          spare = null;
+          w.postMessage({ hgboot: moduleUrl(m.script) });
+        }
       } catch (e) { up({ op: 'error', wid: m.wid, message: String(e && e.message || e) }); return; }
       // Posts to a worker go out in order even when one waits for a compile.
       const entry = { w, queue: Promise.resolve() };

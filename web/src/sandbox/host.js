@@ -17,11 +17,14 @@ import { frameMain } from './frame.js';
 
 /** The frame's policy. 'unsafe-eval': the JS program is compiled with `new
  * Function`; 'wasm-unsafe-eval': the engine and Pyodide are wasm; blob: the
- * frame's own object URLs (they carry the bytes the page handed in). */
-export function sandboxCsp(nonce) {
+ * frame's own object URLs (they carry the bytes the page handed in).
+ * `script`: the CSP source that admits the frame's one inline script — a
+ * nonce made per frame ('nonce-…'), or the script's hash ('sha256-…') for
+ * a frame written into a page's HTML by the build (web/vite.config.js). */
+export function sandboxCsp(script) {
   return [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}' blob: 'unsafe-eval' 'wasm-unsafe-eval'`,
+    `script-src ${script} blob: 'unsafe-eval' 'wasm-unsafe-eval'`,
     'worker-src blob:',
     "connect-src 'none'", "img-src 'none'", "media-src 'none'", "font-src 'none'", "style-src 'none'",
     "frame-src 'none'", "child-src blob:", "object-src 'none'", "manifest-src 'none'",
@@ -29,12 +32,22 @@ export function sandboxCsp(nonce) {
   ].join('; ');
 }
 
-/** The srcdoc of the sandbox frame: the policy first, then frame.js's code. */
-export function sandboxDoc(nonce) {
-  const code = `(${frameMain.toString()})();`.replace(/<\/script/gi, '<\\/script');
-  return `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${sandboxCsp(nonce)}">`
-    + `<script nonce="${nonce}">${code}</script></head><body></body></html>`;
+/** The frame's one script: frame.js's code, called. */
+export const frameScript = (main = frameMain) => `(${main.toString()})();`.replace(/<\/script/gi, '<\\/script');
+
+/** The srcdoc of the sandbox frame: the policy first, then frame.js's code
+ * (admitted by `nonce`, or, with `hash` — 'sha256-…' of frameScript() — by its hash). */
+export function sandboxDoc(nonce, { hash = null, code = frameScript() } = {}) {
+  return `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${sandboxCsp(hash ? `'${hash}'` : `'nonce-${nonce}'`)}">`
+    + `<script${hash ? '' : ` nonce="${nonce}"`}>${code}</script></head><body></body></html>`;
 }
+
+/** The id of the sandbox frame a page's HTML may carry (the playground's: web/vite.config.js writes it, so it loads while the page's scripts do). */
+export const PAGE_FRAME_ID = 'hg-sandbox';
+/** Where the page's HTML keeps the hello of its frame if it came before host.js listened (web/vite.config.js): the frame's window. */
+export const HELLO_SEEN = 'hgSandboxHello';
+/** The attributes of every sandbox frame (never allow-same-origin: its origin stays opaque). */
+export const FRAME_ATTRS = { sandbox: 'allow-scripts', 'aria-hidden': 'true', tabindex: '-1', title: 'hookgrad sandbox (runs your program)', style: 'position:absolute;width:0;height:0;border:0;visibility:hidden' };
 
 function randomNonce() {
   const b = new Uint8Array(16); crypto.getRandomValues(b);
@@ -49,16 +62,23 @@ export class Sandbox {
     this.sources = { ...files };
     this.sent = new Map(); // name → Promise (fetched and posted to the frame)
     this.workers = new Map();
-    this.frame = document.createElement('iframe');
-    this.frame.setAttribute('sandbox', 'allow-scripts');
-    this.frame.setAttribute('aria-hidden', 'true');
-    this.frame.setAttribute('tabindex', '-1');
-    this.frame.title = 'hookgrad sandbox (runs your program)';
-    this.frame.style.cssText = 'position:absolute;width:0;height:0;border:0;visibility:hidden';
-    this.frame.srcdoc = sandboxDoc(randomNonce());
     this.hello = new Promise((resolve) => { this.gotHello = resolve; });
     this.onMessage = (ev) => this.receive(ev);
     window.addEventListener('message', this.onMessage);
+    performance.mark?.('hookgrad:sandbox');
+    // The page's HTML may carry the frame already (started while the page
+    // parsed: its process starts long before the scripts have run). It may
+    // have said hello before this listener was there: ask again.
+    const pre = document.getElementById(PAGE_FRAME_ID);
+    if (pre instanceof HTMLIFrameElement && pre.getAttribute('sandbox') === FRAME_ATTRS.sandbox && !pre.dataset.taken) {
+      pre.dataset.taken = '1';
+      this.frame = pre;
+      if (pre.contentWindow && window[HELLO_SEEN] === pre.contentWindow) { performance.mark?.('hookgrad:sandbox-hello'); this.gotHello(); } else pre.contentWindow?.postMessage({ hgsbx: 1, op: 'ping' }, '*');
+      return;
+    }
+    this.frame = document.createElement('iframe');
+    for (const [k, v] of Object.entries(FRAME_ATTRS)) this.frame.setAttribute(k, v);
+    this.frame.srcdoc = sandboxDoc(randomNonce());
     (document.body || document.documentElement).append(this.frame);
   }
 
@@ -70,7 +90,7 @@ export class Sandbox {
     if (ev.source !== this.frame.contentWindow || ev.origin !== 'null') return;
     const m = ev.data;
     if (!m || typeof m !== 'object' || m.hgsbx !== 1 || typeof m.op !== 'string') return;
-    if (m.op === 'hello') { this.gotHello(); return; }
+    if (m.op === 'hello') { performance.mark?.('hookgrad:sandbox-hello'); this.gotHello(); return; }
     const w = this.workers.get(m.wid);
     if (!w) return;
     if (m.op === 'msg') w.onmessage?.({ data: m.data });
@@ -106,10 +126,13 @@ export class Sandbox {
   /**
    * The body's bytes; with `onFetchProgress` set, reported as they arrive,
    * summed over the files being fetched ({loaded, total, file}: Pyodide is
-   * megabytes, and the reader is told how far it is).
+   * megabytes, and the reader is told how far it is) — for the files
+   * `showsProgress(name)` names (all without it). Any other file is read
+   * whole: reading the engine chunk by chunk cost the first graph several
+   * main-thread tasks.
    */
   async read(r, name) {
-    if (!this.onFetchProgress || !r.body) return r.arrayBuffer();
+    if (!this.onFetchProgress || !r.body || !(this.showsProgress?.(name) ?? true)) return r.arrayBuffer();
     const p = (this.progress ||= { loaded: 0, total: 0, open: 0 });
     const size = Number(r.headers.get('content-length')) || 0;
     p.total += size; p.open++;
@@ -145,7 +168,7 @@ export class Sandbox {
     this.workers.set(wid, proxy);
     let gone = false;
     const started = Promise.all([script, ...needs].map((n) => this.file(n)))
-      .then(() => { if (!gone) return this.post({ op: 'spawn', wid, script, classic }); return null; })
+      .then(() => { performance.mark?.('hookgrad:files-in'); if (!gone) return this.post({ op: 'spawn', wid, script, classic }); return null; })
       .catch((e) => { proxy.onerror?.({ message: `the sandbox could not start (${e.message})`, preventDefault() {} }); });
     let queue = started;
     proxy.postMessage = (data) => { queue = queue.then(() => { if (!gone) return this.post({ op: 'post', wid, data }); return null; }); };

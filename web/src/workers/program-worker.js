@@ -22,6 +22,10 @@ import { lockNetwork } from './no-network.js';
 
 let hg = null;
 let api = null;
+// The page posts the first run right after 'init', without waiting for
+// 'ready' (one round trip page ↔ sandbox ↔ worker fewer on the way to the
+// first graph): a run that arrives while the engine loads waits for it.
+let loading = null;
 
 function run({ id, program, semantics }) {
   const t0 = performance.now();
@@ -33,6 +37,7 @@ function run({ id, program, semantics }) {
 self.onmessage = async (ev) => {
   const msg = ev.data || {};
   if (msg.type === 'init') {
+    let done; loading = new Promise((resolve) => { done = resolve; });
     try {
       if (!(msg.wasm instanceof WebAssembly.Module)) throw new Error('the engine\'s wasm did not reach the sandbox');
       const mod = await import(/* @vite-ignore */ msg.engine);
@@ -42,8 +47,9 @@ self.onmessage = async (ev) => {
       self.postMessage({ type: 'ready' });
     } catch (e) {
       self.postMessage({ type: 'init-error', message: String(e && e.message ? e.message : e) });
-    }
+    } finally { done(); }
   } else if (msg.type === 'run') {
+    if (loading) await loading;
     if (!hg) { self.postMessage({ type: 'result', id: msg.id, graph: { tensors: [], nodes: [] }, trace: [], error: { message: 'The engine is not loaded.' } }); return; }
     run(msg);
   }
