@@ -212,3 +212,37 @@ fn relu_inplace_saves_its_result_after_the_write() {
 fn relu_inplace_gradient_matches_finite_differences() {
     check_unary_gradients("relu_", &[5], |a| ok(a.mul(1.0)).relu_());
 }
+
+#[test]
+fn relu_inplace_module_after_a_hooked_linear_raises_inside_sequential() {
+    use crate::module::sequential::{activation, sequential, Activation};
+    let seen = log();
+    let lin = ok(crate::module::linear::linear(2, 2, true, 0));
+    ok(lin.register_full_backward_hook(quiet_hook(seen.clone()), false));
+    let x = leaf(&[1.0, -1.0], &[1, 2]);
+    let net = ok(sequential(vec![
+        lin.clone(),
+        activation(Activation::ReLUInplace),
+    ]));
+    let e = net
+        .call(vec![Value::Tensor(x.clone())], None)
+        .err()
+        .map(|e| e.to_string());
+    // hookgrad names the module forwards the error passed through (JS has
+    // no traceback); the text after them is PyTorch's.
+    assert_eq!(
+        e,
+        Some(format!(
+            "forward of module 'Sequential' raised an error: forward of module 'ReLU' raised an error: {}",
+            custom_error(0, "BackwardHookFunction")
+        ))
+    );
+    assert!(seen.borrow().is_empty());
+    // The switch: inplace=False runs, and the hook fires once in backward.
+    let net = ok(sequential(vec![lin, activation(Activation::ReLU)]));
+    let y = ok(net.call(vec![Value::Tensor(x)], None));
+    let y = y.as_tensor().unwrap();
+    assert_eq!(y.grad_fn().map(|f| f.name), Some("ReluBackward0"));
+    ok(ok(y.sum()).backward());
+    assert_eq!(seen.borrow().len(), 1);
+}
