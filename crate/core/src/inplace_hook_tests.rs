@@ -67,6 +67,13 @@ fn inplace_on_a_full_hooked_output_raises_pytorchs_error_and_changes_nothing() {
         let e = op(&out).err().map(|e| e.to_string());
         assert_eq!(e, Some(custom_error(0, "BackwardHookFunction")));
     }
+    // The trace's error event names the refusing tensor's node.
+    let (_, events) = crate::trace::trace(|| out.mul_(2.0));
+    let node = out.grad_fn().map(|f| f.id);
+    assert!(events.iter().any(|ev| matches!(
+        ev,
+        crate::trace::Event::Error { node: n, .. } if *n == node
+    )));
     // Raised before the write: values, version and history as they were.
     assert_eq!(values(&out), vec![1.0, -3.0, 3.0]);
     assert_eq!(out.version(), 0);

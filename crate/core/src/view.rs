@@ -72,7 +72,11 @@ pub const MULTI_OUTPUT_NODE_REASON: &str = "This view is the output of a functio
 pub fn handle_view_on_rebase(t: &Tensor) -> Result<()> {
     let (creation, output_nr, grad_fn) = {
         let m = t.meta()?;
-        (m.creation, m.output_nr, m.grad_fn.as_ref().map(|f| f.name))
+        (
+            m.creation,
+            m.output_nr,
+            m.grad_fn.as_ref().map(|f| (f.name, f.id)),
+        )
     };
     let reason = match creation {
         CreationMeta::Default => return Ok(()),
@@ -80,10 +84,16 @@ pub fn handle_view_on_rebase(t: &Tensor) -> Result<()> {
         CreationMeta::MultiOutputNode => MULTI_OUTPUT_NODE_REASON,
     };
     // Only differentiable tensors are marked, and they keep a grad_fn.
-    let name = grad_fn.map(crate::saved::op_name).unwrap_or_default();
-    Err(Error::runtime(format!(
+    let name = grad_fn
+        .map(|(n, _)| crate::saved::op_name(n))
+        .unwrap_or_default();
+    let e = Error::runtime(format!(
         "Output {output_nr} of {name} is a view and is being modified inplace. {reason}"
-    )))
+    ));
+    // The trace's error names the tensor's node, so the figure pins the
+    // error on the tensor that refused (not on the module it failed in).
+    crate::trace::record_error(&e, grad_fn.map(|(_, id)| id));
+    Err(e)
 }
 
 /// A view's root base (never itself a view) and the steps from it.
