@@ -188,6 +188,8 @@ export class Tensor {
   mul_(other: Tensor | number): Tensor;
   div_(other: Tensor | number): Tensor;
   zero_(): Tensor;
+  /** `ReluBackward0`, saving the result (a later in-place change of it fails backward). */
+  relu_(): Tensor;
   /** `FillBackward2`; through a view, the base's grad_fn becomes `CopySlices`. */
   fill_(value: number): Tensor;
   /** `src` broadcasts to this shape (`CopyBackwards`). */
@@ -298,7 +300,8 @@ export declare const nn: {
   readonly Linear: new (inFeatures: number, outFeatures: number, opts?: LinearOptions) => Layer;
   /** Children named `'0'`, `'1'`, …; runs them in order. */
   readonly Sequential: new (...modules: Module<any, any>[]) => Layer;
-  readonly ReLU: new () => Layer;
+  /** `{inplace: true}`: `relu_` on its input (`nn.ReLU(inplace=True)`). */
+  readonly ReLU: new (opts?: { inplace?: boolean }) => Layer;
   readonly Tanh: new () => Layer;
   readonly Sigmoid: new () => Layer;
   readonly functional: {

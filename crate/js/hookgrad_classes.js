@@ -155,10 +155,10 @@ class Sequential {
   }
 }
 
-/** `new hg.nn.ReLU()`, `Tanh()`, `Sigmoid()`: modules whose forward is the op. */
-class ReLU { constructor() { return moduleFrom(core.nn_activation('ReLU')); } }
-class Tanh { constructor() { return moduleFrom(core.nn_activation('Tanh')); } }
-class Sigmoid { constructor() { return moduleFrom(core.nn_activation('Sigmoid')); } }
+/** `new hg.nn.ReLU({inplace?})`, `Tanh()`, `Sigmoid()`: modules whose forward is the op. */
+class ReLU { constructor(opts) { return moduleFrom(core.nn_activation('ReLU', !!opts?.inplace)); } }
+class Tanh { constructor() { return moduleFrom(core.nn_activation('Tanh', false)); } }
+class Sigmoid { constructor() { return moduleFrom(core.nn_activation('Sigmoid', false)); } }
 
 /** `hg.nn.functional`: PyTorch's `torch.nn.functional` losses and `linear`. */
 const functional = Object.freeze({

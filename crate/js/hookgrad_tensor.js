@@ -149,6 +149,7 @@ export class Tensor {
   mul_(other) { return tensorFrom(core.tensor_mul_(tid(this), other)); }
   div_(other) { return tensorFrom(core.tensor_div_(tid(this), other)); }
   zero_() { return tensorFrom(core.tensor_zero_(tid(this))); }
+  relu_() { return tensorFrom(core.tensor_relu_(tid(this))); }
   fill_(value) { return tensorFrom(core.tensor_fill_(tid(this), value)); }
   copy_(src) { return tensorFrom(core.tensor_copy_(tid(this), src)); }
 

@@ -10,7 +10,7 @@ __all__ = [
     "sigmoid", "relu", "sqrt", "softmax", "log_softmax", "matmul", "mm", "t", "transpose", "reshape",
     "squeeze", "unsqueeze", "flatten", "clone", "detach", "sum", "mean", "max", "min", "norm", "clamp",
     "clip", "cat", "concat", "concatenate", "stack", "equal", "allclose", "is_floating_point", "numel_of",
-    "dot", "outer", "square", "maximum", "minimum", "argmax", "argmin",
+    "dot", "outer", "square", "maximum", "minimum", "argmax", "argmin", "relu_",
 ]
 
 
@@ -27,7 +27,7 @@ def _method(name):
 for _n in ("abs", "add", "sub", "mul", "div", "true_divide", "neg", "pow", "exp", "log", "sin", "cos", "tanh",
            "sigmoid", "relu", "sqrt", "softmax", "log_softmax", "matmul", "mm", "t", "transpose", "reshape",
            "squeeze", "unsqueeze", "flatten", "clone", "detach", "sum", "mean", "max", "min", "norm", "clamp",
-           "clip", "argmax", "argmin"):
+           "clip", "argmax", "argmin", "relu_"):
     globals()[_n] = _method(_n)
 
 

@@ -230,7 +230,13 @@ def _copy_(self, src, non_blocking=False):
     return self
 
 
+def _relu_(self):
+    _drop(call(self._h.relu_), self)
+    return self
+
+
 Tensor.zero_ = _zero_
+Tensor.relu_ = _relu_
 Tensor.fill_ = _fill_
 Tensor.copy_ = _copy_
 

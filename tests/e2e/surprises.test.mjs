@@ -69,6 +69,25 @@ test('JavaScript, 1280×800: hooks-pile-up\'s columns say 4 and 16; the timeline
   assert.deepEqual(page.errors, []);
 });
 
+test('JavaScript, 1280×800: inplace-after-hook stops at its line with PyTorch\'s error; inplace: false runs the hook', { timeout: 240000 }, async () => {
+  const page = await env.page('#lesson=inplace-after-hook');
+  const lesson = SURPRISES.find((l) => l.id === 'inplace-after-hook');
+  await waitForOwnRun(page, lesson.program);
+  const line = lesson.program.split('\n').findIndex((t) => t.startsWith('const y = act.call(h)')) + 1;
+  assert.equal(await page.locator('#program-status').textContent(), `error at line ${line}`);
+  const pytorch = FIX[lesson.id].off.exception.message;
+  assert.ok((await page.locator('.sw-col').first().textContent()).includes(pytorch), 'the as-written column holds PyTorch\'s words');
+  await page.screenshot({ path: path.join(SHOTS, 'surprise-inplace-1280.png') });
+  await page.locator('.sw-side', { hasText: lesson.switch.onJs }).click();
+  await waitForOwnRun(page, await current(page));
+  const cols = await page.locator('.sw-col').allTextContents();
+  // By hand: h = 2x + b = [2.5, -1.5]; ReLU lets the first through: dL/dh = [1, 0], dL/dx = 2·[1, 0], dL/db = [1, 0].
+  assert.match(cols[1], /full backward hook showGrads on Layer/);
+  assert.match(cols[1], /x\.grad = \[2\., 0\.\]/); assert.match(cols[1], /b\.grad = \[1\., 0\.\]/);
+  assert.doesNotMatch(cols[1], /Error/);
+  assert.deepEqual(page.errors, []);
+});
+
 for (const [width, height] of [[700, 900], [390, 844]]) {
   test(`${width} px: the switch and its columns fit, labels readable`, { timeout: 240000 }, async () => {
     const page = await env.page('#lesson=grad-ready-in-hook', { width, height });

@@ -51,7 +51,8 @@ test('every lesson, both semantics: the timeline\'s marks, left to right, are th
       if (!(await shown()).startsWith(`${lesson.id} `)) { await page.selectOption('#lesson-select', lesson.id); id = await waitForNewRun(page, id); }
       assert.equal(await shown(), `${lesson.id} ${semantics}`);
       const { traced, drawn, leftToRight } = await drawnAndTraced(page);
-      assert.ok(traced.length > 0 || lesson.id === 'no-grad-hooks', `${lesson.id} ${semantics}: hooks fire`);
+      // no-grad-hooks records no graph; inplace-after-hook stops at PyTorch's error before backward.
+      assert.ok(traced.length > 0 || ['no-grad-hooks', 'inplace-after-hook'].includes(lesson.id), `${lesson.id} ${semantics}: hooks fire`);
       assert.deepEqual(drawn, traced, `${lesson.id} ${semantics}`);
       assert.ok(leftToRight, `${lesson.id} ${semantics}: marks stand left to right in trace order`);
     }

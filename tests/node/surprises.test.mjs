@@ -1,8 +1,8 @@
 // The surprise lessons (web/src/model/lessons-surprises.js) against real
 // PyTorch: each lesson's Python program, as written and with its switch
 // flipped, runs in hookgrad's Python mode and prints exactly what PyTorch
-// printed, with PyTorch's warnings and no exception
-// (tests/fixtures/surprises.json, from tests/fixtures/pyfixtures/surprises.py).
+// printed, with PyTorch's warnings and PyTorch's exception where PyTorch
+// raised one (tests/fixtures/surprises.json, from tests/fixtures/pyfixtures/surprises.py).
 // Its JavaScript twin gives the same trace on both sides (lesson-twins.test.mjs).
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,15 +33,21 @@ for (const lesson of SURPRISES) {
       assert.ok(want, 'a fixture from real PyTorch');
       const program = side === 'on' ? flipSwitch(lesson.python, lesson.switch.python) : lesson.python;
       const p = py.run(withEpilogue(py.pyodide, program), { semantics: 'pytorch-2', filename: 'main.py' });
-      assert.equal(p.exception, null, p.stderr);
-      assert.equal(want.exception, null);
+      if (want.exception) {
+        assert.deepEqual(p.exception && { class: p.exception.type, message: p.exception.message },
+          { class: want.exception.class, message: want.exception.message }, p.stderr);
+      } else {
+        assert.equal(p.exception, null, p.stderr);
+      }
       assert.deepEqual(p.stdout.split('\n').filter((l) => l !== ''), want.stdout);
       const warned = p.trace.filter((ev) => ev.type === 'warning').map((ev) => ev.message);
       // PyTorch's C++ warnings end with where its own build raised them: not part of the message.
       assert.deepEqual(warned, want.warnings.map((w) => w.message.replace(/ \(Triggered internally at [^)]*\)$/, '')));
-      // The JavaScript twin runs too, without an error, on this side of the switch.
+      // The JavaScript twin runs too, on this side of the switch: without an
+      // error, or with PyTorch's (after the modules it passed through, named).
       const js = runProgram(hg, side === 'on' ? flipSwitch(lesson.program, lesson.switch.js) : lesson.program, { semantics: 'pytorch-2' });
-      assert.equal(js.error, null, js.error?.message);
+      if (want.exception) assert.ok(js.error?.message.endsWith(`: ${want.exception.message}`), js.error?.message);
+      else assert.equal(js.error, null, js.error?.message);
     });
   }
 }
@@ -83,4 +89,19 @@ test('no-grad-hooks: under no_grad no backward hook runs; with grad the module\'
   const hooks = (side) => jsRun(byId('no-grad-hooks'), side).trace.filter((ev) => ev.type === 'hook').map((ev) => ev.kind);
   assert.deepEqual(hooks('off'), []);
   assert.deepEqual(hooks('on').sort(), ['module-full-backward', 'tensor']);
+});
+
+test('inplace-after-hook: inplace=True raises at y = act(h), before backward (no hook, no .grad); inplace=False runs the full hook once', () => {
+  const l = byId('inplace-after-hook');
+  const names = (r) => r.graph.nodes.map((n) => n.name);
+  const off = jsRun(l, 'off'); const on = jsRun(l, 'on');
+  assert.equal(off.error?.line, l.program.split('\n').findIndex((t) => t.startsWith('const y = act.call(h)')) + 1);
+  assert.ok(!off.trace.some((ev) => ev.type === 'hook' || ev.type === 'accumulate'));
+  assert.ok(names(off).includes('BackwardHookFunctionBackward'));
+  assert.ok(!names(off).includes('ReluBackward0'), 'nothing was written: no ReluBackward0');
+  assert.deepEqual(on.trace.filter((ev) => ev.type === 'hook').map((ev) => ev.kind), ['module-full-backward']);
+  assert.ok(names(on).includes('ReluBackward0'));
+  // Python raises at the same line of its program.
+  const p = py.run(withEpilogue(py.pyodide, l.python), { semantics: 'pytorch-2', filename: 'main.py' });
+  assert.equal(p.exception?.line, l.python.split('\n').indexOf('y = act(h)') + 1);
 });

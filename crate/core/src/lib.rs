@@ -49,6 +49,8 @@ mod double_backward_tests;
 #[cfg(test)]
 mod fixture_expr;
 #[cfg(test)]
+mod inplace_hook_tests;
+#[cfg(test)]
 mod lifetime_tests;
 #[cfg(test)]
 mod module_scenario_tests;

@@ -363,6 +363,27 @@ impl Node {
             .collect()
     }
 
+    /// Saves one more tensor on an op node after it was made: what an
+    /// in-place op saves of its own result exists only after its write
+    /// (PyTorch sets `result_` after `rebase_history`).
+    pub(crate) fn add_saved(&self, st: SavedTensor) -> crate::error::Result<()> {
+        let NodeKind::Op {
+            saved, has_saved, ..
+        } = &self.kind
+        else {
+            return Err(crate::error::Error::internal(
+                "a saved tensor for a node that is no op",
+            ));
+        };
+        st.record_pack(self.id);
+        saved
+            .try_borrow_mut()
+            .map_err(|_| crate::error::Error::internal("saved tensors are busy"))?
+            .push(st);
+        has_saved.set(true);
+        Ok(())
+    }
+
     /// Gives the saved tensors on `storage` the version they were saved at
     /// (deferred.rs replays an op after its inputs may have changed).
     pub(crate) fn set_saved_version(&self, storage: &Rc<Storage>, version: u32) {

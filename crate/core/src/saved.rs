@@ -359,8 +359,11 @@ impl SavedTensor {
 }
 
 /// `MulBackward0` → `Mul`, as PyTorch's saved-variable message prints it.
-fn op_name(node_name: &str) -> &str {
-    match node_name.find("Backward") {
+/// A node's name as PyTorch 2.x prints the op in error texts: without its
+/// last "Backward" and the digits after it (`AddBackward0` → `Add`,
+/// `BackwardHookFunctionBackward` → `BackwardHookFunction`).
+pub(crate) fn op_name(node_name: &str) -> &str {
+    match node_name.rfind("Backward") {
         Some(i) if node_name[i + 8..].chars().all(|c| c.is_ascii_digit()) => &node_name[..i],
         _ => node_name,
     }

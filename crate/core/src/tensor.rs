@@ -63,6 +63,9 @@ pub struct Meta {
     pub view: Option<crate::view::ViewInfo>,
     /// On a base: its live views, kept in sync on in-place writes.
     pub views: Vec<Weak<TensorImpl>>,
+    /// How this tensor was made, when that forbids in-place ops on it
+    /// (PyTorch's `CreationMeta`; see `view::handle_view_on_rebase`).
+    pub creation: crate::view::CreationMeta,
 }
 
 /// A reference-counted tensor handle; clones share everything.
@@ -163,6 +166,7 @@ impl Tensor {
                 strides: None,
                 view: None,
                 views: Vec::new(),
+                creation: crate::view::CreationMeta::Default,
             }),
         }))
     }

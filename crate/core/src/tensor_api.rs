@@ -139,6 +139,9 @@ impl Tensor {
     pub fn zero_(&self) -> Result<Tensor> {
         inplace::zero_(self)
     }
+    pub fn relu_(&self) -> Result<Tensor> {
+        inplace::relu_(self)
+    }
     /// `t.backward()` with the implicit gradient of 1.
     pub fn backward(&self) -> Result<()> {
         engine::backward(self, None, false, None)

@@ -45,6 +45,57 @@ pub enum ViewStep {
     },
 }
 
+/// PyTorch's `CreationMeta` (the cases hookgrad has): how a tensor sharing
+/// another's memory was made, when that forbids an in-place op on it. The
+/// autograd logic for view + in-place (a `CopySlices` over the base) would
+/// bypass the backward of the node that made it, so PyTorch raises instead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CreationMeta {
+    #[default]
+    Default,
+    /// An input a custom Function returned as-is (`BackwardHookFunction`
+    /// returns the module's tensors as-is; custom_function.cpp
+    /// `_process_backward_mode_ad` marks them `IN_CUSTOM_FUNCTION`).
+    InCustomFunction,
+    /// One of several differentiable outputs of such a Function
+    /// (`MULTI_OUTPUT_NODE`).
+    MultiOutputNode,
+}
+
+pub const IN_CUSTOM_FUNCTION_REASON: &str = "This view was created inside a custom Function (or because an input was returned as-is) and the autograd logic to handle view+inplace would override the custom backward associated with the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom Function.";
+pub const MULTI_OUTPUT_NODE_REASON: &str = "This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.";
+
+/// PyTorch's `handle_view_on_rebase` (variable.cpp), called by every
+/// in-place op while grad mode is on, before anything is written: the
+/// error for a tensor whose creation forbids in-place ops, named after its
+/// grad_fn as PyTorch 2.x prints it ("Output 0 of BackwardHookFunction").
+pub fn handle_view_on_rebase(t: &Tensor) -> Result<()> {
+    let (creation, output_nr, grad_fn) = {
+        let m = t.meta()?;
+        (
+            m.creation,
+            m.output_nr,
+            m.grad_fn.as_ref().map(|f| (f.name, f.id)),
+        )
+    };
+    let reason = match creation {
+        CreationMeta::Default => return Ok(()),
+        CreationMeta::InCustomFunction => IN_CUSTOM_FUNCTION_REASON,
+        CreationMeta::MultiOutputNode => MULTI_OUTPUT_NODE_REASON,
+    };
+    // Only differentiable tensors are marked, and they keep a grad_fn.
+    let name = grad_fn
+        .map(|(n, _)| crate::saved::op_name(n))
+        .unwrap_or_default();
+    let e = Error::runtime(format!(
+        "Output {output_nr} of {name} is a view and is being modified inplace. {reason}"
+    ));
+    // The trace's error names the tensor's node, so the figure pins the
+    // error on the tensor that refused (not on the module it failed in).
+    crate::trace::record_error(&e, grad_fn.map(|(_, id)| id));
+    Err(e)
+}
+
 /// A view's root base (never itself a view) and the steps from it.
 #[derive(Clone)]
 pub struct ViewInfo {
@@ -217,11 +268,18 @@ pub fn link(input: &Tensor, view: &Tensor, step: ViewStep) -> Result<()> {
     // `.data` alias, which has its own (PyTorch: a view shares its base's).
     view.storage().share_version_with(input.storage());
     add_view(&base, view)?;
-    view.meta_mut()?.view = Some(ViewInfo {
+    // PyTorch's `propagate_creation_meta`: a view of a tensor that refuses
+    // in-place ops refuses them too ("Output 0 of Select is a view…").
+    let creation = input.meta()?.creation;
+    let mut m = view.meta_mut()?;
+    m.view = Some(ViewInfo {
         base,
         steps,
         differentiable,
     });
+    if differentiable {
+        m.creation = creation;
+    }
     Ok(())
 }
 

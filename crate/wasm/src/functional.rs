@@ -126,10 +126,11 @@ pub fn nn_sequential() -> JsResult<u32> {
         .map(crate::table::put_module)
 }
 
-/// `new hg.nn.ReLU()` / `Tanh()` / `Sigmoid()`.
+/// `new hg.nn.ReLU({inplace})` / `Tanh()` / `Sigmoid()`.
 #[wasm_bindgen]
-pub fn nn_activation(kind: &str) -> JsResult<u32> {
+pub fn nn_activation(kind: &str, inplace: bool) -> JsResult<u32> {
     let k = match kind {
+        "ReLU" if inplace => Activation::ReLUInplace,
         "ReLU" => Activation::ReLU,
         "Tanh" => Activation::Tanh,
         "Sigmoid" => Activation::Sigmoid,

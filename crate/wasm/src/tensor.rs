@@ -305,6 +305,10 @@ pub fn tensor_div_(id: u32, other: JsValue) -> JsResult<u32> {
 pub fn tensor_zero_(id: u32) -> JsResult<u32> {
     wrap(ops::inplace::zero_(&core(id)?))
 }
+#[wasm_bindgen]
+pub fn tensor_relu_(id: u32) -> JsResult<u32> {
+    wrap(ops::inplace::relu_(&core(id)?))
+}
 
 // ----- autograd ----------------------------------------------------------
 

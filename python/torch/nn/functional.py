@@ -11,9 +11,11 @@ def linear(input, weight, bias=None):
 
 
 def relu(input, inplace=False):
-    if inplace:
-        raise NotImplementedError("hookgrad does not implement torch.nn.functional.relu(inplace=True) yet")
-    return input.relu()
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input):
+    return input.relu_()
 
 
 def tanh(input):

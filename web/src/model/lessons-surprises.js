@@ -336,6 +336,58 @@ console.log('x.grad', x.grad, 'y.grad', y.grad, 'z.grad', z.grad);
     off: 'register_full_backward_hook', on: 'register_backward_hook (legacy)', offJs: 'registerFullBackwardHook', onJs: 'registerBackwardHook (legacy)' },
 };
 
+const S_INPLACE = {
+  python: `# A full backward hook on a layer, then nn.ReLU(inplace=True) on what it returns.
+import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = nn.Parameter(torch.tensor([0.5, 0.5]))
+
+    def forward(self, x):
+        return x * 2 + self.b
+
+
+layer = Layer()
+act = nn.ReLU(inplace=True)
+
+
+def show_grads(module, grad_input, grad_output):
+    print('hook: grad_output', grad_output, 'grad_input', grad_input)
+
+
+layer.register_full_backward_hook(show_grads)
+
+x = torch.tensor([1.0, -1.0], requires_grad=True)
+h = layer(x)
+y = act(h)
+loss = y.sum()
+loss.backward()
+print('x.grad', x.grad, 'b.grad', layer.b.grad)
+`,
+  program: `// A full backward hook on a layer, then nn.ReLU({ inplace: true }) on what it returns.
+const layer = new hg.Module('Layer', (x) => x.mul(2).add(layer.getParameter('b')));
+layer.registerParameter('b', hg.tensor([0.5, 0.5], { requiresGrad: true, name: 'b' }));
+const act = new hg.nn.ReLU({ inplace: true });
+
+layer.registerFullBackwardHook(function showGrads(module, gradInput, gradOutput) {
+  console.log('hook: grad_output', gradOutput, 'grad_input', gradInput);
+});
+
+const x = hg.tensor([1, -1], { requiresGrad: true, name: 'x' });
+const h = layer.call(x); h.name = 'h';
+const y = act.call(h); y.name = 'y';
+const loss = y.sum(); loss.name = 'loss';
+loss.backward();
+console.log('x.grad', x.grad, 'b.grad', layer.getParameter('b').grad);
+`,
+  switch: { python: ['nn.ReLU(inplace=True)\n', 'nn.ReLU(inplace=False)\n'], js: ['new hg.nn.ReLU({ inplace: true });', 'new hg.nn.ReLU({ inplace: false });'],
+    off: 'inplace=True', on: 'inplace=False', offJs: '{ inplace: true }', onJs: '{ inplace: false }' },
+};
+
 /** The surprise lessons, in gallery order; lessons.js numbers them after the others. */
 export const SURPRISES = [
   { id: 'forward-skips-hooks', title: 'The hook never fires: model.forward(x)', ...S_FORWARD,
@@ -366,4 +418,8 @@ export const SURPRISES = [
     see: 'register_backward_hook reports the last node’s inputs, not the module’s.',
     text: ['The full backward hook reports one gradient per input of the module: (12, 8, 6) for x, y and z, equal to their .grad.',
       'The legacy register_backward_hook hooks the grad_fn of the output, the second MulBackward0, and reports its inputs’ gradients: (4, 6) for x·y and z — two values for three inputs, and the first is not x’s. PyTorch warns about it when the module runs. Lesson 5 takes it apart.'] },
+  { id: 'inplace-after-hook', title: 'In place after a hooked module', ...S_INPLACE,
+    see: 'nn.ReLU(inplace=True) after a layer with a full backward hook raises.',
+    text: ['A full backward hook makes the layer hand back its output through BackwardHookFunction, which returns it as-is: PyTorch treats h as a view made inside a custom Function. Changing it in place would bypass that node, and the hook with it, so nn.ReLU(inplace=True) raises a RuntimeError at y = act(h), before it writes anything. Backward never runs and the hook never fires.',
+      'With inplace=False the ReLU writes a new tensor: backward runs and the hook fires with grad_output (1, 0) — the ReLU let only the first value through — and grad_input (2, 0). x.grad is (2, 0) and b.grad (1, 0). PyTorch’s message names the other way out: clone the output before changing it in place.'] },
 ];

@@ -44,6 +44,8 @@ pub fn sequential(children: Vec<Module>) -> Result<Module> {
 #[derive(Clone, Copy)]
 pub enum Activation {
     ReLU,
+    /// `nn.ReLU(inplace=True)`: `relu_` on its input.
+    ReLUInplace,
     Tanh,
     Sigmoid,
 }
@@ -51,7 +53,7 @@ pub enum Activation {
 impl Activation {
     pub fn name(self) -> &'static str {
         match self {
-            Activation::ReLU => "ReLU",
+            Activation::ReLU | Activation::ReLUInplace => "ReLU",
             Activation::Tanh => "Tanh",
             Activation::Sigmoid => "Sigmoid",
         }
@@ -59,6 +61,7 @@ impl Activation {
     fn apply(self, t: &Tensor) -> Result<Tensor> {
         match self {
             Activation::ReLU => unary::relu(t),
+            Activation::ReLUInplace => crate::ops::inplace::relu_(t),
             Activation::Tanh => unary::tanh(t),
             Activation::Sigmoid => unary::sigmoid(t),
         }

@@ -35,9 +35,26 @@ pub(crate) fn inplace(
     save: &dyn Fn(&Array, Option<crate::node::Edge>) -> Vec<SavedTensor>,
     backward: BackwardFn,
 ) -> Result<Tensor> {
+    inplace_node(t, name, other, other_edge, f, save, backward)?;
+    Ok(t.clone())
+}
+
+/// `inplace`, giving back the node it made (`None` when no graph was
+/// recorded): relu_ saves its result on it after the write.
+fn inplace_node(
+    t: &Tensor,
+    name: &'static str,
+    other: Option<&Operand>,
+    other_edge: bool,
+    f: fn(f32, f32) -> f32,
+    save: &dyn Fn(&Array, Option<crate::node::Edge>) -> Vec<SavedTensor>,
+    backward: BackwardFn,
+) -> Result<Option<Rc<Node>>> {
     // A `.data` / detached alias syncs its values but is no view for autograd.
     let view = t.view_info().filter(|i| i.differentiable);
     if context::is_grad_enabled() {
+        // PyTorch's check_inplace: the view check comes before the leaf ones.
+        crate::view::handle_view_on_rebase(t)?;
         match &view {
             Some(info) if info.base.is_leaf() && info.base.requires_grad() => {
                 return Err(Error::runtime(VIEW_OF_LEAF_INPLACE_ERROR));
@@ -109,8 +126,9 @@ pub(crate) fn inplace(
         crate::view::regenerate_view_grad_fns(&owner, rebase_history)?;
         let inputs: Vec<&Tensor> = std::iter::once(t).chain(other_t).collect();
         trace::record_op(node.id, node.name, &inputs, t);
+        return Ok(Some(node));
     }
-    Ok(t.clone())
+    Ok(None)
 }
 
 /// PyTorch's `CopySlices`: the base's new grad_fn after an in-place op on one
@@ -300,6 +318,39 @@ pub fn zero_(t: &Tensor) -> Result<Tensor> {
         &|_, _| Vec::new(),
         Box::new(move |_ctx| Ok(vec![Some(constant(Array::zeros(&shape)))])),
     )
+}
+
+/// `relu_()` (`nn.ReLU(inplace=True)`, `F.relu(x, inplace=True)`):
+/// `ReluBackward0` like `relu`, saving its result — which is `t` after the
+/// write. PyTorch saves it after `rebase_history`, at the bumped version, so
+/// a later in-place change of `t` fails backward ("…output 0 of
+/// ReluBackward0, is at version 2; expected version 1").
+pub fn relu_(t: &Tensor) -> Result<Tensor> {
+    let node = inplace_node(
+        t,
+        "ReluBackward0",
+        None,
+        false,
+        |x, _| super::unary::relu_value(x),
+        &|_, _| Vec::new(),
+        Box::new(|ctx| {
+            let g = grad_in(ctx.grads, ctx.shape);
+            let y = ctx
+                .saved
+                .first()
+                .ok_or_else(|| Error::internal("relu_ lost its saved result"))?;
+            Ok(vec![Some(super::backward_ops::threshold_backward(&g, y)?)])
+        }),
+    )?;
+    if let Some(node) = node {
+        // The node's own output, held without its grad_fn (no cycle).
+        let st = SavedTensor::save_output(t);
+        if let Some(e) = context::take_pending_error() {
+            return Err(e);
+        }
+        node.add_saved(st)?;
+    }
+    Ok(t.clone())
 }
 
 #[cfg(test)]

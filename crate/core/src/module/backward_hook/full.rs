@@ -18,6 +18,7 @@ use crate::node::{Node, NodeRef};
 use crate::protocol::HookInfo;
 use crate::tensor::Tensor;
 use crate::trace::{self, HookKind};
+use crate::view::CreationMeta;
 
 /// `BackwardHookFunction.apply(*tensors)`: identity outputs sharing storage,
 /// with one `BackwardHookFunctionBackward` node. Outputs whose input does not
@@ -46,6 +47,16 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
         }),
     );
     node.custom_function.set(true);
+    // PyTorch (custom_function.cpp `_process_backward_mode_ad`): an input
+    // returned as-is comes out a view of it that refuses in-place ops, so
+    // `nn.ReLU(inplace=True)` after a hooked module raises at the ReLU.
+    // With several differentiable outputs, each is a multi-output view.
+    let differentiable = tensors.iter().filter(|t| t.requires_grad()).count();
+    let creation = if differentiable > 1 {
+        CreationMeta::MultiOutputNode
+    } else {
+        CreationMeta::InCustomFunction
+    };
     let outputs: Vec<Tensor> = tensors
         .iter()
         .enumerate()
@@ -57,6 +68,7 @@ pub fn backward_hook_function(tensors: &[Tensor]) -> (Vec<Tensor>, NodeRef) {
                     m.name = t.name();
                     // An identity keeps the layout (as PyTorch's outputs do).
                     m.strides = strides;
+                    m.creation = creation;
                 }
                 node.add_output(&out);
                 out
