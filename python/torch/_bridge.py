@@ -11,6 +11,7 @@ they are cheaper there (flattening values, building arrays, kinds of values).
 
 import sys
 import weakref
+from sys import getrefcount
 from array import array
 
 import _hookgrad  # noqa: F401  (registered by loadPython)
@@ -176,18 +177,100 @@ def name_id(name):
     return i
 
 
-def callable_key(fn, named=None):
-    """(key, name) under which JS calls `fn` (helpers.callable): the name is
-    the user's callable's (`named`), as the engine shows hooks by name."""
+def _hook_name(named):
     name = getattr(named, "__name__", None) if named is not None else None
     if not isinstance(name, str):
         name = type(named).__name__ if named is not None else "forward"
+    return name
+
+
+def _new_key():
     k = _keys[0] = _keys[0] + 1
-    _callables[k] = fn
     if not k & 255:
         for key in js.takeCollected():
             _callables.pop(key, None)
+            e = _tensor_hooks.pop(key, None)
+            if e is not None and _tensor_hook_keys.get(id(e[0])) == key:
+                del _tensor_hook_keys[id(e[0])]
+    return k
+
+
+def callable_key(fn, named=None):
+    """(key, name) under which JS calls `fn` (helpers.callable): the name is
+    the user's callable's (`named`), as the engine shows hooks by name."""
+    name = _hook_name(named)
+    k = _new_key()
+    _callables[k] = fn
     return k, name
+
+
+# ----- tensor hooks: one key per Python callable -----------------------------
+# A loop registers the same hook on tensor after tensor (W3: 2,000 a step):
+# the callable gets one key (and JS one function) for all its registrations,
+# so a registration allocates nothing here but its handle. Key -> (hook,
+# dtype, name index); id(hook) -> key (the entry keeps the hook alive, so
+# the id stays its own until the key is forgotten with its JS function).
+_tensor_hooks = {}
+_tensor_hook_keys = {}
+
+
+def tensor_hook_key(hook, dtype):
+    """The key JS calls `hook` under, for gradients of dtype `dtype`."""
+    k = _tensor_hook_keys.get(id(hook))
+    if k is not None:
+        e = _tensor_hooks.get(k)
+        if e is not None and e[1] is dtype:
+            return k
+    k = _new_key()
+    _tensor_hooks[k] = (hook, dtype, name_id(_hook_name(hook)))
+    _tensor_hook_keys[id(hook)] = k
+    return k
+
+
+def _probe_refcount():
+    g = object()
+    return getrefcount(g)
+
+
+# What sys.getrefcount says of an object only a local variable holds (the
+# interpreter may borrow the reference it passes: 1 on CPython 3.14).
+_ALONE = _probe_refcount()
+
+
+def _tensor_hook_call(key, i):
+    """What JS calls for a tensor hook (helpers.tensorHookFn): the gradient
+    arrives as a handle-table index; answers 2 · (the returned Tensor's
+    index, or 0) + 1 when the gradient's Tensor was freed as the hook
+    returned — JS then releases its handle itself, saving a crossing."""
+    try:
+        hook, dtype, _ = _tensor_hooks[key]
+        g = _new(_Tensor)
+        g._i = i
+        g._hc = None
+        g._dtype = dtype
+        r = hook(g)
+        if r is None:
+            ri = 0
+        elif isinstance(r, _Tensor):
+            returned.append(r)  # alive until the engine has read it (hand_over)
+            ri = r._i or r._id()
+        else:
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")  # PyTorch's python_hook.cpp
+        if getrefcount(g) == _ALONE:
+            # Nothing but this frame holds it: CPython frees it as we return,
+            # exactly when PyTorch's would be; its handle is JS's to release.
+            g._i = 0
+            g._hc = None
+            return ri * 2 + 1
+        return ri * 2
+    except BaseException as exc:
+        _pending.append(exc)
+        return js.threw(type(exc).__name__, str(exc))
+
+
+_new = object.__new__
+_Tensor = None  # torch.Tensor, set by _tensor.py (which imports this module)
+js.setHookDispatch(create_proxy(_tensor_hook_call))
 
 
 def proxy(fn, named=None):
@@ -317,3 +400,28 @@ returned = []
 def hand_over(t):
     returned.append(t)
     return t._h
+
+
+# While `release_returned` clears `returned`, Tensor.__del__ lists the handle
+# indices it would release one crossing each; they go 64 per crossing.
+collecting = [False]
+released = []
+
+
+def release_returned():
+    """Ends a backward pass: frees the Tensors hooks returned (W3 → g * 1:
+    2,000 of them), their handles released in batches."""
+    if not returned:
+        return
+    collecting[0] = True
+    try:
+        returned.clear()
+    finally:
+        collecting[0] = False
+        while released:
+            batch = released[:64]
+            del released[:64]
+            D[0] = len(batch)
+            for k, i in enumerate(batch, 1):
+                D[k] = i
+            js.trelease_many_r()
