@@ -144,26 +144,33 @@ js.setDispatch(create_proxy(_dispatch))
 # writing a number here and calling with no argument is ~2 µs cheaper per call.
 R = array("i", [0, 0, 0, 0])
 F = array("d", [0.0, 0.0])
-D = array("i", [0] * 65)  # hook-handle indices to forget, in batches of 64
+D = array("i", [0] * 65)  # handle indices to forget or release, in batches of 64 (drain)
 js.setRegisters(create_proxy(R), create_proxy(F), create_proxy(D))
 _dead = []
 
 
-def forget_handle(index):
-    """A hook handle's table entry, once its Python handle is gone: forgotten
-    64 at a time (one crossing per batch)."""
-    _dead.append(index)
-    if len(_dead) >= 64:
-        D[0] = len(_dead)
-        for k, i in enumerate(_dead, 1):
+def forget_dead():
+    """The hook handles whose Python handles are gone (RemovableHandle.__del__
+    lists their indices in `_dead`): their JS table entries forgotten, 64 per
+    crossing."""
+    drain(_dead, js.tforget_many_r)
+
+
+def drain(indices, f):
+    """Empties `indices` through `f`, a JS function reading D: 64 per call."""
+    while indices:
+        batch = indices[:64]
+        del indices[:64]
+        D[0] = len(batch)
+        for k, i in enumerate(batch, 1):
             D[k] = i
-        _dead.clear()
-        js.tforget_many_r()
+        f()
 
 
 from .utils import hooks as _hooks_module  # noqa: E402
 
-_hooks_module._forget = forget_handle
+_hooks_module._dead = _dead
+_hooks_module._forget_dead = forget_dead
 _hooks_module._js = js
 
 _name_ids = {}
@@ -418,10 +425,4 @@ def release_returned():
         returned.clear()
     finally:
         collecting[0] = False
-        while released:
-            batch = released[:64]
-            del released[:64]
-            D[0] = len(batch)
-            for k, i in enumerate(batch, 1):
-                D[k] = i
-            js.trelease_many_r()
+        drain(released, js.trelease_many_r)

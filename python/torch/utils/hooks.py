@@ -7,9 +7,11 @@ Python-side dict the handle's hook is listed in (a module's
 `_forward_hooks`, ...), which programs read as PyTorch's."""
 
 
-# Set by torch._bridge once loaded (this module is imported before it): how
-# a dropped handle's JS table entry is forgotten, without an import per call.
-_forget = None
+# Set by torch._bridge once loaded (this module is imported before it): the
+# JS table indices of dropped handles, and how they are forgotten (64 at a
+# time), without an import or a call per handle.
+_dead = []
+_forget_dead = None
 _js = None
 
 # The next handle id. Not a class attribute written per handle: assigning to
@@ -74,11 +76,14 @@ class RemovableHandle(metaclass=_Counter):
         return _next[0]
 
     def __del__(self):
-        if self._index:
-            try:
-                _forget(self._index)
-            except Exception:
-                pass
+        i = self._index
+        if i:
+            _dead.append(i)
+            if len(_dead) >= 64:
+                try:
+                    _forget_dead()
+                except Exception:
+                    pass
 
     def __enter__(self):
         return self
