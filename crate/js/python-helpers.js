@@ -130,14 +130,13 @@ export function engineHelpers(hg) {
       return out;
     },
     setHookDispatch(f) { hookDispatch = f; },
-    /** t.register_hook(fn) in one crossing of numbers: PyTorch's check, the
-     * function (the key's own, made once), the registration. The hook gets
+    /** t.register_hook(fn) in one crossing of numbers: the function (the
+     * key's own, made once) and the registration, whose error for a tensor
+     * that does not require grad is PyTorch's RuntimeError. The hook gets
      * its gradient as a table index (tensorHookFn). Returns the handle's index. */
     registerTensorHook(i, key, name) {
-      const t = table[i];
-      if (!t.requiresGrad) throw Object.assign(new Error("cannot register a hook on a tensor that doesn't require gradient"), { name: 'RuntimeError' });
       const f = hookFns.get(key)?.deref() ?? tensorHookFn(key, name);
-      return put(t.registerHook(f));
+      return put(table[i].registerHook(f));
     },
     /** The engine's id of the hook handle at index `i` (for the trace's hook rows). */
     handleId: (i) => table[i].id,

@@ -197,7 +197,7 @@ def _new_key():
         for key in js.takeCollected():
             _callables.pop(key, None)
             e = _tensor_hooks.pop(key, None)
-            if e is not None and _tensor_hook_keys.get(id(e[0])) == key:
+            if e is not None and _tensor_hook_keys.get(id(e[0]), (0,))[0] == key:
                 del _tensor_hook_keys[id(e[0])]
     return k
 
@@ -215,23 +215,23 @@ def callable_key(fn, named=None):
 # A loop registers the same hook on tensor after tensor (W3: 2,000 a step):
 # the callable gets one key (and JS one function) for all its registrations,
 # so a registration allocates nothing here but its handle. Key -> (hook,
-# dtype, name index); id(hook) -> key (the entry keeps the hook alive, so
-# the id stays its own until the key is forgotten with its JS function).
+# dtype); id(hook) -> (key, dtype, name index) of its latest key (the first
+# dict keeps the hook alive, so the id stays its own until the key is
+# forgotten with its JS function).
 _tensor_hooks = {}
 _tensor_hook_keys = {}
 
 
 def tensor_hook_key(hook, dtype):
-    """The key JS calls `hook` under, for gradients of dtype `dtype`."""
-    k = _tensor_hook_keys.get(id(hook))
-    if k is not None:
-        e = _tensor_hooks.get(k)
-        if e is not None and e[1] is dtype:
-            return k
+    """(key, dtype, name index): the key JS calls `hook` under, for gradients
+    of dtype `dtype`."""
+    e = _tensor_hook_keys.get(id(hook))
+    if e is not None and e[1] is dtype:
+        return e
     k = _new_key()
-    _tensor_hooks[k] = (hook, dtype, name_id(_hook_name(hook)))
-    _tensor_hook_keys[id(hook)] = k
-    return k
+    _tensor_hooks[k] = (hook, dtype)
+    e = _tensor_hook_keys[id(hook)] = (k, dtype, name_id(_hook_name(hook)))
+    return e
 
 
 def _probe_refcount():
@@ -250,7 +250,7 @@ def _tensor_hook_call(key, i):
     index, or 0) + 1 when the gradient's Tensor was freed as the hook
     returned — JS then releases its handle itself, saving a crossing."""
     try:
-        hook, dtype, _ = _tensor_hooks[key]
+        hook, dtype = _tensor_hooks[key]
         g = _new(_Tensor)
         g._i = i
         g._hc = None

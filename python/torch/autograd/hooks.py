@@ -11,7 +11,7 @@ from ..utils.hooks import RemovableHandle
 
 R = B.R
 register_r = B.js.registerTensorHook_r  # operands in registers: see _bridge.R
-_keys, _entries, _key_of = B._tensor_hook_keys, B._tensor_hooks, B.tensor_hook_key
+_keys, _key_of = B._tensor_hook_keys, B.tensor_hook_key
 _handle = RemovableHandle._of_index
 
 
@@ -20,12 +20,12 @@ def tensor_hook(t, hook):
     # hook's function (made at its first registration) and registers it. The
     # engine calls it with the gradient's handle index (B._tensor_hook_call).
     dtype = t._dtype
-    k = _keys.get(id(hook))
-    if k is None or _entries[k][1] is not dtype:
-        k = _key_of(hook, dtype)
+    e = _keys.get(id(hook))
+    if e is None or e[1] is not dtype:
+        e = _key_of(hook, dtype)
     R[0] = t._i or t._id()
-    R[1] = k
-    R[2] = _entries[k][2]
+    R[1] = e[0]
+    R[2] = e[2]
     try:
         hi = register_r()
     except JsException as e:
