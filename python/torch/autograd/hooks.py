@@ -13,6 +13,7 @@ R = B.R
 register_r = B.js.registerTensorHook_r  # operands in registers: see _bridge.R
 _keys, _key_of = B._tensor_hook_keys, B.tensor_hook_key
 _handle = RemovableHandle._of_index
+_tracing = B.tracing
 
 
 def tensor_hook(t, hook):
@@ -30,7 +31,7 @@ def tensor_hook(t, hook):
         hi = register_r()
     except JsException as e:
         raise B.translate(e) from None
-    if B.tracing[0]:
+    if _tracing[0]:
         return B.note_hook_index(hi)
     return _handle(hi)
 
