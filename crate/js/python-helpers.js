@@ -60,6 +60,34 @@ export function engineHelpers(hg) {
   };
   const collected = [];
   const forget = new FinalizationRegistry((key) => collected.push(key));
+  // Tensor hooks: one JS function per Python callable (and dtype), however
+  // often it is registered (W3 registers the same hook on every op): by key,
+  // held weakly, so that it goes with the engine's last registration of it.
+  let hookDispatch = null; // Python's `(key, gradient index) -> code`
+  const hookFns = new Map();
+  const tensorHookFn = (key, name) => {
+    const f = (grad) => {
+      const gi = put(grad);
+      const r = hookDispatch(key, gi);
+      if (typeof r === 'number') {
+        // r = 2 · (index of the Tensor the hook returned, or 0) + 1 when
+        // CPython freed the gradient's Python Tensor as the hook returned
+        // (its handle is released here: no crossing back for it).
+        if (r & 1) {
+          table[gi] = undefined;
+          free.push(gi);
+          grad.dispose();
+        }
+        return r > 1 ? table[r >> 1] : undefined;
+      }
+      if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
+      return r;
+    };
+    Object.defineProperty(f, 'name', { value: name });
+    forget.register(f, key);
+    hookFns.set(key, new WeakRef(f));
+    return f;
+  };
   const { Tensor, Node } = hg;
   const unwrap = (v) => (v && typeof v.toJs === 'function' ? v.toJs({ create_pyproxies: false }) : v);
   return {
@@ -89,21 +117,26 @@ export function engineHelpers(hg) {
       forget.register(g, key);
       return g;
     },
-    takeCollected: () => collected.splice(0),
-    /** t.register_hook(fn) in one crossing of numbers: PyTorch's check, the
-     * function, the registration. The hook gets its gradient as a table
-     * index and answers with one (or undefined). Returns the handle's index. */
+    /** Keys whose JS functions are gone (their Python callables can go);
+     * a tensor hook's key only while no new function of it lives. */
+    takeCollected() {
+      const out = collected.splice(0).filter((k) => {
+        const w = hookFns.get(k);
+        if (w === undefined) return true;
+        if (w.deref() !== undefined) return false;
+        hookFns.delete(k);
+        return true;
+      });
+      return out;
+    },
+    setHookDispatch(f) { hookDispatch = f; },
+    /** t.register_hook(fn) in one crossing of numbers: the function (the
+     * key's own, made once) and the registration, whose error for a tensor
+     * that does not require grad is PyTorch's RuntimeError. The hook gets
+     * its gradient as a table index (tensorHookFn). Returns the handle's index. */
     registerTensorHook(i, key, name) {
-      const t = table[i];
-      if (!t.requiresGrad) throw Object.assign(new Error("cannot register a hook on a tensor that doesn't require gradient"), { name: 'RuntimeError' });
-      const f = (grad) => {
-        const r = dispatch(key, put(grad));
-        if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
-        return typeof r === 'number' ? table[r] : r;
-      };
-      Object.defineProperty(f, 'name', { value: name });
-      forget.register(f, key);
-      return put(t.registerHook(f));
+      const f = hookFns.get(key)?.deref() ?? tensorHookFn(key, name);
+      return put(table[i].registerHook(f));
     },
     /** The engine's id of the hook handle at index `i` (for the trace's hook rows). */
     handleId: (i) => table[i].id,
@@ -140,6 +173,17 @@ export function engineHelpers(hg) {
       for (let k = 1; k <= n; k++) {
         table[D[k]] = undefined;
         free.push(D[k]);
+      }
+    },
+    /** Releases the D[0] tensor handles at indices D[1..] (Python freed their Tensors). */
+    trelease_many_r() {
+      regs();
+      const n = D[0];
+      for (let k = 1; k <= n; k++) {
+        const h = table[D[k]];
+        table[D[k]] = undefined;
+        free.push(D[k]);
+        h.dispose();
       }
     },
     trelease_r() {

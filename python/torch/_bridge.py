@@ -11,6 +11,7 @@ they are cheaper there (flattening values, building arrays, kinds of values).
 
 import sys
 import weakref
+from sys import getrefcount
 from array import array
 
 import _hookgrad  # noqa: F401  (registered by loadPython)
@@ -143,26 +144,33 @@ js.setDispatch(create_proxy(_dispatch))
 # writing a number here and calling with no argument is ~2 µs cheaper per call.
 R = array("i", [0, 0, 0, 0])
 F = array("d", [0.0, 0.0])
-D = array("i", [0] * 65)  # hook-handle indices to forget, in batches of 64
+D = array("i", [0] * 65)  # handle indices to forget or release, in batches of 64 (drain)
 js.setRegisters(create_proxy(R), create_proxy(F), create_proxy(D))
 _dead = []
 
 
-def forget_handle(index):
-    """A hook handle's table entry, once its Python handle is gone: forgotten
-    64 at a time (one crossing per batch)."""
-    _dead.append(index)
-    if len(_dead) >= 64:
-        D[0] = len(_dead)
-        for k, i in enumerate(_dead, 1):
+def forget_dead():
+    """The hook handles whose Python handles are gone (RemovableHandle.__del__
+    lists their indices in `_dead`): their JS table entries forgotten, 64 per
+    crossing."""
+    drain(_dead, js.tforget_many_r)
+
+
+def drain(indices, f):
+    """Empties `indices` through `f`, a JS function reading D: 64 per call."""
+    while indices:
+        batch = indices[:64]
+        del indices[:64]
+        D[0] = len(batch)
+        for k, i in enumerate(batch, 1):
             D[k] = i
-        _dead.clear()
-        js.tforget_many_r()
+        f()
 
 
 from .utils import hooks as _hooks_module  # noqa: E402
 
-_hooks_module._forget = forget_handle
+_hooks_module._dead = _dead
+_hooks_module._forget_dead = forget_dead
 _hooks_module._js = js
 
 _name_ids = {}
@@ -176,18 +184,100 @@ def name_id(name):
     return i
 
 
-def callable_key(fn, named=None):
-    """(key, name) under which JS calls `fn` (helpers.callable): the name is
-    the user's callable's (`named`), as the engine shows hooks by name."""
+def _hook_name(named):
     name = getattr(named, "__name__", None) if named is not None else None
     if not isinstance(name, str):
         name = type(named).__name__ if named is not None else "forward"
+    return name
+
+
+def _new_key():
     k = _keys[0] = _keys[0] + 1
-    _callables[k] = fn
     if not k & 255:
         for key in js.takeCollected():
             _callables.pop(key, None)
+            e = _tensor_hooks.pop(key, None)
+            if e is not None and _tensor_hook_keys.get(id(e[0]), (0,))[0] == key:
+                del _tensor_hook_keys[id(e[0])]
+    return k
+
+
+def callable_key(fn, named=None):
+    """(key, name) under which JS calls `fn` (helpers.callable): the name is
+    the user's callable's (`named`), as the engine shows hooks by name."""
+    name = _hook_name(named)
+    k = _new_key()
+    _callables[k] = fn
     return k, name
+
+
+# ----- tensor hooks: one key per Python callable -----------------------------
+# A loop registers the same hook on tensor after tensor (W3: 2,000 a step):
+# the callable gets one key (and JS one function) for all its registrations,
+# so a registration allocates nothing here but its handle. Key -> (hook,
+# dtype); id(hook) -> (key, dtype, name index) of its latest key (the first
+# dict keeps the hook alive, so the id stays its own until the key is
+# forgotten with its JS function).
+_tensor_hooks = {}
+_tensor_hook_keys = {}
+
+
+def tensor_hook_key(hook, dtype):
+    """(key, dtype, name index): the key JS calls `hook` under, for gradients
+    of dtype `dtype`."""
+    e = _tensor_hook_keys.get(id(hook))
+    if e is not None and e[1] is dtype:
+        return e
+    k = _new_key()
+    _tensor_hooks[k] = (hook, dtype)
+    e = _tensor_hook_keys[id(hook)] = (k, dtype, name_id(_hook_name(hook)))
+    return e
+
+
+def _probe_refcount():
+    g = object()
+    return getrefcount(g)
+
+
+# What sys.getrefcount says of an object only a local variable holds (the
+# interpreter may borrow the reference it passes: 1 on CPython 3.14).
+_ALONE = _probe_refcount()
+
+
+def _tensor_hook_call(key, i):
+    """What JS calls for a tensor hook (helpers.tensorHookFn): the gradient
+    arrives as a handle-table index; answers 2 · (the returned Tensor's
+    index, or 0) + 1 when the gradient's Tensor was freed as the hook
+    returned — JS then releases its handle itself, saving a crossing."""
+    try:
+        hook, dtype = _tensor_hooks[key]
+        g = _new(_Tensor)
+        g._i = i
+        g._hc = None
+        g._dtype = dtype
+        r = hook(g)
+        if r is None:
+            ri = 0
+        elif isinstance(r, _Tensor):
+            returned.append(r)  # alive until the engine has read it (hand_over)
+            ri = r._i or r._id()
+        else:
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")  # PyTorch's python_hook.cpp
+        if getrefcount(g) == _ALONE:
+            # Nothing but this frame holds it: CPython frees it as we return,
+            # exactly when PyTorch's would be; its handle is JS's to release.
+            g._i = 0
+            g._hc = None
+            return ri * 2 + 1
+        return ri * 2
+    except BaseException as exc:
+        _pending.append(exc)
+        return js.threw(type(exc).__name__, str(exc))
+
+
+_new = object.__new__
+_Tensor = None  # torch.Tensor, set by _tensor.py (which imports this module)
+js.setHookDispatch(create_proxy(_tensor_hook_call))
 
 
 def proxy(fn, named=None):
@@ -317,3 +407,22 @@ returned = []
 def hand_over(t):
     returned.append(t)
     return t._h
+
+
+# While `release_returned` clears `returned`, Tensor.__del__ lists the handle
+# indices it would release one crossing each; they go 64 per crossing.
+collecting = [False]
+released = []
+
+
+def release_returned():
+    """Ends a backward pass: frees the Tensors hooks returned (W3 → g * 1:
+    2,000 of them), their handles released in batches."""
+    if not returned:
+        return
+    collecting[0] = True
+    try:
+        returned.clear()
+    finally:
+        collecting[0] = False
+        drain(released, js.trelease_many_r)

@@ -15,6 +15,7 @@ from ._bridge import js
 _dispose = js.dispose
 _get, _put, _release_r = js.tget, js.tput, js.trelease_r
 _R = B.R
+_collecting, _released = B.collecting, B.released
 
 
 def _num(x):
@@ -82,10 +83,14 @@ class Tensor:
 
     def __del__(self):
         try:
-            if self._i:
-                _R[3] = self._i  # R[3]: never an op's operand (see python-helpers.js)
+            i = self._i
+            if i:
+                if _collecting[0]:
+                    _released.append(i)  # B.release_returned releases it
+                    return
+                _R[3] = i  # R[3]: never an op's operand (see python-helpers.js)
                 _release_r()
-            else:
+            elif self._hc is not None:  # (None: its handle went with a hook's return)
                 _dispose(self._hc)
         except Exception:
             pass
@@ -379,3 +384,5 @@ def _dim(d, n):
 
 # The operator and method tables live in _tensor_ops (one idea per file).
 from . import _tensor_ops  # noqa: E402,F401
+
+B._Tensor = Tensor  # the tensor-hook dispatcher's class (_bridge cannot import it)

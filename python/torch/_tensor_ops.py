@@ -30,6 +30,8 @@ def _binary(method):
         elif t is Tensor or isinstance(other, Tensor):
             if other._dtype is not d:
                 d = D.promote(d, other._dtype)
+        elif t is int and d.is_floating_point:
+            other = float(other)  # an integer scalar never changes a floating tensor's dtype
         elif t is int or t is bool:
             d = D.result_type(d, other)
             other = float(other)

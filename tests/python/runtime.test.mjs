@@ -109,3 +109,39 @@ print(round(loss.item(), 4))
   assert.deepEqual({ t: after.tensors, n: after.nodes, h: after.handles }, { t: before.tensors, n: before.nodes, h: before.handles });
   assert.ok(after.wasmBytes <= before.wasmBytes + 1024 * 1024, `wasm memory grew from ${before.wasmBytes} to ${after.wasmBytes}`);
 });
+
+test('tensor hooks: one registered on every op of a chain is called for each; a gradient the hook keeps stays usable, one it drops is released at once', () => {
+  const program = `
+import torch
+from torch.utils.hooks import RemovableHandle
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+calls = [0]
+kept = []
+def count(g):
+    calls[0] += 1
+def keep(g):
+    kept.append(g)
+for step in range(3):
+    y = x
+    for i in range(500):
+        y = y * 1.0 if i % 2 else y + 0.0
+        y.register_hook(count)
+    y.register_hook(keep)
+    y.register_hook(lambda g: g * 2)
+    y.sum().backward()
+print(calls[0], x.grad, kept[-1], len(kept))
+before = RemovableHandle.next_id
+h = x.register_hook(count)
+print(h.id == before, RemovableHandle.next_id == before + 1)
+RemovableHandle.next_id = 7
+print(x.register_hook(count).id, RemovableHandle.next_id)
+`;
+  py.run(program, { trace: false });
+  const before = py.hg.memory();
+  const r = py.run(program, { trace: false });
+  assert.equal(r.exception, null, r.stderr);
+  // PyTorch: 1,500 calls; x.grad sums three passes of 2 · 1; `keep` ran before the doubling hook.
+  assert.equal(r.stdout, 'tensor([6., 6.]) tensor([1., 1.]) 3\nTrue True\n7 8\n'.replace(/^/, '1500 '));
+  const after = py.hg.memory();
+  assert.deepEqual({ t: after.tensors, n: after.nodes, h: after.handles }, { t: before.tensors, n: before.nodes, h: before.handles });
+});

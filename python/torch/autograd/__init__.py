@@ -47,7 +47,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             B.call_engine(B.js.backwardMany, B.js.array(*[t._h for t in tensors]),
                           B.js.array(*[_grad_arg(g) for g in grads]), opts)
     finally:
-        B.returned.clear()
+        B.release_returned()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -70,7 +70,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     try:
         res = B.call_engine(B.hg.grad, B.js.array(*[t._h for t in outputs]), B.js.array(*[t._h for t in inputs_t]), opts)
     finally:
-        B.returned.clear()
+        B.release_returned()
     out = B.grads_from_js(res)
     if materialize_grads:
         from .._creation import zeros_like

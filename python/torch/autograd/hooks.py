@@ -3,46 +3,37 @@ calls like any JS hook (the engine decides order and what it sees)."""
 
 import weakref
 
+from pyodide.ffi import JsException
+
 from .. import _bridge as B
 from .._tensor import Tensor
+from ..utils.hooks import RemovableHandle
 
 R = B.R
 register_r = B.js.registerTensorHook_r  # operands in registers: see _bridge.R
-
-def _check_grad(t):
-    if not t.requires_grad:
-        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+_keys, _key_of = B._tensor_hook_keys, B.tensor_hook_key
+_handle = RemovableHandle._of_index
+_tracing = B.tracing
 
 
 def tensor_hook(t, hook):
-    dtype = t._dtype  # not `t`: the engine holds this closure, and t holds the engine's tensor
-    new = object.__new__
-
-    returned = B.returned
-
-    def call(i):  # the gradient arrives as a handle-table index (cheapest across the FFI)
-        gt = new(Tensor)
-        gt._i = i
-        gt._hc = None
-        gt._dtype = dtype
-        r = hook(gt)
-        if r is None:
-            return None
-        if not isinstance(r, Tensor):
-            raise TypeError(f"expected Tensor or None as the hook's result (got {type(r).__name__})")
-        returned.append(r)  # alive until the engine has read it (B.hand_over)
-        return r._i or r._id()
-
-    # One crossing of numbers: the JS side checks requires_grad, makes the
-    # function and registers it (the most frequent registration of all).
-    key, name = B.callable_key(call, hook)
-    ti = t._i or t._id()
-    ni = B.name_id(name)
-    R[0] = ti
-    R[1] = key
-    R[2] = ni
-    hi = B.call_engine(register_r)
-    return B.note_hook_index(hi)
+    # One crossing of numbers: the JS side checks requires_grad, finds the
+    # hook's function (made at its first registration) and registers it. The
+    # engine calls it with the gradient's handle index (B._tensor_hook_call).
+    dtype = t._dtype
+    e = _keys.get(id(hook))
+    if e is None or e[1] is not dtype:
+        e = _key_of(hook, dtype)
+    R[0] = t._i or t._id()
+    R[1] = e[0]
+    R[2] = e[2]
+    try:
+        hi = register_r()
+    except JsException as e:
+        raise B.translate(e) from None
+    if _tracing[0]:
+        return B.note_hook_index(hi)
+    return _handle(hi)
 
 
 def post_accumulate_hook(t, hook):

@@ -7,22 +7,41 @@ Python-side dict the handle's hook is listed in (a module's
 `_forward_hooks`, ...), which programs read as PyTorch's."""
 
 
-# Set by torch._bridge once loaded (this module is imported before it): how
-# a dropped handle's JS table entry is forgotten, without an import per call.
-_forget = None
+# Set by torch._bridge once loaded (this module is imported before it): the
+# JS table indices of dropped handles, and how they are forgotten (64 at a
+# time), without an import or a call per handle.
+_dead = []
+_forget_dead = None
 _js = None
 
+# The next handle id. Not a class attribute written per handle: assigning to
+# a class attribute invalidates CPython's type caches, which cost ~2 µs per
+# registration here (more than the rest of a tensor hook's registration).
+_next = [0]
+_new = object.__new__
 
-class RemovableHandle:
+
+class _Counter(type):
+    """`RemovableHandle.next_id`, read and set as PyTorch's class attribute."""
+
+    @property
+    def next_id(cls):
+        return _next[0]
+
+    @next_id.setter
+    def next_id(cls, value):
+        _next[0] = value
+
+
+class RemovableHandle(metaclass=_Counter):
     __slots__ = ("_h", "_index", "_on_remove", "id", "_dicts", "__weakref__")
-    next_id = 0
 
     def __init__(self, engine_handle=None, hooks_dict=None, *, extra_dict=None, on_remove=None, index=0):
         self._h = engine_handle
         self._index = index  # or the engine handle's index in the JS table (python-helpers.js)
         self._on_remove = on_remove
-        self.id = RemovableHandle.next_id
-        RemovableHandle.next_id += 1
+        i = self.id = _next[0]
+        _next[0] = i + 1
         if hooks_dict is None and extra_dict is None:
             self._dicts = ()
         else:
@@ -40,12 +59,31 @@ class RemovableHandle:
             self._on_remove()
             self._on_remove = None
 
+    @classmethod
+    def _of_index(cls, index):
+        """A tensor hook's handle (`__init__`'s work, inlined: W3 makes one per op)."""
+        h = _new(cls)
+        h._h = None
+        h._index = index
+        h._on_remove = None
+        i = h.id = _next[0]
+        _next[0] = i + 1
+        h._dicts = ()
+        return h
+
+    @property
+    def next_id(self):
+        return _next[0]
+
     def __del__(self):
-        if self._index:
-            try:
-                _forget(self._index)
-            except Exception:
-                pass
+        i = self._index
+        if i:
+            _dead.append(i)
+            if len(_dead) >= 64:
+                try:
+                    _forget_dead()
+                except Exception:
+                    pass
 
     def __enter__(self):
         return self
