@@ -3,13 +3,17 @@
 
 use std::rc::Rc;
 
-use super::execute::execute;
 use super::lazy::Lazy;
 use super::op::{Op, Saves};
+use super::pass::Pass;
 use super::table::{free_row, source_in, Entry, In, Source, State, Table, MAX_KEPT_ROWS};
 use super::with_table;
 use crate::context::GradModeGuard;
+use crate::engine::execute;
 use crate::error::{Error, Result};
+use crate::graph_source::Target;
+use crate::graph_task::GraphTask;
+use crate::input_buffer::Grad;
 use crate::node::NodeRef;
 use crate::tensor::{Array, Tensor};
 
@@ -19,27 +23,14 @@ pub(super) enum Row {
     Leaf(NodeRef),
 }
 
-/// What a backward pass over entries runs: its rows (the root first), each
-/// row's dependency count, and the order its entries run in: the ready
-/// queue's, by sequence number (`seqs`, one per row), or, when the table's
-/// rows are in creation order, `order`.
-///
-/// Why `order` is the queue's order: the queue always runs the ready entry
-/// with the highest sequence number, and the highest-numbered entry not
-/// yet run is always ready (every consumer of an entry was created after
-/// it, so has a higher number and has run). So the entries run in
-/// decreasing sequence number, which is decreasing row order here. A leaf's
-/// AccumulateGrad (`u64::MAX`) runs as soon as it is ready, right after the
-/// entry that made it so; two made ready by one entry run in the order they
-/// were pushed (the heap keeps two equal keys above every other in push
-/// order, `ready_queue`'s tie test).
+/// What a backward pass over entries runs (the engine's loop schedules it,
+/// `pass::Pass`): its rows (the root first), each row's sequence number
+/// (a leaf's AccumulateGrad: `u64::MAX`, as the node's) and its dependency
+/// count (the root's: the one implicit gradient).
 pub(super) struct Plan {
     pub(super) rows: Vec<Row>,
     pub(super) seqs: Vec<u64>,
     pub(super) deps: Vec<u32>,
-    /// The entries' rows of the plan by decreasing table row (the root
-    /// first); `None`: use the ready queue.
-    pub(super) order: Option<Vec<u32>>,
 }
 
 /// `root.backward()` (no gradient, no inputs, no create_graph) on numbers.
@@ -55,10 +46,25 @@ pub fn backward(root: &Lazy, keep_graph: bool) -> Result<bool> {
     };
     // As `engine::run_backward`: the implicit gradient, grad mode off, a
     // graph task.
+    // The root's implicit gradient is held (as the engine's root list
+    // holds it) until the pass ends: AccumulateGrad copies it, never steals.
     let ones = Tensor::from_array(Array::ones(&[]));
     let _grad = GradModeGuard::set(false);
     let _task = crate::graph_task::TaskGuard::enter(Default::default());
-    crate::error::checked(execute(plan, ones, keep_graph)).map(|_| true)
+    let mut task = GraphTask::new(keep_graph);
+    task.scalar_mode = true;
+    let root = Target {
+        entry: 0,
+        input_nr: 0,
+    };
+    let mut pass = Pass { plan, keep_graph };
+    let run = execute(
+        &mut task,
+        &mut pass,
+        [(Some(root), Some(Grad::Tensor(ones.clone())))],
+    );
+    drop(ones);
+    crate::error::checked(run).map(|_| true)
 }
 
 /// Everything reachable from `root`, with dependency counts; `None` when a
@@ -70,11 +76,9 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
         entries,
         slots,
         sources,
-        ordered,
         ..
     } = table;
     let source = |i: u32| source_in(sources, i);
-    let ordered = *ordered;
     let first = entries
         .get(root as usize)
         .filter(|e| e.refs > 0)
@@ -85,14 +89,11 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
     let room = entries.len().min(MAX_KEPT_ROWS) + 1;
     let mut plan = Plan {
         rows: Vec::with_capacity(room),
-        seqs: Vec::with_capacity(if ordered { 0 } else { room }),
+        seqs: Vec::with_capacity(room),
         deps: Vec::with_capacity(room),
-        order: None,
     };
     plan.rows.push(Row::Entry(root));
-    if !ordered {
-        plan.seqs.push(first.seq);
-    }
+    plan.seqs.push(first.seq);
     plan.deps.push(1);
     let mut stack: Vec<u32> = Vec::with_capacity(room);
     stack.push(root);
@@ -126,9 +127,7 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
                         *slot = (pass, r as u32);
                         let child = entries.get(*c as usize).ok_or_else(free_row)?;
                         plan.rows.push(Row::Entry(*c));
-                        if !ordered {
-                            plan.seqs.push(child.seq);
-                        }
+                        plan.seqs.push(child.seq);
                         plan.deps.push(0);
                         stack.push(*c);
                         r
@@ -152,9 +151,7 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
                         let r = plan.rows.len();
                         node.engine_slot.set((pass, r as u32));
                         plan.rows.push(Row::Leaf(Rc::clone(node)));
-                        if !ordered {
-                            plan.seqs.push(u64::MAX);
-                        }
+                        plan.seqs.push(u64::MAX);
                         plan.deps.push(0);
                         r
                     }
@@ -162,13 +159,6 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
             };
             plan.deps[r] += 1;
         }
-    }
-    if ordered {
-        // Every entry reached has a row at or below the root's.
-        let reached = slots.get(..=root as usize).ok_or_else(free_row)?;
-        let mut order = Vec::with_capacity(plan.rows.len());
-        order.extend(reached.iter().rev().filter(|s| s.0 == pass).map(|s| s.1));
-        plan.order = Some(order);
     }
     Ok(Some(plan))
 }
