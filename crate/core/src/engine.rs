@@ -13,12 +13,12 @@
 
 use crate::context::{self, GradModeGuard};
 use crate::error::{Error, Result};
-use crate::graph_source::{GraphSource, LiveGraph, Outputs, Target};
+use crate::graph_source::{GraphSource, LiveGraph, Output, Target};
 use crate::graph_task::{init_to_execute, GraphTask, NodeTable};
 use crate::ids::NodeId;
-use crate::input_buffer::{add_grad, Grad, Grads, Shares};
+use crate::input_buffer::{add_grad, Grad, Grads, InputBuffer, Num, Shares};
 use crate::node::Edge;
-use crate::ready_queue::ReadyQueue;
+use crate::ready_queue::Ready;
 use crate::shape::fmt_shape;
 use crate::small::Small;
 use crate::tensor::{Array, Tensor};
@@ -206,15 +206,12 @@ fn run_backward(
     });
     // A failing node records its `error` event (with the node) in its step.
     let mut graph = LiveGraph(table);
-    let mut root_targets: Outputs = Vec::with_capacity(roots.len());
+    let mut root_targets: Vec<Output> = Vec::with_capacity(roots.len());
     for (edge, grad) in &roots {
         let entry = graph.0.index(&edge.node).ok_or_else(|| {
             Error::runtime(format!("dependency not found for {}", edge.node.name))
         })?;
-        let target = Target {
-            entry,
-            input_nr: edge.input_nr,
-        };
+        let target = Target::new(entry, edge.input_nr);
         root_targets.push((Some(target), grad.clone().map(Grad::Tensor)));
     }
     // `roots` stays held for the whole pass (PyTorch's root list holds its
@@ -259,68 +256,78 @@ pub(crate) fn execute<S: GraphSource>(
     let mut deps = source.take_deps();
     // Input buffers by entry (PyTorch's `not_ready` map), and the ready
     // queue of entries.
-    let mut buffers: Vec<Option<Grads>> = Vec::new();
+    let mut buffers: Vec<Option<S::Buffer>> = Vec::new();
     buffers.resize_with(deps.len(), || None);
-    let mut queue: ReadyQueue<usize> = ReadyQueue::default();
+    let mut queue = source.queue();
     // Holders of the gradients that scalar mode keeps as numbers.
     let mut shares = Shares::default();
-    // One step's outputs (reused: no allocation per step).
-    let mut out: Outputs = Vec::new();
-    out.extend(roots);
     let mut route = Route {
         deps: &mut deps,
         buffers: &mut buffers,
         queue: &mut queue,
         shares: &mut shares,
     };
-    route.outputs(task, source, &mut out)?;
+    route.outputs(task, source, roots)?;
 
     while let Some(i) = queue.pop() {
+        // A queue that knows its order in advance is checked here.
+        if deps.get(i) != Some(&0) {
+            return Err(Error::internal("a node ran before its consumers"));
+        }
         let inputs = buffers
             .get_mut(i)
             .and_then(Option::take)
             .ok_or_else(|| Error::internal("a ready node has no input buffer"))?;
-        source.step(task, &mut shares, i, inputs, &mut out)?;
+        let out = source.step(task, &mut shares, i, inputs)?;
         let mut route = Route {
             deps: &mut deps,
             buffers: &mut buffers,
             queue: &mut queue,
             shares: &mut shares,
         };
-        route.outputs(task, source, &mut out)?;
+        route.outputs(task, source, out)?;
     }
     Ok(())
 }
 
 /// The loop's state that routing changes.
-struct Route<'a> {
+struct Route<'a, Q, B> {
     deps: &'a mut [u32],
-    buffers: &'a mut [Option<Grads>],
-    queue: &'a mut ReadyQueue<usize>,
+    buffers: &'a mut [Option<B>],
+    queue: &'a mut Q,
     shares: &'a mut Shares,
 }
 
-impl Route<'_> {
+impl<Q: Ready, B: InputBuffer> Route<'_, Q, B> {
     /// Hands each output to its entry's buffer; an entry whose
     /// dependencies all arrived becomes ready (PyTorch's
-    /// `evaluate_function` tail). Empties `out`.
+    /// `evaluate_function` tail).
     #[cfg_attr(hookgrad_nightly, optimize(speed))]
     #[inline]
-    fn outputs<S: GraphSource>(
+    fn outputs<S: GraphSource<Queue = Q, Buffer = B>>(
         &mut self,
         task: &GraphTask,
         source: &S,
-        out: &mut Outputs,
+        out: impl IntoIterator<Item = Output>,
     ) -> Result<()> {
         // Gradients not stored in a slot (added into one, or with nowhere
         // to go): let go of once every output is routed, as PyTorch's
         // `outputs` holds them (see `add_grad`).
+        // (Numbers apart: they need no drop, only a count, on the hot path.)
         let mut held: Grads = Small::Zero;
-        for (target, grad) in out.drain(..) {
-            let Some(Target { entry: j, input_nr }) = target else {
-                held.push(grad);
+        let mut held_numbers: Small<Num> = Small::Zero;
+        let mut hold = |g: Grad| match g {
+            Grad::Value(n) => held_numbers.push(n),
+            g => held.push(Some(g)),
+        };
+        for (target, grad) in out {
+            let Some(Target { entry, input_nr }) = target else {
+                if let Some(g) = grad {
+                    hold(g);
+                }
                 continue;
             };
+            let (j, input_nr) = (entry as usize, input_nr as usize);
             let not_found =
                 || Error::runtime(format!("dependency not found for {}", source.name(j)));
             let (Some(deps), Some(buffer)) = (self.deps.get_mut(j), self.buffers.get_mut(j)) else {
@@ -334,19 +341,24 @@ impl Route<'_> {
             let ready = *deps == 0;
             if buffer.is_none() {
                 if !source.wanted(task, j) {
-                    held.push(grad);
+                    if let Some(g) = grad {
+                        hold(g);
+                    }
                     continue;
                 }
-                *buffer = Some(Small::filled(source.num_inputs(j), None));
+                *buffer = Some(B::with_inputs(source.num_inputs(j)));
             }
             if let (Some(slots), Some(grad)) = (buffer, grad) {
                 if let Some(added) = add_grad(source.name(j), slots, input_nr, grad, self.shares)? {
-                    held.push(Some(added));
+                    hold(added);
                 }
             }
             if ready {
                 self.queue.push(source.sequence_nr(j), j);
             }
+        }
+        for n in held_numbers.iter() {
+            self.shares.leave(n);
         }
         self.shares.drop_all(&held);
         Ok(())

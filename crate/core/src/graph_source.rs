@@ -16,24 +16,49 @@
 use crate::call_node::{call_node, call_tensor_pre_hooks};
 use crate::error::{Error, Result};
 use crate::graph_task::{GraphTask, NodeTable};
-use crate::input_buffer::{to_tensors, Grad, Grads, Shares};
+use crate::input_buffer::{to_tensors, Grad, Grads, InputBuffer, Shares};
 use crate::node::NodeRef;
+use crate::ready_queue::{Ready, ReadyQueue};
+use crate::small::Small;
 use crate::trace;
 
-/// Where a gradient goes: input `input_nr` of entry `entry` of the pass.
+/// Where a gradient goes: input `input_nr` of entry `entry` of the pass
+/// (u32s: an output is moved once per edge of a 10^4-row pass).
 #[derive(Clone, Copy)]
 pub(crate) struct Target {
-    pub entry: usize,
-    pub input_nr: usize,
+    pub entry: u32,
+    pub input_nr: u32,
 }
 
-/// One step's outputs, in the order of its next edges (PyTorch routes them
-/// in that order, which decides which buffer sums first): where each goes
-/// (`None`: no edge) and the gradient (`None`: undefined).
-pub(crate) type Outputs = Vec<(Option<Target>, Option<Grad>)>;
+impl Target {
+    #[inline]
+    pub fn new(entry: usize, input_nr: usize) -> Target {
+        Target {
+            entry: entry as u32,
+            input_nr: input_nr as u32,
+        }
+    }
+}
+
+/// One output of a step: where it goes (`None`: no edge) and the gradient
+/// (`None`: undefined). A step gives them in the order of its next edges
+/// (PyTorch routes them in that order, which decides which buffer sums
+/// first).
+pub(crate) type Output = (Option<Target>, Option<Grad>);
+
+/// A live node's outputs (inline for one or two: no allocation per node).
+pub(crate) type Outputs = Small<Output>;
 
 /// A graph the engine's loop can run.
 pub(crate) trait GraphSource {
+    /// The ready queue the loop uses for this source.
+    type Queue: Ready;
+    /// An entry's input buffer.
+    type Buffer: InputBuffer;
+    /// A step's outputs.
+    type Out: IntoIterator<Item = Output>;
+    /// A new, empty ready queue for one pass.
+    fn queue(&mut self) -> Self::Queue;
     /// Incoming edges per entry (the loop counts them down).
     fn take_deps(&mut self) -> Vec<u32>;
     /// The entry's `sequence_nr` (the ready queue's priority).
@@ -44,24 +69,31 @@ pub(crate) trait GraphSource {
     fn wanted(&self, task: &GraphTask, i: usize) -> bool;
     /// The entry's name, for the loop's errors.
     fn name(&self, i: usize) -> &'static str;
-    /// Runs entry `i` on its summed inputs, pushing its outputs to `out`
-    /// (nothing when it only captured). The entry lets go of its inputs
-    /// here (`shares`), before its outputs are routed, as PyTorch's
+    /// Runs entry `i` on its summed inputs and gives its outputs (none
+    /// when it only captured). The entry lets go of its inputs here
+    /// (`shares`), before its outputs are routed, as PyTorch's
     /// `call_function` drops its inputs first.
     fn step(
         &mut self,
         task: &mut GraphTask,
         shares: &mut Shares,
         i: usize,
-        inputs: Grads,
-        out: &mut Outputs,
-    ) -> Result<()>;
+        inputs: Self::Buffer,
+    ) -> Result<Self::Out>;
 }
 
 /// The live node graph of one pass: its `NodeTable`.
 pub(crate) struct LiveGraph(pub NodeTable);
 
 impl GraphSource for LiveGraph {
+    type Queue = ReadyQueue<usize>;
+    type Buffer = Grads;
+    type Out = Outputs;
+
+    fn queue(&mut self) -> Self::Queue {
+        ReadyQueue::default()
+    }
+
     fn take_deps(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.0.deps)
     }
@@ -95,8 +127,7 @@ impl GraphSource for LiveGraph {
         shares: &mut Shares,
         i: usize,
         inputs: Grads,
-        out: &mut Outputs,
-    ) -> Result<()> {
+    ) -> Result<Outputs> {
         let node = self
             .0
             .nodes
@@ -106,21 +137,22 @@ impl GraphSource for LiveGraph {
         let outputs = evaluate(task, shares, &node, inputs)
             .inspect_err(|e| trace::record_error(e, Some(node.id)))?;
         let Some(outputs) = outputs else {
-            return Ok(());
+            return Ok(Small::Zero);
         };
+        let mut out = Small::Zero;
         for (edge, grad) in node.next.iter().zip(outputs) {
             let target = match edge {
                 None => None,
-                Some(e) => Some(Target {
-                    entry: self.0.index(&e.node).ok_or_else(|| {
+                Some(e) => Some(Target::new(
+                    self.0.index(&e.node).ok_or_else(|| {
                         Error::runtime(format!("dependency not found for {}", e.node.name))
                     })?,
-                    input_nr: e.input_nr,
-                }),
+                    e.input_nr,
+                )),
             };
             out.push((target, grad));
         }
-        Ok(())
+        Ok(out)
     }
 }
 

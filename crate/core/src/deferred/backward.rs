@@ -25,12 +25,27 @@ pub(super) enum Row {
 
 /// What a backward pass over entries runs (the engine's loop schedules it,
 /// `pass::Pass`): its rows (the root first), each row's sequence number
-/// (a leaf's AccumulateGrad: `u64::MAX`, as the node's) and its dependency
-/// count (the root's: the one implicit gradient).
+/// (a leaf's AccumulateGrad: `u64::MAX`, as the node's), its dependency
+/// count (the root's: the one implicit gradient) and, when the table's
+/// rows are in creation order, the order the ready queue will pop its
+/// entries in (`order`, which `pass::Planned` follows without a heap).
+///
+/// Why `order` is the queue's order: the queue always runs the ready entry
+/// with the highest sequence number, and the highest-numbered entry not
+/// yet run is always ready (every consumer of an entry was created after
+/// it, so has a higher number and has run). So the entries run in
+/// decreasing sequence number, which is decreasing row order here. A leaf's
+/// AccumulateGrad (`u64::MAX`) runs as soon as it is ready, right after the
+/// entry that made it so; two made ready by one entry run in the order they
+/// were pushed (the heap keeps two equal keys above every other in push
+/// order, `ready_queue`'s tie test).
 pub(super) struct Plan {
     pub(super) rows: Vec<Row>,
     pub(super) seqs: Vec<u64>,
     pub(super) deps: Vec<u32>,
+    /// The entries' rows of the plan by decreasing table row (the root
+    /// first); `None`: use the ready queue's heap.
+    pub(super) order: Option<Vec<u32>>,
 }
 
 /// `root.backward()` (no gradient, no inputs, no create_graph) on numbers.
@@ -76,9 +91,11 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
         entries,
         slots,
         sources,
+        ordered,
         ..
     } = table;
     let source = |i: u32| source_in(sources, i);
+    let ordered = *ordered;
     let first = entries
         .get(root as usize)
         .filter(|e| e.refs > 0)
@@ -91,6 +108,7 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
         rows: Vec::with_capacity(room),
         seqs: Vec::with_capacity(room),
         deps: Vec::with_capacity(room),
+        order: None,
     };
     plan.rows.push(Row::Entry(root));
     plan.seqs.push(first.seq);
@@ -159,6 +177,13 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
             };
             plan.deps[r] += 1;
         }
+    }
+    if ordered {
+        // Every entry reached has a row at or below the root's.
+        let reached = slots.get(..=root as usize).ok_or_else(free_row)?;
+        let mut order = Vec::with_capacity(plan.rows.len());
+        order.extend(reached.iter().rev().filter(|s| s.0 == pass).map(|s| s.1));
+        plan.order = Some(order);
     }
     Ok(Some(plan))
 }

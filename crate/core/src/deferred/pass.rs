@@ -7,10 +7,12 @@ use super::backward::{step, Plan, Row};
 use super::with_table;
 use crate::accumulate::{accumulate, accumulate_number};
 use crate::error::{Error, Result};
-use crate::graph_source::{GraphSource, Outputs, Target};
+use crate::graph_source::{GraphSource, Output, Target};
 use crate::graph_task::GraphTask;
 use crate::input_buffer::{to_tensors, Grad, Grads, Num, Shares};
 use crate::node::NodeKind;
+use crate::ready_queue::{Ready, ReadyQueue};
+use crate::small::Small;
 
 /// A plan and whether its rows' saved values stay (`retain_graph`).
 pub(super) struct Pass {
@@ -18,7 +20,79 @@ pub(super) struct Pass {
     pub(super) keep_graph: bool,
 }
 
+/// The ready queue of a pass: PyTorch's heap, or, when the plan knows its
+/// order (`Plan::order`), that order with no heap work. Its pops are the
+/// heap's (see `Plan`): entries in the planned order, and a leaf's
+/// AccumulateGrad (`u64::MAX`) as soon as it is ready, leaves made ready by
+/// one entry in the order they were pushed. The engine's loop still checks
+/// every popped entry is ready.
+pub(super) enum Planned {
+    Heap(ReadyQueue<usize>),
+    Order {
+        order: Vec<u32>,
+        next: usize,
+        /// Leaves made ready and not yet run, first in first out.
+        leaves: Vec<usize>,
+        first: usize,
+    },
+}
+
+impl Ready for Planned {
+    #[inline]
+    fn push(&mut self, priority: u64, item: usize) {
+        match self {
+            Planned::Heap(q) => q.push(priority, item),
+            // An entry's turn comes in `order`.
+            Planned::Order { leaves, .. } => {
+                if priority == u64::MAX {
+                    leaves.push(item);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<usize> {
+        match self {
+            Planned::Heap(q) => q.pop(),
+            Planned::Order {
+                order,
+                next,
+                leaves,
+                first,
+            } => {
+                if let Some(&i) = leaves.get(*first) {
+                    *first += 1;
+                    return Some(i);
+                }
+                leaves.clear();
+                *first = 0;
+                let i = *order.get(*next)?;
+                *next += 1;
+                Some(i as usize)
+            }
+        }
+    }
+}
+
 impl GraphSource for Pass {
+    type Queue = Planned;
+    type Buffer = Option<Grad>;
+    /// At most two outputs, with no edge when the entry has fewer.
+    type Out = [Output; 2];
+
+    fn queue(&mut self) -> Planned {
+        match self.plan.order.take() {
+            Some(order) => Planned::Order {
+                order,
+                next: 0,
+                leaves: Vec::with_capacity(2),
+                first: 0,
+            },
+            None => Planned::Heap(ReadyQueue::default()),
+        }
+    }
+
     fn take_deps(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.plan.deps)
     }
@@ -50,9 +124,8 @@ impl GraphSource for Pass {
         _: &mut GraphTask,
         shares: &mut Shares,
         i: usize,
-        inputs: Grads,
-        out: &mut Outputs,
-    ) -> Result<()> {
+        input: Option<Grad>,
+    ) -> Result<[Output; 2]> {
         match self.plan.rows.get(i) {
             Some(Row::Leaf(node)) => {
                 let NodeKind::AccumulateGrad { variable } = &node.kind else {
@@ -62,17 +135,17 @@ impl GraphSource for Pass {
                 };
                 // As `scalar_backward::try_run` then the tensor path of the
                 // engine's `evaluate` (no hooks: the walk checked).
+                let inputs: Grads = Small::One(input);
                 let done = accumulate_number(variable, &inputs, shares)?;
                 shares.drop_all(&inputs);
                 if !done {
                     let values = to_tensors(inputs);
                     accumulate(variable, values.first().cloned().flatten())?;
                 }
-                Ok(())
+                Ok([(None, None), (None, None)])
             }
             Some(Row::Entry(e)) => {
                 let s = with_table(|t| step(t, *e, self.keep_graph))?;
-                let input = inputs.into_iter().next().flatten();
                 let g = match &input {
                     Some(g) => g.value()?,
                     None => None,
@@ -81,9 +154,8 @@ impl GraphSource for Pass {
                 if let Some(g) = g {
                     let values = s.op.rule(s.number)(g, &s.values[..s.count], s.param);
                     let pass = s.op.passes();
-                    let passed = (0..2)
-                        .filter(|&k| s.to[k].is_some() && pass & (1 << k) != 0)
-                        .count() as u32;
+                    let passed = u32::from(s.to[0].is_some() && pass & 1 != 0)
+                        + u32::from(s.to[1].is_some() && pass & 2 != 0);
                     // As `scalar_backward::hand_on`: the gradient received,
                     // one more holder per output that passes it on.
                     let same = match &input {
@@ -106,12 +178,13 @@ impl GraphSource for Pass {
                     shares.leave(n);
                 }
                 drop(input);
-                for (to, grad) in s.to.iter().zip(grads).take(s.op.arity()) {
-                    if let Some(&entry) = to.as_ref() {
-                        out.push((Some(Target { entry, input_nr: 0 }), grad));
-                    }
-                }
-                Ok(())
+                let [a, b] = grads;
+                let target = |k: usize| {
+                    s.to[k]
+                        .filter(|_| k < s.op.arity())
+                        .map(|entry| Target::new(entry, 0))
+                };
+                Ok([(target(0), a), (target(1), b)])
             }
             None => Err(Error::internal("a ready deferred op is not in the pass")),
         }
