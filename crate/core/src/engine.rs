@@ -349,8 +349,19 @@ impl<Q: Ready, B: InputBuffer> Route<'_, Q, B> {
                 *buffer = Some(B::with_inputs(source.num_inputs(j)));
             }
             if let (Some(slots), Some(grad)) = (buffer, grad) {
-                if let Some(added) = add_grad(source.name(j), slots, input_nr, grad, self.shares)? {
-                    hold(added);
+                match (slots.slot(input_nr), &grad) {
+                    // Two numbers (a deferred pass's every sum): `add_grad`'s
+                    // first case, inline.
+                    (Some(Some(Grad::Value(old))), Grad::Value(n)) => {
+                        *old = self.shares.sum(*old, n.value);
+                        hold(grad);
+                    }
+                    _ => {
+                        let name = source.name(j);
+                        if let Some(added) = add_grad(name, slots, input_nr, grad, self.shares)? {
+                            hold(added);
+                        }
+                    }
                 }
             }
             if ready {
