@@ -166,7 +166,12 @@ impl GraphSource for Pass {
                         Some(Grad::Tensor(t)) if passed != 0 => Some(Grad::Tensor(t.clone())),
                         _ => None,
                     };
+                    // Only outputs with an edge: one without would be let
+                    // go of by the loop, a holder `passed` never counted.
                     for (k, grad) in grads.iter_mut().enumerate() {
+                        if s.to[k].is_none() || k >= s.op.arity() {
+                            continue;
+                        }
                         *grad = Some(match &same {
                             Some(g) if pass & (1 << k) != 0 => g.clone(),
                             _ => Grad::Value(Num::fresh(values[k])),
