@@ -197,7 +197,7 @@ pub(super) struct Step {
     pub(super) number: bool,
     pub(super) param: f32,
     pub(super) to: [Option<usize>; 2],
-    pub(super) values: [f32; 2],
+    pub(super) values: [f32; 3],
     pub(super) count: usize,
 }
 
@@ -240,11 +240,13 @@ pub(super) fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> 
         v.ok_or_else(|| Error::internal("a deferred op's input is no longer a number"))
     };
     let (values, count) = match e.op.saves(e.number) {
-        Saves::Nothing => ([0.0; 2], 0),
+        Saves::Nothing => ([0.0; 3], 0),
         // `arith::mul_rule`'s order: other, then self (PyTorch's).
-        Saves::OtherSelf => ([value(b)?, value(a)?], 2),
-        Saves::Input => ([value(a)?, 0.0], 1),
-        Saves::Result => ([e.value, 0.0], 1),
+        Saves::OtherSelf => ([value(b)?, value(a)?, 0.0], 2),
+        // `pow_tensor`'s order: exponent, self, then the result.
+        Saves::ExponentSelfResult => ([value(b)?, value(a)?, e.value], 3),
+        Saves::Input => ([value(a)?, 0.0, 0.0], 1),
+        Saves::Result => ([e.value, 0.0, 0.0], 1),
     };
     let s = Step {
         op: e.op,

@@ -169,7 +169,7 @@ impl GraphSource for Pass {
                     // Only outputs with an edge: one without would be let
                     // go of by the loop, a holder `passed` never counted.
                     for (k, grad) in grads.iter_mut().enumerate() {
-                        if s.to[k].is_none() || k >= s.op.arity() {
+                        if s.to[k].is_none() {
                             continue;
                         }
                         *grad = Some(match &same {
@@ -184,11 +184,9 @@ impl GraphSource for Pass {
                 }
                 drop(input);
                 let [a, b] = grads;
-                let target = |k: usize| {
-                    s.to[k]
-                        .filter(|_| k < s.op.arity())
-                        .map(|entry| Target::new(entry, 0))
-                };
+                // A unary op's or a number operand's `to` is `None` (the
+                // eager node has no edge there).
+                let target = |k: usize| s.to[k].map(|entry| Target::new(entry, 0));
                 Ok([(target(0), a), (target(1), b)])
             }
             None => Err(Error::internal("a ready deferred op is not in the pass")),
