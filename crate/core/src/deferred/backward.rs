@@ -25,7 +25,8 @@ pub(super) enum Row {
 
 /// What a backward pass over entries runs (the engine's loop schedules it,
 /// `pass::Pass`): its rows (the root first), each row's sequence number
-/// (a leaf's AccumulateGrad: `u64::MAX`, as the node's), its dependency
+/// (a leaf's AccumulateGrad: `u64::MAX`, as the node's; only without
+/// `order`, which needs none), its dependency
 /// count (the root's: the one implicit gradient) and, when the table's
 /// rows are in creation order, the order the ready queue will pop its
 /// entries in (`order`, which `pass::Planned` follows without a heap).
@@ -106,12 +107,14 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
     let room = entries.len().min(MAX_KEPT_ROWS) + 1;
     let mut plan = Plan {
         rows: Vec::with_capacity(room),
-        seqs: Vec::with_capacity(room),
+        seqs: Vec::with_capacity(if ordered { 0 } else { room }),
         deps: Vec::with_capacity(room),
         order: None,
     };
     plan.rows.push(Row::Entry(root));
-    plan.seqs.push(first.seq);
+    if !ordered {
+        plan.seqs.push(first.seq);
+    }
     plan.deps.push(1);
     let mut stack: Vec<u32> = Vec::with_capacity(room);
     stack.push(root);
@@ -145,7 +148,9 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
                         *slot = (pass, r as u32);
                         let child = entries.get(*c as usize).ok_or_else(free_row)?;
                         plan.rows.push(Row::Entry(*c));
-                        plan.seqs.push(child.seq);
+                        if !ordered {
+                            plan.seqs.push(child.seq);
+                        }
                         plan.deps.push(0);
                         stack.push(*c);
                         r
@@ -169,7 +174,9 @@ pub(super) fn walk(table: &mut Table, root: u32) -> Result<Option<Plan>> {
                         let r = plan.rows.len();
                         node.engine_slot.set((pass, r as u32));
                         plan.rows.push(Row::Leaf(Rc::clone(node)));
-                        plan.seqs.push(u64::MAX);
+                        if !ordered {
+                            plan.seqs.push(u64::MAX);
+                        }
                         plan.deps.push(0);
                         r
                     }

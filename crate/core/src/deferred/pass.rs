@@ -38,7 +38,7 @@ pub(super) enum Planned {
 }
 
 impl Ready for Planned {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, priority: u64, item: usize) {
         match self {
             Planned::Heap(q) => q.push(priority, item),
@@ -51,7 +51,7 @@ impl Ready for Planned {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self) -> Option<usize> {
         match self {
             Planned::Heap(q) => q.pop(),
@@ -97,9 +97,17 @@ impl GraphSource for Pass {
         std::mem::take(&mut self.plan.deps)
     }
 
+    /// With a planned order (no `seqs`), all the queue needs to know is
+    /// whether the entry is a leaf's AccumulateGrad (`u64::MAX`).
     #[inline]
     fn sequence_nr(&self, i: usize) -> u64 {
-        self.plan.seqs.get(i).copied().unwrap_or(0)
+        match self.plan.seqs.get(i) {
+            Some(&seq) => seq,
+            None => match self.plan.rows.get(i) {
+                Some(Row::Leaf(_)) => u64::MAX,
+                _ => 0,
+            },
+        }
     }
 
     /// A row has one input, like the 0-d node it stands for.
