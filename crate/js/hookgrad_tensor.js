@@ -98,12 +98,8 @@ export class Tensor {
   neg() { return unary(this, NEG); }
   rsub(other) { return tensorFrom(core.tensor_rsub(tid(this), other)); }
   reciprocal() { return tensorFrom(core.tensor_reciprocal(tid(this))); }
-  /** `pow(exponent)`: a number through the typed export; a Tensor (or anything else, and its error) the generic one. */
-  pow(exponent) {
-    const id = tid(this);
-    if (typeof exponent === 'number') return made(core.tensor_op_number(POW, id, exponent));
-    return tensorFrom(core.tensor_pow(id, exponent));
-  }
+  /** `pow(exponent)`: a number or a Tensor through the typed exports (a 0-d Tensor exponent stays a deferred row, as a number does); anything else the generic one and its error. */
+  pow(exponent) { return arith(this, POW, exponent, core.tensor_pow); }
   exp() { return unary(this, EXP); }
   log() { return unary(this, LOG); }
   sin() { return unary(this, SIN); }

@@ -11,18 +11,17 @@
 //! No engine state lives in a `RefCell` while a hook runs: the graph task is
 //! a local value, so hooks may re-enter (`g.mul(2)`, even `backward()`).
 
-use crate::call_node::{call_node, call_tensor_pre_hooks};
 use crate::context::{self, GradModeGuard};
 use crate::error::{Error, Result};
-use crate::graph_task::{init_to_execute, GraphTask, HashMap, NodeTable};
+use crate::graph_source::{GraphSource, LiveGraph, Output, Target};
+use crate::graph_task::{init_to_execute, GraphTask, NodeTable};
 use crate::ids::NodeId;
-use crate::input_buffer::{add_grad, to_tensors, Grad, Grads, Shares};
-use crate::node::{Edge, NodeRef};
-use crate::ready_queue::ReadyQueue;
+use crate::input_buffer::{add_grad, Grad, Grads, InputBuffer, Num, Shares};
+use crate::node::Edge;
+use crate::ready_queue::Ready;
 use crate::shape::fmt_shape;
 use crate::small::Small;
 use crate::tensor::{Array, Tensor};
-use crate::trace;
 
 pub(crate) use crate::graph_task::HashSet;
 
@@ -179,15 +178,9 @@ fn run_backward(
     }
 
     let table = NodeTable::build(&roots);
-    let mut task = GraphTask {
-        keep_graph,
-        needed: HashSet::default(),
-        captures: HashMap::default(),
-        captured: vec![None; input_edges.len()],
-        filtered: !input_edges.is_empty(),
-        ran_with_post_hooks: Vec::new(),
-        scalar_mode: false,
-    };
+    let mut task = GraphTask::new(keep_graph);
+    task.captured = vec![None; input_edges.len()];
+    task.filtered = !input_edges.is_empty();
     if task.filtered {
         init_to_execute(&mut task, &roots, &input_edges, accumulate_grad);
     }
@@ -211,8 +204,19 @@ fn run_backward(
     } else {
         Default::default()
     });
-    // A failing node records its `error` event (with the node) in `execute`.
-    let result = execute(&mut task, roots, table);
+    // A failing node records its `error` event (with the node) in its step.
+    let mut graph = LiveGraph(table);
+    let mut root_targets: Vec<Output> = Vec::with_capacity(roots.len());
+    for (edge, grad) in &roots {
+        let entry = graph.0.index(&edge.node).ok_or_else(|| {
+            Error::runtime(format!("dependency not found for {}", edge.node.name))
+        })?;
+        let target = Target::new(entry, edge.input_nr);
+        root_targets.push((Some(target), grad.clone().map(Grad::Tensor)));
+    }
+    // `roots` stays held for the whole pass (PyTorch's root list holds its
+    // gradients: AccumulateGrad copies rather than steals them).
+    let result = execute(&mut task, &mut graph, root_targets);
     // Like saved tensors (released per node as it runs), the hook state of
     // nodes that ran goes at the end of a backward without retain_graph,
     // failed or not: the graph cannot be replayed with it anyway.
@@ -238,150 +242,138 @@ fn run_backward(
     Ok(task.captured)
 }
 
+/// The one scheduler (PyTorch's `engine.cpp` `execute` / `evaluate_function`)
+/// over any `GraphSource`: the roots' gradients are routed as the outputs of
+/// PyTorch's GraphRoot; then the ready entry with the highest sequence
+/// number runs on its summed inputs and its outputs are routed, until no
+/// entry is ready. Generic (not `dyn`): a deferred pass is ~10^4 small steps.
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn execute(
+pub(crate) fn execute<S: GraphSource>(
     task: &mut GraphTask,
-    roots: Vec<(Edge, Option<Tensor>)>,
-    mut table: NodeTable,
+    source: &mut S,
+    roots: impl IntoIterator<Item = (Option<Target>, Option<Grad>)>,
 ) -> Result<()> {
-    // Input buffers by table entry (PyTorch's `not_ready` map), and the
-    // ready queue of entries.
-    let mut buffers: Vec<Option<Grads>> = vec![None; table.nodes.len()];
-    let mut queue: ReadyQueue<usize> = ReadyQueue::default();
+    let mut deps = source.take_deps();
+    // Input buffers by entry (PyTorch's `not_ready` map), and the ready
+    // queue of entries.
+    let mut buffers: Vec<Option<S::Buffer>> = Vec::new();
+    buffers.resize_with(deps.len(), || None);
+    let mut queue = source.queue();
     // Holders of the gradients that scalar mode keeps as numbers.
     let mut shares = Shares::default();
-
-    // The roots act as the outputs of PyTorch's GraphRoot.
-    route_outputs(
-        task,
-        roots
-            .iter()
-            .map(|(e, g)| (Some(e), g.clone().map(Grad::Tensor))),
-        &mut table,
-        &mut buffers,
-        &mut queue,
-        &mut shares,
-    )?;
+    let mut route = Route {
+        deps: &mut deps,
+        buffers: &mut buffers,
+        queue: &mut queue,
+        shares: &mut shares,
+    };
+    route.outputs(task, source, roots)?;
 
     while let Some(i) = queue.pop() {
-        let node = table.nodes[i].clone();
-        let inputs = buffers[i]
-            .take()
+        // A queue that knows its order in advance is checked here.
+        if deps.get(i) != Some(&0) {
+            return Err(Error::internal("a node ran before its consumers"));
+        }
+        let inputs = buffers
+            .get_mut(i)
+            .and_then(Option::take)
             .ok_or_else(|| Error::internal("a ready node has no input buffer"))?;
-        let outputs =
-            evaluate(task, &mut shares, &node, inputs).inspect_err(|e| record_error(e, &node))?;
-        let Some(outputs) = outputs else { continue };
-        // Edges by reference: no Vec and no Rc clone per output.
-        let routed = node.next.iter().map(Option::as_ref).zip(outputs);
-        route_outputs(
-            task,
-            routed,
-            &mut table,
-            &mut buffers,
-            &mut queue,
-            &mut shares,
-        )?;
+        let out = source.step(task, &mut shares, i, inputs)?;
+        let mut route = Route {
+            deps: &mut deps,
+            buffers: &mut buffers,
+            queue: &mut queue,
+            shares: &mut shares,
+        };
+        route.outputs(task, source, out)?;
     }
     Ok(())
 }
 
-/// Hands each output to its next node's buffer; a node whose dependencies
-/// all arrived becomes ready (PyTorch's `evaluate_function` tail).
-#[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn route_outputs<'e>(
-    task: &GraphTask,
-    outputs: impl IntoIterator<Item = (Option<&'e Edge>, Option<Grad>)>,
-    table: &mut NodeTable,
-    buffers: &mut [Option<Grads>],
-    queue: &mut ReadyQueue<usize>,
-    shares: &mut Shares,
-) -> Result<()> {
-    // Gradients not stored in a slot (added into one, or with nowhere to
-    // go): let go of once every output is routed, as PyTorch's `outputs`
-    // holds them (see `add_grad`).
-    let mut held: Grads = Small::Zero;
-    for (edge, grad) in outputs {
-        let Some(edge) = edge else {
-            held.push(grad);
-            continue;
+/// The loop's state that routing changes.
+struct Route<'a, Q, B> {
+    deps: &'a mut [u32],
+    buffers: &'a mut [Option<B>],
+    queue: &'a mut Q,
+    shares: &'a mut Shares,
+}
+
+impl<Q: Ready, B: InputBuffer> Route<'_, Q, B> {
+    /// Hands each output to its entry's buffer; an entry whose
+    /// dependencies all arrived becomes ready (PyTorch's
+    /// `evaluate_function` tail).
+    #[cfg_attr(hookgrad_nightly, optimize(speed))]
+    #[inline]
+    fn outputs<S: GraphSource<Queue = Q, Buffer = B>>(
+        &mut self,
+        task: &GraphTask,
+        source: &S,
+        out: impl IntoIterator<Item = Output>,
+    ) -> Result<()> {
+        // Gradients not stored in a slot (added into one, or with nowhere
+        // to go): let go of once every output is routed, as PyTorch's
+        // `outputs` holds them (see `add_grad`).
+        // (Numbers apart: they need no drop, only a count, on the hot path.)
+        let mut held: Grads = Small::Zero;
+        let mut held_numbers: Small<Num> = Small::Zero;
+        let mut hold = |g: Grad| match g {
+            Grad::Value(n) => held_numbers.push(n),
+            g => held.push(Some(g)),
         };
-        let not_found = || Error::runtime(format!("dependency not found for {}", edge.node.name));
-        let i = table.index(&edge.node).ok_or_else(not_found)?;
-        let (Some(deps), Some(buffer)) = (table.deps.get_mut(i), buffers.get_mut(i)) else {
-            return Err(not_found());
-        };
-        // All of a node's dependencies already arrived: it is not waiting.
-        if *deps == 0 {
-            return Err(not_found());
-        }
-        *deps -= 1;
-        let ready = *deps == 0;
-        if buffer.is_none() {
-            if !task.should_execute(edge.node.id) {
-                held.push(grad);
+        for (target, grad) in out {
+            let Some(Target { entry, input_nr }) = target else {
+                if let Some(g) = grad {
+                    hold(g);
+                }
                 continue;
+            };
+            let (j, input_nr) = (entry as usize, input_nr as usize);
+            let not_found =
+                || Error::runtime(format!("dependency not found for {}", source.name(j)));
+            let (Some(deps), Some(buffer)) = (self.deps.get_mut(j), self.buffers.get_mut(j)) else {
+                return Err(not_found());
+            };
+            // All of the entry's dependencies already arrived: it is not waiting.
+            if *deps == 0 {
+                return Err(not_found());
             }
-            *buffer = Some(Small::filled(edge.node.num_inputs(), None));
-        }
-        if let (Some(slots), Some(grad)) = (buffer, grad) {
-            if let Some(added) = add_grad(edge.node.name, slots, edge.input_nr, grad, shares)? {
-                held.push(Some(added));
+            *deps -= 1;
+            let ready = *deps == 0;
+            if buffer.is_none() {
+                if !source.wanted(task, j) {
+                    if let Some(g) = grad {
+                        hold(g);
+                    }
+                    continue;
+                }
+                *buffer = Some(B::with_inputs(source.num_inputs(j)));
             }
-        }
-        if ready {
-            queue.push(edge.node.sequence_nr, i);
-        }
-    }
-    shares.drop_all(&held);
-    Ok(())
-}
-
-/// Runs one ready node, honouring `inputs=` filtering and captures. Returns
-/// `None` when the node was only captured from, not executed.
-#[cfg_attr(hookgrad_nightly, optimize(speed))]
-fn evaluate(
-    task: &mut GraphTask,
-    shares: &mut Shares,
-    node: &NodeRef,
-    inputs: Grads,
-) -> Result<Option<Grads>> {
-    if task.filtered {
-        let needed = task.needed.contains(&node.id);
-        // In scalar mode there are neither hooks nor captures to run here.
-        if !task.scalar_mode {
-            let mut values = to_tensors(inputs.clone());
-            if !needed {
-                values = call_tensor_pre_hooks(node, values)?;
-            }
-            if let Some(caps) = task.captures.get(&node.id) {
-                for &(input_nr, slot) in caps {
-                    if let Some(v) = values.get(input_nr) {
-                        task.captured[slot] = v.clone();
+            if let (Some(slots), Some(grad)) = (buffer, grad) {
+                match (slots.slot(input_nr), &grad) {
+                    // `add_grad`'s two common cases inline (a call per edge
+                    // of a 10^4-row pass): the first gradient is stored as
+                    // is; two numbers are summed.
+                    (Some(slot @ None), _) => *slot = Some(grad),
+                    (Some(Some(Grad::Value(old))), Grad::Value(n)) => {
+                        *old = self.shares.sum(*old, n.value);
+                        hold(grad);
+                    }
+                    _ => {
+                        let name = source.name(j);
+                        if let Some(added) = add_grad(name, slots, input_nr, grad, self.shares)? {
+                            hold(added);
+                        }
                     }
                 }
             }
+            if ready {
+                self.queue.push(source.sequence_nr(j), j);
+            }
         }
-        if !needed {
-            shares.drop_all(&inputs);
-            return Ok(None);
+        for n in held_numbers.iter() {
+            self.shares.leave(n);
         }
+        self.shares.drop_all(&held);
+        Ok(())
     }
-    if task.scalar_mode {
-        let outputs = crate::scalar_backward::try_run(task, shares, node, &inputs)?;
-        // The node's buffer lets go of its gradients (PyTorch's
-        // call_function drops its inputs before the outputs are routed);
-        // the tensor path takes numbers as tensors of their own.
-        shares.drop_all(&inputs);
-        if outputs.is_some() {
-            return Ok(outputs);
-        }
-    }
-    let outputs = call_node(task, node, to_tensors(inputs))?;
-    Ok(Some(
-        outputs.into_iter().map(|g| g.map(Grad::Tensor)).collect(),
-    ))
-}
-
-fn record_error(e: &Error, node: &NodeRef) {
-    trace::record_error(e, Some(node.id));
 }

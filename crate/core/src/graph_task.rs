@@ -175,6 +175,19 @@ pub(crate) struct GraphTask {
 }
 
 impl GraphTask {
+    /// A pass that runs every node it reaches, with nothing captured.
+    pub fn new(keep_graph: bool) -> GraphTask {
+        GraphTask {
+            keep_graph,
+            needed: HashSet::default(),
+            captures: HashMap::default(),
+            captured: Vec::new(),
+            filtered: false,
+            ran_with_post_hooks: Vec::new(),
+            scalar_mode: false,
+        }
+    }
+
     #[inline(always)]
     pub fn should_execute(&self, id: NodeId) -> bool {
         !self.filtered || self.needed.contains(&id) || self.captures.contains_key(&id)

@@ -158,6 +158,40 @@ pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
         .collect()
 }
 
+/// A node's input buffer as the engine's loop fills it: one slot per
+/// input. A live node's is `Grads`; a deferred row (one input) is its one
+/// slot, `Option<Grad>`, which keeps a 10^4-row pass's buffers small.
+pub(crate) trait InputBuffer {
+    /// An empty buffer for a node of `inputs` inputs.
+    fn with_inputs(inputs: usize) -> Self;
+    /// Slot `pos`, if the node has that input.
+    fn slot(&mut self, pos: usize) -> Option<&mut Option<Grad>>;
+}
+
+impl InputBuffer for Grads {
+    #[inline]
+    fn with_inputs(inputs: usize) -> Self {
+        Small::filled(inputs, None)
+    }
+
+    #[inline]
+    fn slot(&mut self, pos: usize) -> Option<&mut Option<Grad>> {
+        self.get_mut(pos)
+    }
+}
+
+impl InputBuffer for Option<Grad> {
+    #[inline]
+    fn with_inputs(_: usize) -> Self {
+        None
+    }
+
+    #[inline]
+    fn slot(&mut self, pos: usize) -> Option<&mut Option<Grad>> {
+        (pos == 0).then_some(self)
+    }
+}
+
 /// Adds `grad` to input `pos` of `node`'s buffer `slots`. The first
 /// gradient is stored as is (same tensor, as PyTorch does); later ones are
 /// added to it (`accumulate`; numbers as `accumulate` would treat their
@@ -172,15 +206,14 @@ pub(crate) fn to_tensors(grads: Grads) -> Vec<Option<Tensor>> {
 #[inline]
 pub(crate) fn add_grad(
     name: &str,
-    slots: &mut Grads,
+    slots: &mut impl InputBuffer,
     pos: usize,
     grad: Grad,
     shares: &mut Shares,
 ) -> Result<Option<Grad>> {
-    let Some(slot) = slots.get_mut(pos) else {
+    let Some(slot) = slots.slot(pos) else {
         return Err(Error::internal(format!(
-            "gradient for input {pos} of {name} which has {} inputs",
-            slots.len()
+            "gradient for input {pos} of {name}, which has fewer inputs"
         )));
     };
     let Some(old) = slot.take() else {
@@ -188,14 +221,17 @@ pub(crate) fn add_grad(
         return Ok(None);
     };
     *slot = Some(match (old, &grad) {
+        // Numbers on both sides (scalar mode, the common case of a deferred
+        // pass): the same f32 sum the 0-d `add` computes, in place when this
+        // buffer alone holds the earlier gradient (as `accumulate`).
+        (Grad::Value(old), Grad::Value(new)) => Grad::Value(shares.sum(old, new.value)),
         // An op, so the sum is differentiable under create_graph.
         (Grad::Tensor(old), Grad::Tensor(new)) => Grad::Tensor(accumulate(old, new)?),
         (Grad::Tensor(old), Grad::Value(new)) => {
             Grad::Tensor(accumulate(old, &Grad::Value(*new).into_tensor())?)
         }
-        // A number is involved (scalar mode: both are 0-d and grad mode is
-        // off): the same f32 sum the 0-d `add` computes, in place when this
-        // buffer alone holds the earlier gradient (as `accumulate`).
+        // A number and a tensor (scalar mode: both are 0-d and grad mode
+        // is off): as two numbers when the tensor is 0-d.
         (Grad::Value(old), new) => match new.value()? {
             Some(b) => Grad::Value(shares.sum(old, b)),
             None => {

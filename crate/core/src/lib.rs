@@ -19,6 +19,7 @@ pub mod deferred;
 pub mod engine;
 pub mod error;
 pub mod graph;
+pub(crate) mod graph_source;
 pub mod graph_task;
 pub mod hooks;
 pub mod ids;

@@ -23,7 +23,7 @@ use crate::hooks::NodePreHook;
 use crate::node::NodeRef;
 use crate::tensor::Tensor;
 
-fn scenario(name: &str) -> Json {
+pub(crate) fn scenario(name: &str) -> Json {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/fixtures/pytorch.json"

@@ -4,6 +4,28 @@
 //! gives. This is a transcription of libstdc++'s `push_heap` / `pop_heap`
 //! (`__push_heap`, `__adjust_heap`) so ties break exactly as in PyTorch.
 
+/// What the engine's loop needs of a ready queue: entries pushed with
+/// their sequence number as they become ready, popped highest first (ties
+/// as libstdc++'s heap breaks them). `ReadyQueue` is PyTorch's heap; a
+/// source whose order is known in advance may give a cheaper queue with the
+/// same pops (`deferred::pass::Planned`).
+pub(crate) trait Ready {
+    fn push(&mut self, priority: u64, item: usize);
+    fn pop(&mut self) -> Option<usize>;
+}
+
+impl Ready for ReadyQueue<usize> {
+    #[inline]
+    fn push(&mut self, priority: u64, item: usize) {
+        ReadyQueue::push(self, priority, item)
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<usize> {
+        ReadyQueue::pop(self)
+    }
+}
+
 pub struct ReadyQueue<T> {
     heap: Vec<(u64, T)>,
 }

@@ -75,7 +75,8 @@ pub(crate) fn try_run(
                 if has_saved.get() && released.get() {
                     return Err(Error::runtime(FREED_GRAPH_ERROR));
                 }
-                let mut values = [0.0f32; 2];
+                // Three at most: `PowBackward1` saves exponent, self, result.
+                let mut values = [0.0f32; 3];
                 let count = {
                     let saved = saved
                         .try_borrow()

@@ -380,3 +380,68 @@ fn random_programs_give_the_same_grads_and_versions_on_both_paths() {
         assert_eq!(versions(&scalar), versions(&tensor), "{shown}");
     }
 }
+
+/// The fixture's 100 random 0-d programs (PyTorch's `.grad._version` of
+/// each leaf), built as deferred rows: their backward runs as a deferred
+/// pass through the engine's loop, whose holder counts decide every
+/// in-place sum and steal (the eager twin is in pytorch_fixture_tests.rs).
+#[test]
+fn deferred_passes_give_pytorchs_grad_versions() {
+    use crate::deferred::{Handle, Op, Other};
+    let s = crate::pytorch_fixture_tests::scenario("grad_versions_random_scalar_programs");
+    let programs = s["programs"].as_array().expect("programs");
+    let values: Vec<f32> = s["leaves"]
+        .as_array()
+        .expect("leaves")
+        .iter()
+        .map(|v| v.as_f64().expect("a number") as f32)
+        .collect();
+    assert_eq!(programs.len(), 100);
+    for p in programs {
+        let plan = p["plan"].as_str().expect("plan");
+        let leaves: Vec<Tensor> = values.iter().map(|v| leaf(&[*v], &[])).collect();
+        let mut vals: Vec<Handle> = leaves.iter().map(|t| Handle::Tensor(t.clone())).collect();
+        for step in plan.split(", ") {
+            let n: Vec<usize> = step
+                .split(' ')
+                .map(|x| x.parse().expect("a number"))
+                .collect();
+            let (a, b) = (&vals[n[1] % vals.len()], &vals[n[2] % vals.len()]);
+            let v = match n[0] {
+                0 | 1 => a.op(Op::Add, Other::Handle(b)),
+                2 => a.op(Op::Sub, Other::Handle(b)),
+                3 => a.op(Op::Mul, Other::Handle(b)),
+                4 => a.op(Op::Add, Other::Number(0.5)),
+                5 => a.op(Op::Sub, Other::Number(0.25)),
+                _ => a.op(Op::Tanh, Other::None),
+            };
+            vals.push(ok(v));
+        }
+        // root = vals[3] + vals[4] + ... (the fixture's), then * 2.
+        let mut root: Option<Handle> = None;
+        for v in &vals[4..] {
+            let r = root.as_ref().unwrap_or(&vals[3]);
+            root = Some(ok(r.op(Op::Add, Other::Handle(v))));
+        }
+        let root = ok(root
+            .as_ref()
+            .unwrap_or(&vals[3])
+            .op(Op::Mul, Other::Number(2.0)));
+        assert!(
+            matches!(root, Handle::Lazy(_)),
+            "{plan}: the root is deferred"
+        );
+        ok(root.backward(false));
+        let got: Vec<Option<u64>> = leaves
+            .iter()
+            .map(|t| t.grad_raw().map(|g| g.version() as u64))
+            .collect();
+        let want: Vec<Option<u64>> = p["versions"]
+            .as_array()
+            .expect("versions")
+            .iter()
+            .map(|v| v.as_u64())
+            .collect();
+        assert_eq!(got, want, "{plan}");
+    }
+}

@@ -3,13 +3,17 @@
 
 use std::rc::Rc;
 
-use super::execute::execute;
 use super::lazy::Lazy;
 use super::op::{Op, Saves};
+use super::pass::Pass;
 use super::table::{free_row, source_in, Entry, In, Source, State, Table, MAX_KEPT_ROWS};
 use super::with_table;
 use crate::context::GradModeGuard;
+use crate::engine::execute;
 use crate::error::{Error, Result};
+use crate::graph_source::Target;
+use crate::graph_task::GraphTask;
+use crate::input_buffer::Grad;
 use crate::node::NodeRef;
 use crate::tensor::{Array, Tensor};
 
@@ -19,10 +23,13 @@ pub(super) enum Row {
     Leaf(NodeRef),
 }
 
-/// What a backward pass over entries runs: its rows (the root first), each
-/// row's dependency count, and the order its entries run in: the ready
-/// queue's, by sequence number (`seqs`, one per row), or, when the table's
-/// rows are in creation order, `order`.
+/// What a backward pass over entries runs (the engine's loop schedules it,
+/// `pass::Pass`): its rows (the root first), each row's sequence number
+/// (a leaf's AccumulateGrad: `u64::MAX`, as the node's; only without
+/// `order`, which needs none), its dependency
+/// count (the root's: the one implicit gradient) and, when the table's
+/// rows are in creation order, the order the ready queue will pop its
+/// entries in (`order`, which `pass::Planned` follows without a heap).
 ///
 /// Why `order` is the queue's order: the queue always runs the ready entry
 /// with the highest sequence number, and the highest-numbered entry not
@@ -38,7 +45,7 @@ pub(super) struct Plan {
     pub(super) seqs: Vec<u64>,
     pub(super) deps: Vec<u32>,
     /// The entries' rows of the plan by decreasing table row (the root
-    /// first); `None`: use the ready queue.
+    /// first); `None`: use the ready queue's heap.
     pub(super) order: Option<Vec<u32>>,
 }
 
@@ -55,10 +62,25 @@ pub fn backward(root: &Lazy, keep_graph: bool) -> Result<bool> {
     };
     // As `engine::run_backward`: the implicit gradient, grad mode off, a
     // graph task.
+    // The root's implicit gradient is held (as the engine's root list
+    // holds it) until the pass ends: AccumulateGrad copies it, never steals.
     let ones = Tensor::from_array(Array::ones(&[]));
     let _grad = GradModeGuard::set(false);
     let _task = crate::graph_task::TaskGuard::enter(Default::default());
-    crate::error::checked(execute(plan, ones, keep_graph)).map(|_| true)
+    let mut task = GraphTask::new(keep_graph);
+    task.scalar_mode = true;
+    let root = Target {
+        entry: 0,
+        input_nr: 0,
+    };
+    let mut pass = Pass { plan, keep_graph };
+    let run = execute(
+        &mut task,
+        &mut pass,
+        [(Some(root), Some(Grad::Tensor(ones.clone())))],
+    );
+    drop(ones);
+    crate::error::checked(run).map(|_| true)
 }
 
 /// Everything reachable from `root`, with dependency counts; `None` when a
@@ -182,7 +204,7 @@ pub(super) struct Step {
     pub(super) number: bool,
     pub(super) param: f32,
     pub(super) to: [Option<usize>; 2],
-    pub(super) values: [f32; 2],
+    pub(super) values: [f32; 3],
     pub(super) count: usize,
 }
 
@@ -225,11 +247,13 @@ pub(super) fn step(table: &mut Table, i: u32, keep_graph: bool) -> Result<Step> 
         v.ok_or_else(|| Error::internal("a deferred op's input is no longer a number"))
     };
     let (values, count) = match e.op.saves(e.number) {
-        Saves::Nothing => ([0.0; 2], 0),
+        Saves::Nothing => ([0.0; 3], 0),
         // `arith::mul_rule`'s order: other, then self (PyTorch's).
-        Saves::OtherSelf => ([value(b)?, value(a)?], 2),
-        Saves::Input => ([value(a)?, 0.0], 1),
-        Saves::Result => ([e.value, 0.0], 1),
+        Saves::OtherSelf => ([value(b)?, value(a)?, 0.0], 2),
+        // `pow_tensor`'s order: exponent, self, then the result.
+        Saves::ExponentSelfResult => ([value(b)?, value(a)?, e.value], 3),
+        Saves::Input => ([value(a)?, 0.0, 0.0], 1),
+        Saves::Result => ([e.value, 0.0, 0.0], 1),
     };
     let s = Step {
         op: e.op,

@@ -28,8 +28,9 @@
 //!
 //! The files: `op` (the ops and their formulas), `table` (rows, holders,
 //! tensor inputs), `record` (an op as a row), `lazy` (handles, release),
-//! `replay` (materializing), `backward` (the walk that plans a pass) and
-//! `execute` (the pass on numbers), `handle` (the binding's handle).
+//! `replay` (materializing), `backward` (the walk that plans a pass),
+//! `pass` (the plan as a source for the engine's one loop, on numbers),
+//! `handle` (the binding's handle).
 //!
 //! The one rule for the caller (the binding's `requiresGrad` setter): call
 //! `flush` before changing a tensor's `requires_grad`, which decides the
@@ -53,10 +54,10 @@
 //! the rows and a parallel array of its own marks.
 
 mod backward;
-mod execute;
 mod handle;
 mod lazy;
 mod op;
+mod pass;
 mod record;
 mod replay;
 mod table;

@@ -34,6 +34,8 @@ pub(super) enum Saves {
     Nothing,
     /// `[other, self]` (PyTorch's order for mul and div by a tensor).
     OtherSelf,
+    /// `[exponent, self, result]` (pow's `PowBackward1`, a tensor exponent).
+    ExponentSelfResult,
     /// `[self]`.
     Input,
     /// `[result]`.
@@ -66,25 +68,15 @@ impl Op {
         !matches!(self, Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow)
     }
 
-    /// The eager node's edges (a number operand has a `None` edge; pow's
-    /// number exponent has none at all).
-    #[inline]
-    pub(super) fn arity(self) -> usize {
-        if matches!(self, Op::Add | Op::Sub | Op::Mul | Op::Div) {
-            2
-        } else {
-            1
-        }
-    }
-
     /// The result on numbers, with the eager kernel's arithmetic
     /// (`zip_operand`, `Data::map` with the same functions).
     #[inline]
     pub(super) fn forward(self, x: f32, y: f32) -> f32 {
         match self {
-            Op::Add => x + y,
+            // The eager kernel's own functions (see `arith::add_values`).
+            Op::Add => arith::add_values(x, y),
             Op::Sub => x - y,
-            Op::Mul => x * y,
+            Op::Mul => arith::mul_values(x, y),
             Op::Div => x / y,
             Op::Pow => x.powf(y),
             Op::Neg => -x,
@@ -145,6 +137,7 @@ impl Op {
             Op::Add | Op::Sub | Op::Neg => Saves::Nothing,
             Op::Mul | Op::Div if number => Saves::Nothing,
             Op::Mul | Op::Div => Saves::OtherSelf,
+            Op::Pow if !number => Saves::ExponentSelfResult,
             Op::Pow | Op::Log | Op::Sin | Op::Cos | Op::Abs => Saves::Input,
             Op::Exp | Op::Tanh | Op::Sigmoid | Op::Relu | Op::Sqrt => Saves::Result,
         }
@@ -159,7 +152,8 @@ impl Op {
             Op::Mul => arith::mul_rule,
             Op::Div if number => arith::div_number_rule,
             Op::Div => arith::div_rule,
-            Op::Pow => arith::pow_rule,
+            Op::Pow if number => arith::pow_rule,
+            Op::Pow => pow::pow_tensor_rule,
             Op::Neg => arith::neg_rule,
             Op::Exp => unary::exp_rule,
             Op::Log => unary::log_rule,

@@ -136,10 +136,6 @@ pub(super) fn record_in(
     if matches!(a, Checked::Number(_)) || !(a.requires_grad() || b.requires_grad()) {
         return None;
     }
-    // A tensor exponent is `PowBackward1`, eager.
-    if op == Op::Pow && !matches!(b, Checked::Number(_)) {
-        return None;
-    }
     let value = op.forward(a.value(), b.value());
     let y = b.value();
     let versions = [a.version(), b.version()];

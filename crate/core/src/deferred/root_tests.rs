@@ -79,3 +79,35 @@ fn add_and_sub_roots_backward_on_rows_as_the_engine_does() {
         [1, 1]
     );
 }
+
+/// `pow` with a 0-d tensor exponent is a row like every other op (issue
+/// 31's cliff: it made the whole graph eager), and its backward on rows
+/// gives the engine's `.grad` bits, versions and ids, exponent and base.
+#[test]
+fn pow_by_a_tensor_stays_on_rows() {
+    let cases: [(&str, Build); 4] = [
+        ("x ** y", |x, y| op(x, Op::Pow, Other::Handle(y))),
+        ("(x * 3) ** (y + 2)", |x, y| {
+            let e = op(y, Op::Add, Other::Number(2.0));
+            op(
+                &op(x, Op::Mul, Other::Number(3.0)),
+                Op::Pow,
+                Other::Handle(&e),
+            )
+        }),
+        ("x ** x + y", |x, y| {
+            op(&op(x, Op::Pow, Other::Handle(x)), Op::Add, Other::Handle(y))
+        }),
+        ("y ** 0-d constant", |_, y| {
+            let c = Handle::Tensor(crate::testing::constant(&[2.0], &[]));
+            op(y, Op::Pow, Other::Handle(&c))
+        }),
+    ];
+    for (name, build) in cases {
+        let (eager, on_rows) = run(false, build);
+        assert!(!on_rows);
+        let (deferred, on_rows) = run(true, build);
+        assert!(on_rows, "{name}: not run on rows");
+        assert_eq!(deferred, eager, "{name}");
+    }
+}

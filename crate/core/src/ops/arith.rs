@@ -78,11 +78,33 @@ fn save_if(cond: bool, t: Option<&Tensor>) -> SavedTensor {
     }
 }
 
+/// `x + y` and `x * y` as one compiled function each, shared by the eager
+/// kernel and the deferred rows (`deferred::op`): the compiler may swap the
+/// operands of a commutative op wherever it inlines it, and which operand's
+/// NaN comes out (its sign bit) follows the order, so two inlined copies can
+/// disagree on `NaN * -NaN` (the fuzzer found it).
+#[inline(never)]
+pub(crate) fn add_values(x: f32, y: f32) -> f32 {
+    x + y
+}
+
+/// See `add_values`.
+#[inline(never)]
+pub(crate) fn mul_values(x: f32, y: f32) -> f32 {
+    x * y
+}
+
 /// `f(a, b)` elementwise with broadcasting, reading `b` in place (no copy of
-/// a tensor operand, no 0-d array for a number).
+/// a tensor operand, no 0-d array for a number); `f0` is `f` for the 0-d
+/// case (the deferred rows' function: see `add_values`).
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 #[inline]
-fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Data> {
+fn zip_operand(
+    a: &Tensor,
+    b: &Operand,
+    f: fn(f32, f32) -> f32,
+    f0: fn(f32, f32) -> f32,
+) -> Result<Data> {
     // 0-d ⊕ 0-d or 0-d ⊕ number (a scalar graph): one f32, no array at all.
     if let Some(x) = a.scalar_value() {
         let y = match b {
@@ -90,7 +112,7 @@ fn zip_operand(a: &Tensor, b: &Operand, f: fn(f32, f32) -> f32) -> Result<Data> 
             Operand::Tensor(t) => t.scalar_value(),
         };
         if let Some(y) = y {
-            return Ok(Data::Scalar(f(x, y)));
+            return Ok(Data::Scalar(f0(x, y)));
         }
     }
     let ad = a.data()?;
@@ -130,7 +152,7 @@ fn has_edge(edges: &Edges, i: usize) -> bool {
 
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
-    let out = zip_operand(a, b, |x, y| x + y)?;
+    let out = zip_operand(a, b, |x, y| x + y, add_values)?;
     let t = record_elementwise(
         "AddBackward0",
         &[Some(a), b.tensor()],
@@ -151,7 +173,7 @@ pub fn add(a: &Tensor, b: &Operand) -> Result<Tensor> {
 
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
-    let out = zip_operand(a, b, |x, y| x - y)?;
+    let out = zip_operand(a, b, |x, y| x - y, |x, y| x - y)?;
     let t = record_elementwise(
         "SubBackward0",
         &[Some(a), b.tensor()],
@@ -174,7 +196,7 @@ pub fn sub(a: &Tensor, b: &Operand) -> Result<Tensor> {
 
 #[cfg_attr(hookgrad_nightly, optimize(speed))]
 pub fn mul(a: &Tensor, b: &Operand) -> Result<Tensor> {
-    let out = zip_operand(a, b, |x, y| x * y)?;
+    let out = zip_operand(a, b, |x, y| x * y, mul_values)?;
     // PyTorch's MulBackward0 saves (so packs, and unpacks) `other` before
     // `self`: saved_tensors_hooks programs print their lines in that order.
     let save = |e: &Edges| {
@@ -260,7 +282,7 @@ pub(crate) fn pow_rule(g: f32, x: &[f32], e: f32) -> [f32; 2] {
 }
 
 pub fn div(a: &Tensor, b: &Operand) -> Result<Tensor> {
-    let out = zip_operand(a, b, |x, y| x / y)?;
+    let out = zip_operand(a, b, |x, y| x / y, |x, y| x / y)?;
     // PyTorch's DivBackward0 saves `other`, then `self` (see `mul`).
     let save =
         |e: &Edges| Small::Two([save_if(true, b.tensor()), save_if(has_edge(e, 1), Some(a))]);

@@ -6,22 +6,23 @@
 use super::arith::broadcast_zip;
 use super::backward_ops::map_with;
 use super::masked::{keep_where, mask_of, Spelling};
-use super::{elementwise_layout, grad_in, record, save_result};
+use super::{elementwise_layout, grad_in, record, record_elementwise, save_result};
 use crate::error::Result;
 use crate::node::SavedTensor;
+use crate::small::Small;
 use crate::tensor::Tensor;
 
 /// `a.pow(e)` for a tensor `e` (`PowBackward1`).
 pub fn pow_tensor(a: &Tensor, e: &Tensor) -> Result<Tensor> {
     let out = broadcast_zip(&*a.data()?, &*e.data()?, f32::powf)?;
     let out_shape = out.shape().to_vec();
-    let t = record(
+    let t = record_elementwise(
         "PowBackward1",
         &[Some(a), Some(e)],
-        out,
+        out.into(),
         // PyTorch's order (its pack / unpack hooks see them so): exponent,
         // self, then the result.
-        || vec![SavedTensor::save(e), SavedTensor::save(a)],
+        |_| Small::Two([SavedTensor::save(e), SavedTensor::save(a)]),
         // PyTorch pow_backward_self / pow_backward_exponent, with tensor
         // ops (so a double backward differentiates them); the engine sums
         // each gradient back to its input's shape.
@@ -47,9 +48,38 @@ pub fn pow_tensor(a: &Tensor, e: &Tensor) -> Result<Tensor> {
             })?;
             Ok(vec![gs, ge])
         }),
+        // 0-d: the same formula on numbers (the engine's scalar mode and
+        // the deferred rows make no temporary tensors, so no ids).
+        pow_tensor_rule,
+        0.0,
     )?;
     save_result(&t)?;
     elementwise_layout(t, &[Some(a), Some(e)])
+}
+
+/// `PowBackward1`'s formula on numbers, for a deferred 0-d `a.pow(e)`
+/// (`deferred::op`): `saved` is the node's `[exponent, self, result]`, and
+/// every step is the tensor formula's above, in its order (so the bits are
+/// the same, NaN and infinities included):
+/// `where(e == 0, 0, g * (e * self.pow(e - 1)))` and
+/// `g * where(self == 0 & e >= 0, 0, result * self.log())`.
+pub(crate) fn pow_tensor_rule(g: f32, saved: &[f32], _: f32) -> [f32; 2] {
+    // The deferred step always reads three values; anything else is a
+    // fault, shown as NaN rather than a trap.
+    let &[e, x, r] = saved else {
+        return [f32::NAN; 2];
+    };
+    let gs = if e != 0.0 {
+        g * (e * x.powf(e - 1.0))
+    } else {
+        0.0
+    };
+    let w = if x == 0.0 && e >= 0.0 {
+        0.0
+    } else {
+        r * x.ln()
+    };
+    [gs, g * w]
 }
 
 /// `torch.pow(base, e)` for a number `base` (`PowBackward2`).
@@ -92,5 +122,35 @@ mod tests {
         check_unary_gradients("tensor exponent", &[2, 3], |e| pow_tensor(&p, e));
         let e = crate::testing::constant(&[0.5, -1.0, 2.0], &[3]);
         check_unary_gradients("tensor base", &[2, 3], |b| pow_tensor(&b.exp()?, &e));
+    }
+
+    /// The number formula against the tensor formula, bit for bit, on the
+    /// corners (zero base and exponent, negative bases, NaN results).
+    #[test]
+    fn pow_tensor_rule_is_the_tensor_formula() {
+        let values = [0.0, -0.0, 1.0, 2.5, -1.5, 0.5, -2.0, 3.0, f32::INFINITY];
+        for &x in &values {
+            for &p in &values {
+                let a = leaf(&[x], &[]);
+                let e = leaf(&[p], &[]);
+                let y = ok(pow_tensor(&a, &e));
+                ok(y.backward_ext(
+                    Some(crate::tensor::Tensor::scalar(0.75)),
+                    false,
+                    false,
+                    None,
+                ));
+                let grads = [a.grad_raw(), e.grad_raw()].map(|g| g.and_then(|g| g.item().ok()));
+                let r = ok(y.item());
+                let rule = pow_tensor_rule(0.75, &[p, x, r], 0.0);
+                let bits =
+                    |v: Option<f32>| v.map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() });
+                assert_eq!(
+                    [bits(grads[0]), bits(grads[1])],
+                    [bits(Some(rule[0])), bits(Some(rule[1]))],
+                    "{x}.pow({p})"
+                );
+            }
+        }
     }
 }
