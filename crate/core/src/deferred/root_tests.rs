@@ -14,6 +14,18 @@ use crate::testing::leaf;
 /// A program over two leaves, giving its root.
 type Build = fn(&Handle, &Handle) -> Handle;
 
+/// Each case runs eagerly (never on rows) and deferred (on rows), with the
+/// same `.grad` bits, versions and ids.
+fn same_on_rows(cases: &[(&str, Build)]) {
+    for &(name, build) in cases {
+        let (eager, on_rows) = run(false, build);
+        assert!(!on_rows);
+        let (deferred, on_rows) = run(true, build);
+        assert!(on_rows, "{name}: not run on rows");
+        assert_eq!(deferred, eager, "{name}");
+    }
+}
+
 fn run(defer: bool, build: Build) -> (Vec<(u32, u32, u32)>, bool) {
     std::thread::spawn(move || {
         set_enabled(defer);
@@ -62,13 +74,7 @@ fn add_and_sub_roots_backward_on_rows_as_the_engine_does() {
             op(&a, Op::Add, Other::Number(1.0))
         }),
     ];
-    for (name, build) in cases {
-        let (eager, on_rows) = run(false, build);
-        assert!(!on_rows);
-        let (deferred, on_rows) = run(true, build);
-        assert!(on_rows, "{name}: not run on rows");
-        assert_eq!(deferred, eager, "{name}");
-    }
+    same_on_rows(&cases);
     // PyTorch 2.15: `(a + b).backward()` leaves a copy in each `.grad`.
     assert_eq!(
         run(true, cases[0].1)
@@ -103,11 +109,5 @@ fn pow_by_a_tensor_stays_on_rows() {
             op(y, Op::Pow, Other::Handle(&c))
         }),
     ];
-    for (name, build) in cases {
-        let (eager, on_rows) = run(false, build);
-        assert!(!on_rows);
-        let (deferred, on_rows) = run(true, build);
-        assert!(on_rows, "{name}: not run on rows");
-        assert_eq!(deferred, eager, "{name}");
-    }
+    same_on_rows(&cases);
 }
