@@ -65,6 +65,8 @@ mod scenario_tests;
 mod testing;
 #[cfg(test)]
 mod trace_order_tests;
+#[cfg(test)]
+mod unary_bits_tests;
 
 pub use error::{Error, Result};
 pub use ops::Operand;

@@ -244,6 +244,22 @@ impl Tensor {
         }
     }
 
+    /// `Data::map_blocks`: PyTorch's vector function on whole blocks, its
+    /// scalar one on the tail.
+    pub(crate) fn map_data_blocks(
+        &self,
+        block: usize,
+        vector: fn(f32) -> f32,
+        tail: fn(f32) -> f32,
+    ) -> Result<Data> {
+        self.0
+            .storage
+            .data
+            .try_borrow()
+            .map(|d| d.map_blocks(block, vector, tail))
+            .map_err(|_| Error::internal("tensor data is busy"))
+    }
+
     /// `f` elementwise, without building an array for a 0-d tensor.
     pub(crate) fn map_data(&self, f: fn(f32) -> f32) -> Result<Data> {
         self.0

@@ -103,6 +103,13 @@ pub(crate) fn scalar_expf(x: f32) -> f32 {
     (x as f64).exp() as f32
 }
 
+/// tanh correctly rounded (through f64), which PyTorch's kernel gives in
+/// all but about one result in a thousand.
+#[inline]
+pub(crate) fn scalar_tanhf(x: f32) -> f32 {
+    (x as f64).tanh() as f32
+}
+
 /// `vec::reduce_all(+)` over `xs`: in order below `LANES` values; else a
 /// sum per lane (the tail added to the first lanes), then the lanes folded
 /// pairwise 8, 4, 2 and 1 apart (`vec_reduce_all`'s shuffles).

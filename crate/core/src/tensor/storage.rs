@@ -59,6 +59,24 @@ impl Data {
             Data::Array(a) => Data::Array(a.mapv(f)),
         }
     }
+
+    /// `vector` on the elements PyTorch's `cpu_kernel_vec` takes in whole
+    /// blocks of `block` (the first `len - len % block`), `tail` on the
+    /// rest, which its scalar loop computes.
+    pub fn map_blocks(&self, block: usize, vector: fn(f32) -> f32, tail: fn(f32) -> f32) -> Data {
+        match self {
+            Data::Scalar(v) => Data::Scalar(tail(*v)),
+            Data::Array(a) => {
+                let mut out = a.clone();
+                let values = out.as_slice_mut();
+                let split = values.len() - values.len() % block;
+                let (head, rest) = values.split_at_mut(split);
+                head.iter_mut().for_each(|v| *v = vector(*v));
+                rest.iter_mut().for_each(|v| *v = tail(*v));
+                Data::Array(out)
+            }
+        }
+    }
 }
 
 /// Data plus the version counter PyTorch keeps per storage. A view and its
