@@ -21,6 +21,7 @@
 
 use std::fmt;
 
+use crate::cascade_sum;
 use crate::small::Small;
 
 #[derive(Clone)]
@@ -165,10 +166,9 @@ impl Array {
         self
     }
 
-    /// The sum of all values in ndarray's order (`numeric_util::unrolled_fold`:
-    /// eight partial sums over runs of eight, then the rest in turn).
+    /// The sum of all values in PyTorch's order (`cascade_sum::sum`).
     pub fn sum(&self) -> f32 {
-        unrolled_sum(&self.data)
+        cascade_sum::sum(&self.data)
     }
 
     /// Axes `d0` and `d1` swapped, as a new row-major array (`d0 == d1` is
@@ -237,21 +237,30 @@ impl Array {
         Some(a)
     }
 
-    /// The sums along `axis`, without it, in ndarray's `sum_axis` orders for
-    /// its standard layout: along the last axis (the unit-stride one) each
-    /// lane is an `unrolled_sum`; along any other, ndarray added the
-    /// sub-arrays in turn (`res = res + subview`), i.e. a plain fold from 0
-    /// per lane. (A length-1 trailing dim makes even a contiguous lane take
-    /// the fold: ndarray chose by stride, and that dim's stride was 1 too.)
-    /// An axis out of range is an internal fault.
+    /// The sums along `axis`, without it, in PyTorch's order
+    /// (`cascade_sum`): each lane of the last axis as one contiguous row,
+    /// any other axis as column sums of each block of `len × inner`
+    /// values. An axis out of range is an internal fault.
     pub fn sum_axis(&self, axis: usize) -> Array {
-        let unrolled = axis + 1 == self.ndim();
-        self.over_lanes(axis, &|lane, step| {
-            if unrolled {
-                unrolled_sum(lane)
+        if axis >= self.ndim() {
+            return crate::error::fault_default("a reduction over an axis out of range");
+        }
+        let len = self.shape[axis];
+        let outer: usize = self.shape[..axis].iter().product();
+        let inner: usize = self.shape[axis + 1..].iter().product();
+        let mut out = Vec::with_capacity(outer * inner);
+        for block in 0..outer {
+            let values = &self.data[block * len * inner..(block + 1) * len * inner];
+            if inner == 1 {
+                out.push(cascade_sum::sum(values));
             } else {
-                lane.iter().step_by(step).fold(0.0, |s, &x| s + x)
+                out.extend(cascade_sum::column_sums(values, len, inner));
             }
+        }
+        let mut dims = self.shape.to_vec();
+        dims.remove(axis);
+        Array::from_shape_vec(&dims, out).unwrap_or_else(|_| {
+            crate::error::fault_default("sum_axis built a wrong number of values")
         })
     }
 
@@ -406,23 +415,6 @@ fn gather(data: &[f32], shape: &[usize], strides: &[usize]) -> Vec<f32> {
         }
     }
     out
-}
-
-/// ndarray's `unrolled_fold` with `+` from 0: eight partial sums over runs
-/// of eight values, combined pairwise into the total, then the rest in turn.
-pub(crate) fn unrolled_sum(xs: &[f32]) -> f32 {
-    let mut p = [0.0f32; 8];
-    let mut chunks = xs.chunks_exact(8);
-    for c in &mut chunks {
-        for (p, &x) in p.iter_mut().zip(c) {
-            *p += x;
-        }
-    }
-    let mut acc = 0.0f32;
-    for k in 0..4 {
-        acc += p[k] + p[k + 4];
-    }
-    chunks.remainder().iter().fold(acc, |acc, &x| acc + x)
 }
 
 #[cfg(test)]

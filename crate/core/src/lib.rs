@@ -14,6 +14,7 @@
 pub(crate) mod accumulate;
 pub mod array;
 pub(crate) mod call_node;
+pub(crate) mod cascade_sum;
 pub mod context;
 pub mod deferred;
 pub mod engine;
@@ -50,6 +51,8 @@ mod double_backward_tests;
 #[cfg(test)]
 mod fixture_expr;
 #[cfg(test)]
+mod float_bits_tests;
+#[cfg(test)]
 mod inplace_hook_tests;
 #[cfg(test)]
 mod lifetime_tests;
@@ -65,8 +68,6 @@ mod scenario_tests;
 mod testing;
 #[cfg(test)]
 mod trace_order_tests;
-#[cfg(test)]
-mod unary_bits_tests;
 
 pub use error::{Error, Result};
 pub use ops::Operand;

@@ -160,14 +160,12 @@ mod tests {
     use super::*;
     use crate::testing::*;
 
-    /// Every axis of arrays up to 4-D (lanes past 8, so the unrolled sums
-    /// show), in every axis order (`permuted`: the values transposes give),
-    /// and chains of sums as `sum_to` runs them: the same bits as ndarray's
-    /// `sum_axis` / `map_axis` on the same values in its standard layout
-    /// (transposes were materialized in it), whose results were standard
-    /// layout again.
+    /// Every axis of arrays up to 4-D, in every axis order (`permuted`: the
+    /// values transposes give): the same maxima as ndarray's `map_axis` on
+    /// the same values in its standard layout. (Sums follow PyTorch's
+    /// order: float_bits_tests.rs checks them against real torch.)
     #[test]
-    fn sum_axis_is_ndarrays_bit_for_bit() {
+    fn max_axis_is_ndarrays_bit_for_bit() {
         use ndarray::{ArrayD, Axis, IxDyn};
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut next = || {
@@ -232,30 +230,6 @@ mod tests {
                         bits(&mut tm.iter()),
                         "max {shape:?} {perm:?} {axis}"
                     );
-                    let ours = a.sum_axis(axis);
-                    let theirs = ta.sum_axis(Axis(axis));
-                    assert_eq!(
-                        bits(&mut ours.iter()),
-                        bits(&mut theirs.iter()),
-                        "{shape:?} {perm:?} {axis}"
-                    );
-                    assert_eq!(ours.shape(), theirs.shape());
-                    assert!(theirs.is_standard_layout(), "{shape:?} {perm:?} {axis}");
-                    if ours.ndim() > 0 {
-                        for second in 0..ours.ndim() {
-                            let a2 = ours.clone().insert_axis(axis).sum_axis(second);
-                            let t2 = theirs
-                                .clone()
-                                .insert_axis(Axis(axis))
-                                .sum_axis(Axis(second));
-                            assert_eq!(
-                                bits(&mut a2.iter()),
-                                bits(&mut t2.iter()),
-                                "{shape:?} {perm:?} {axis} {second}"
-                            );
-                            assert!(t2.is_standard_layout());
-                        }
-                    }
                 }
             }
         }

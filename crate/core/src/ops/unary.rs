@@ -166,7 +166,7 @@ pub(crate) fn cos_rule(g: f32, x: &[f32], _: f32) -> [f32; 2] {
 }
 /// exp and tanh as PyTorch's CPU kernels give them: the correctly rounded
 /// float in all but about one result in seventy (exp) or in a thousand
-/// (tanh), at every size (tests/fixtures/unary_bits.json, from torch 2.15;
+/// (tanh), at every size (tests/fixtures/float_bits.json, from torch 2.15;
 /// `f32::exp` / `f32::tanh` differ in about one in ten).
 pub(crate) fn exp_value(x: f32) -> f32 {
     scalar_expf(x)

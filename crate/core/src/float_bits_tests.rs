@@ -1,6 +1,6 @@
 //! exp, tanh and sigmoid against PyTorch's float32 results, bit for bit
-//! (tests/fixtures/unary_bits.json, written by real torch 2.15 on an
-//! AVX512 CPU: tests/fixtures/pyfixtures/unary_bits.py). Tensors of 1, 16
+//! (tests/fixtures/float_bits.json, written by real torch 2.15 on an
+//! AVX512 CPU: tests/fixtures/pyfixtures/float_bits.py). Tensors of 1, 16
 //! and 40 elements: sigmoid's vector loop takes whole blocks of 32, so a
 //! 40-element tensor runs both of its loops.
 //!
@@ -19,10 +19,10 @@ use crate::tensor::Tensor;
 fn fixture() -> Json {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/unary_bits.json"
+        "/../../tests/fixtures/float_bits.json"
     );
-    let text = std::fs::read_to_string(path).expect("tests/fixtures/unary_bits.json");
-    serde_json::from_str(&text).expect("unary_bits.json parses")
+    let text = std::fs::read_to_string(path).expect("tests/fixtures/float_bits.json");
+    serde_json::from_str(&text).expect("float_bits.json parses")
 }
 
 fn floats(v: &Json) -> Vec<f32> {
@@ -92,4 +92,43 @@ fn tanh_differs_only_where_pytorch_is_not_correctly_rounded() {
         differ <= 8 && worst <= 1,
         "{differ} differ, worst {worst} ulp"
     );
+}
+
+/// sum and mean, whole and over each dim, bit for bit: every case of the
+/// fixture (1-D sizes 1 to 20,000, 2-D and 3-D shapes over each dim).
+#[test]
+fn sums_and_means_are_pytorchs_to_the_bit() {
+    let all = fixture();
+    let xs = floats(&all["inputs"]);
+    let cases = all["sums"].as_array().expect("sum cases");
+    assert!(cases.len() > 150, "the fixture's sum cases");
+    for case in cases {
+        let shape: Vec<usize> = case["shape"]
+            .as_array()
+            .expect("shape")
+            .iter()
+            .map(|d| d.as_u64().expect("a size") as usize)
+            .collect();
+        let n: usize = shape.iter().product();
+        let values: Vec<f32> = xs.iter().copied().cycle().take(n).collect();
+        let t = Tensor::from_vec(&shape, values, &Default::default()).expect("a tensor");
+        let mean = case["op"] == "mean";
+        let got = match case["dim"].as_i64() {
+            None if mean => t.mean(),
+            None => t.sum(),
+            Some(d) if mean => t.mean_dim(d, false),
+            Some(d) => t.sum_dim(d, false),
+        }
+        .expect("the reduction")
+        .to_array()
+        .expect("values");
+        let want = floats(&case["out"]);
+        let got: Vec<u32> = got.as_slice().iter().map(|v| v.to_bits()).collect();
+        let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(
+            got, want,
+            "{} of {shape:?} over {}",
+            case["op"], case["dim"]
+        );
+    }
 }

@@ -1,6 +1,6 @@
 // exp, tanh and sigmoid through the built wasm against PyTorch's float32
-// results (tests/fixtures/unary_bits.json, real torch 2.15; see
-// crate/core/src/unary_bits_tests.rs for the same check on the core). The
+// results (tests/fixtures/float_bits.json, real torch 2.15; see
+// crate/core/src/float_bits_tests.rs for the same check on the core). The
 // wasm's math library is not the host's, so this is the check that counts:
 // what `print(t.tanh().item())` shows in the Python mode comes from here.
 import { test } from 'node:test';
@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { hg, root } from './helpers.mjs';
 
-const FIX = JSON.parse(fs.readFileSync(path.join(root, 'tests/fixtures/unary_bits.json'), 'utf8'));
+const FIX = JSON.parse(fs.readFileSync(path.join(root, 'tests/fixtures/float_bits.json'), 'utf8'));
 const asFloat = (bits) => new Float32Array(new Uint32Array([bits]).buffer)[0];
 const inputs = FIX.inputs.map(asFloat);
 
