@@ -108,9 +108,16 @@ const sandboxFrame = {
   name: 'hookgrad-sandbox-frame',
   transformIndexHtml: {
     order: 'post',
-    handler(html) {
+    handler(html, ctx) {
       const m = html.match(SANDBOX_MARK);
       if (!m) return html;
+      // A page without a boot script (the tutorials) preloads the program
+      // worker's script here: its runner hands it to this frame first.
+      const worker = ctx.bundle && Object.keys(ctx.bundle).find((f) => /(^|\/)program-worker-[\w-]+\.js$/.test(f));
+      if (worker && !html.includes(worker)) {
+        const up = '../'.repeat(Math.max(0, String(ctx.path || '/').split('/').length - 2)) || './';
+        html = html.replace('</head>', `  <link rel="preload" as="fetch" crossorigin href="${up}${worker}">\n</head>`);
+      }
       const code = frameScript();
       const hash = `sha256-${crypto.createHash('sha256').update(code, 'utf8').digest('base64')}`;
       const attrs = { id: PAGE_FRAME_ID, ...FRAME_ATTRS, srcdoc: sandboxDoc(null, { hash, code }) };
