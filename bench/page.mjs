@@ -76,6 +76,20 @@ export function firstGraphPainted(page, timeout = 15000) {
   return page.waitForEvent('console', { predicate: (m) => m.text() === 'hookgrad-bench:first-graph', timeout });
 }
 
+/** navigation → first graph painted (OBSERVE) on a cold load of `pageUrl` in a fresh context. */
+export async function coldFirstGraph(browser, pageUrl) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await ctx.newPage();
+    await page.addInitScript(OBSERVE);
+    const painted = firstGraphPainted(page);
+    painted.catch(() => {});
+    await page.goto(pageUrl, { waitUntil: 'commit' });
+    await painted;
+    return await page.evaluate(() => window.__firstGraph.painted);
+  } finally { await ctx.close(); }
+}
+
 /** Renderer main-thread time by timeline event name (complete events), top 10. */
 function topEvents(trace) {
   const ev = (trace.traceEvents || trace).filter((e) => e.ph === 'X' && e.dur && /CrRendererMain/.test(String(e.tid)) === false);
@@ -144,6 +158,15 @@ export async function measurePage({ log = () => {}, loads = 3, windowMs = 4000, 
     }
     if (firsts.length) { res.firstGraphMs = median(firsts); res.firstGraphRuns = firsts.length; res.notes.push(`first-graph loads: ${firsts.map((x) => x.toFixed(0)).join(', ')} ms (cold cache each)`); }
     log(`W6 first graph: ${firsts.map((x) => x.toFixed(0)).join(', ')} ms`);
+
+    // -- an embed's first figure (embed.html#lesson=1, as a blog's <iframe> or
+    // <hookgrad-playground> opens it), fresh context each time
+    const embeds = [];
+    for (let i = 0; i < loads; i++) {
+      try { embeds.push(await coldFirstGraph(browser, `${url}embed.html#lesson=1`)); } catch (e) { res.notes.push(`embed first figure: ${e.message.split('\n')[0]}`); break; }
+    }
+    if (embeds.length) { res.embedFirstMs = median(embeds); res.embedFirstRuns = embeds.length; }
+    log(`embed first figure: ${embeds.map((x) => x.toFixed(0)).join(', ')} ms`);
 
     // -- what a page fetches (W5 "the whole page"): every resource a cold load
     // requests until the network has been quiet for a second
