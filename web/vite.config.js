@@ -55,7 +55,7 @@ const preloadDynamic = {
       for (const name of chunk.imports) addStatic(name);
       const have = new Set(statics);
       const rel = (name) => `./${name}`; // pages at the site root (Vite base './')
-      let tags = [...files].filter((f) => !have.has(f)).map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: rel(f) }, injectTo: 'head' }));
+      const tags = [...files].filter((f) => !have.has(f)).map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: rel(f) }, injectTo: 'head' }));
       // The JavaScript program worker's script: boot.js hands it to the sandbox
       // first of all (runner.js fetches it with fetch(), which this preload
       // matches). Not the Python worker's: a JavaScript page loads nothing of Python.
@@ -89,15 +89,6 @@ const preloadDynamic = {
         first.push(link);
       }
       if (worker) first.push(`<link rel="preload" as="fetch" crossorigin href="${rel(worker)}">`);
-      // What the boot code imports to post the first lesson's run (the
-      // lessons chunk: early-runner.js) comes right after the engine.
-      const soon = new Set();
-      const addSoon = (f) => { if (soon.has(f) || have.has(f) || !files.has(f)) return; soon.add(f); for (const dep of bundle[f].imports) addSoon(dep); };
-      for (const name of statics) for (const dyn of bundle[name].dynamicImports) addSoon(dyn);
-      const next = [...soon].map((f) => `<link rel="modulepreload" crossorigin href="${rel(f)}">`);
-      tags = tags.filter((t) => !soon.has(t.attrs.href.slice(2)));
-      const last = out.lastIndexOf('<link rel="preload" href="./pkg/');
-      if (next.length && last >= 0) { const end = out.indexOf('>', last) + 1; out = `${out.slice(0, end)}\n  ${next.join('\n  ')}${out.slice(end)}`; }
       const at = out.indexOf('<link rel="preload" href="./pkg/');
       out = at >= 0 ? `${out.slice(0, at)}${first.join('\n  ')}\n  ${out.slice(at)}` : out.replace('</head>', `  ${first.join('\n  ')}\n</head>`);
       return { html: out, tags };
@@ -163,12 +154,7 @@ export default {
       // scripts share it, and a chunk of their own would also take the
       // pages' style sheet (which the boot script would then fetch again
       // before importing the page, though it is inlined in the HTML).
-      // What the boot scripts read to start the first lesson's run (its
-      // program, the link's state) in one chunk with the lessons.
-      output: {
-        manualChunks: (id) => (/\/src\/(early-runner|runner)\.js$|vite\/preload-helper|rolldown.runtime/.test(id) ? 'runner'
-          : /\/src\/model\/(lessons[\w-]*|state|lang|first-lesson)\.js$/.test(id) ? 'lessons' : undefined),
-      },
+      output: { manualChunks: (id) => (/\/src\/(early-runner|runner)\.js$|vite\/preload-helper/.test(id) ? 'runner' : undefined) },
       // No "JavaScript callbacks ran for N s" report after every build.
       checks: { bundlerTimings: false, pluginTimings: false },
     },

@@ -17,7 +17,7 @@ export function earlyRunner() {
  * What a boot script does: start the runner — the sandbox (its frame,
  * written into the page's HTML by the build, has been loading since the
  * page was parsed), the engine handed into it, the program worker that
- * loads the engine, the first lesson's run — and only then `load()` the page's code, whose chunks
+ * loads the engine — and only then `load()` the page's code, whose chunks
  * were preloaded meanwhile (web/vite.config.js) and which finds the worker
  * ready or nearly so. bench/PROFILE-first-graph.md has the timeline.
  *
@@ -31,13 +31,8 @@ export function bootPage(load) {
     : new Promise((resolve) => { document.addEventListener('DOMContentLoaded', resolve, { once: true }); });
   // The sandbox frame is the first thing in <body>: in the rare case this
   // script arrived before the parser got there, wait (else a second frame).
-  const started = document.getElementById(PAGE_FRAME_ID) || document.readyState !== 'loading' ? Promise.resolve(earlyRunner()) : parsed.then(earlyRunner);
-  // A built-in lesson's run is posted now, behind the worker's init, not
-  // once the page's code has loaded and asked for it: the page's first
-  // run() takes its result (Runner.prerun). Still the engine's own run in
-  // the sandbox; only its start moves.
-  const first = import('./model/first-lesson.js').then((m) => m.firstLessonRun(location.hash));
-  Promise.all([started, first]).then(([runner, src]) => { if (src) runner.prerun(src.program, src.semantics); }, () => {});
+  if (document.getElementById(PAGE_FRAME_ID) || document.readyState !== 'loading') earlyRunner();
+  else parsed.then(earlyRunner);
   const styled = () => Promise.all([...document.querySelectorAll('link[rel=stylesheet]')].filter((l) => !l.sheet).map((l) => new Promise((resolve) => {
     l.addEventListener('load', resolve, { once: true });
     l.addEventListener('error', resolve, { once: true });

@@ -120,26 +120,9 @@ export class Runner {
     this.next[lang] = { worker, ready };
   }
 
-  /**
-   * Starts a JavaScript run before the page's code has loaded (boot scripts,
-   * early-runner.js: a built-in lesson, which runs without a click). The
-   * page's first run() of the same program, semantics and language takes
-   * this run's result instead of running again; any other run ignores it.
-   */
-  prerun(program, semantics) {
-    if (this.early) return;
-    performance.mark?.('hookgrad:prerun');
-    this.early = { program, semantics, result: this.run(program, semantics, 'js') };
-  }
-
   /** Runs a program (lang 'js' or 'python'); resolves to the worker's result or a timeout/failure result. */
   async run(program, semantics, lang = 'js') {
     if (!KINDS[lang]) lang = 'js';
-    const early = this.early;
-    if (early) {
-      this.early = null;
-      if (early.program === program && early.semantics === semantics && lang === 'js') return early.result;
-    }
     const t = this.warmTimer[lang];
     if (t) { if (t.idle != null) cancelIdleCallback(t.idle); else clearTimeout(t.t); this.warmTimer[lang] = null; }
     if (!this.next[lang]) this.warm(lang);
@@ -176,15 +159,14 @@ export class Runner {
     const reusable = lang === 'python' && !/register_module_/.test(program);
     const r = await new Promise((resolve) => {
       const finish = (r, { healthy = false } = {}) => {
-        clearTimeout(timer); if (this.current === current) this.current = null;
+        clearTimeout(timer); this.current = null;
         if (healthy && reusable && !this.next.python) this.next.python = { worker, ready: Promise.resolve({ ok: true }) };
         else worker.terminate();
         resolve(r);
       };
       // Stop button: the reader ends the run; the graph the worker held is gone, its printed lines are kept.
-      const current = { stop: () => finish({ graph: { tensors: [], nodes: [] }, trace: partialTrace(lines), console: [], stopped: true,
+      this.current = { stop: () => finish({ graph: { tensors: [], nodes: [] }, trace: partialTrace(lines), console: [], stopped: true,
         error: { message: `Stopped: you pressed Stop while the program was running. The worker was terminated and a fresh one is ready.${lastPrinter(lines)}`, line: lines.at(-1)?.from?.line ?? null, hook: lines.at(-1)?.from?.fn ?? null } }) };
-      this.current = current;
       const timer = setTimeout(() => {
         finish({ graph: { tensors: [], nodes: [] }, trace: partialTrace(lines), console: [], timedOut: true,
           error: { message: `Stopped: the program was still running after ${limit / 1000} s (an endless loop in a hook?). The worker was terminated and a fresh one is ready — fix the code and run again.${lastPrinter(lines)}`, line: lines.at(-1)?.from?.line ?? null, hook: lines.at(-1)?.from?.fn ?? null } });
