@@ -1,6 +1,8 @@
 // The playground's first graph alone (W6's first row, bench/page.mjs), with
 // where its time goes.
-//   node bench/first-graph.mjs [--loads N] [--dirs a,b]
+//   node bench/first-graph.mjs [--loads N] [--dirs a,b] [--page P]
+// P: the page to load, playground.html by default; an embed's first figure
+// is `--page 'embed.html#lesson=1'` (the same '#graph .bnode' is looked for).
 // N cold loads (fresh browser context each) of the built site (web/dist, or
 // each of --dirs, interleaved load by load so both see the same machine
 // load), median per site, and for the median load of each the page's
@@ -11,13 +13,14 @@ import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { median } from './lib/stats.mjs';
-import { OBSERVE, CHROMIUM, ARGS } from './page.mjs';
+import { OBSERVE, CHROMIUM, ARGS, firstGraphPainted } from './page.mjs';
 import { serve } from '../scripts/serve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const opt = (n) => { const i = argv.indexOf(n); return i >= 0 ? argv[i + 1] : undefined; };
 const loads = Number(opt('--loads') || 7);
+const pageName = opt('--page') || 'playground.html';
 const dirs = (opt('--dirs') || path.join(root, 'web', 'dist')).split(',');
 const { chromium } = await import('playwright-core');
 const servers = await Promise.all(dirs.map((d) => serve({ root: d, port: 0 })));
@@ -29,8 +32,10 @@ async function once(url) {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await ctx.newPage();
   await page.addInitScript(OBSERVE);
-  await page.goto(`${url}playground.html`, { waitUntil: 'commit' });
-  await page.waitForFunction(() => window.__firstGraph?.painted != null, null, { timeout: 15000 });
+  const painted = firstGraphPainted(page);
+  painted.catch(() => {});
+  await page.goto(`${url}${pageName}`, { waitUntil: 'commit' });
+  await painted;
   const r = await page.evaluate(() => {
     const nav = performance.getEntriesByType('navigation')[0];
     const marks = performance.getEntriesByType('mark').filter((m) => m.name.startsWith('hookgrad:')).map((m) => [m.name.slice(9), Math.round(m.startTime)]);
@@ -45,7 +50,7 @@ try {
   for (let i = 0; i < loads; i++) for (let d = 0; d < dirs.length; d++) runs[d].push(await once(servers[d].url));
 } finally { await browser.close(); for (const s of servers) s.server.close(); }
 
-console.log(`load average ${load0.toFixed(2)} → ${os.loadavg()[0].toFixed(2)} (1 min), ${os.cpus().length} cores`);
+console.log(`${pageName}: load average ${load0.toFixed(2)} → ${os.loadavg()[0].toFixed(2)} (1 min), ${os.cpus().length} cores`);
 dirs.forEach((dir, d) => {
   const ms = runs[d].map((r) => r.ms);
   const med0 = median(ms);

@@ -382,6 +382,7 @@ const sizeLines = [
 const pageLines = page.skipped ? [`W6: n/a (${page.skipped})`] : [
   '| page metric | value |', '|---|---:|',
   `| navigation → first graph drawn (default lesson) | ${page.firstGraphMs != null ? `${fmtMs(page.firstGraphMs)}${page.firstGraphRuns ? ` (median of ${page.firstGraphRuns} loads)` : ''}` : `n/a (${page.firstGraphSkipped})`} |`,
+  `| embed (embed.html#lesson=1): navigation → first figure drawn | ${page.embedFirstMs != null ? `${fmtMs(page.embedFirstMs)} (median of ${page.embedFirstRuns} loads)` : 'n/a'} |`,
   `| fps animating the backward pass of a ${page.nodes ?? 300}-node graph | ${page.fps != null ? `${page.fps.toFixed(1)} fps (median frame ${page.frameMs?.toFixed(1)} ms, p95 ${page.frameP95?.toFixed(1)} ms)` : `n/a (${page.fpsSkipped})`} |`,
   `| click on "Python" → interpreter ready (Pyodide + torch shim in the sandbox), uncached / cached | ${page.python ? `${fmtMs(page.python.coldMs)} / ${fmtMs(page.python.warmMs)}` : 'n/a'} |`,
   `| 2,000-node graph: navigation → first overview drawn | ${page.bigFirstOverviewMs != null ? fmtMs(page.bigFirstOverviewMs) : `n/a (${page.bigSkipped ?? page.skipped})`} |`,

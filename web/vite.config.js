@@ -37,8 +37,8 @@ const preloadDynamic = {
   transformIndexHtml: {
     order: 'post',
     handler(html, { chunk, bundle }) {
-      // Only a page whose entry is boot.js (today the playground).
-      if (!chunk || !bundle || !chunk.moduleIds?.some((id) => id.endsWith('/src/boot.js'))) return html;
+      // Only a page whose entry is a boot script (boot.js: the playground; embed-boot.js: the embed).
+      if (!chunk || !bundle || !chunk.moduleIds?.some((id) => /\/src\/(embed-)?boot\.js$/.test(id))) return html;
       const files = new Set();
       const add = (name) => {
         const c = bundle[name];
@@ -49,14 +49,17 @@ const preloadDynamic = {
       // Only the dynamic imports of the entry itself (boot.js → main.js), not
       // those deeper down (the editor, the layout worker: after the first graph).
       for (const name of chunk.dynamicImports) add(name);
-      const have = new Set(chunk.imports);
+      // The entry's static imports, transitively (a chunk both boot scripts share imports the runner's).
+      const statics = [];
+      const addStatic = (name) => { if (statics.includes(name) || !bundle[name]) return; statics.push(name); for (const dep of bundle[name].imports) addStatic(dep); };
+      for (const name of chunk.imports) addStatic(name);
+      const have = new Set(statics);
       const rel = (name) => `./${name}`; // pages at the site root (Vite base './')
       const tags = [...files].filter((f) => !have.has(f)).map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: rel(f) }, injectTo: 'head' }));
       // The JavaScript program worker's script: boot.js hands it to the sandbox
       // first of all (runner.js fetches it with fetch(), which this preload
       // matches). Not the Python worker's: a JavaScript page loads nothing of Python.
       const worker = Object.keys(bundle).find((f) => /(^|\/)program-worker-[\w-]+\.js$/.test(f));
-      if (worker) tags.push({ tag: 'link', attrs: { rel: 'preload', as: 'fetch', crossorigin: true, href: rel(worker) }, injectTo: 'head' });
       // The page's style sheet, inlined: a linked one is fetched before the
       // boot script may run (a deferred script waits for style sheets), and
       // the page is laid out once, styled. 25 KB (5 KB gzip), no url() in it.
@@ -70,9 +73,25 @@ const preloadDynamic = {
       // The boot script runs as soon as it has arrived, before the page's
       // first layout (boot.js waits for the parsed document itself before
       // importing the page).
-      const entry = `<script type="module" crossorigin src="${rel(chunk.fileName)}">`;
+      const entry = `<script type="module" crossorigin src="${rel(chunk.fileName)}"></script>`;
       if (!inlined.includes(entry)) throw new Error(`${chunk.fileName}: its <script> tag is not where hookgrad-preload-dynamic looks (web/vite.config.js)`);
-      return { html: inlined.replace(entry, entry.replace('<script ', '<script async ')), tags };
+      // First requests first: the boot script, its static imports and the
+      // program worker's script go before the engine's preloads. A host on
+      // HTTP/1.1 (6 connections per origin in Chromium) otherwise sends the
+      // boot script only once one of the engine's 7 requests is done; it
+      // starts the chain the engine's files wait for (they are handed to
+      // the sandbox by the boot script's code).
+      const first = [entry.replace('<script ', '<script async ')];
+      let out = inlined.replace(entry, '');
+      for (const dep of statics) {
+        const link = `<link rel="modulepreload" crossorigin href="${rel(dep)}">`;
+        out = out.replace(link, '');
+        first.push(link);
+      }
+      if (worker) first.push(`<link rel="preload" as="fetch" crossorigin href="${rel(worker)}">`);
+      const at = out.indexOf('<link rel="preload" href="./pkg/');
+      out = at >= 0 ? `${out.slice(0, at)}${first.join('\n  ')}\n  ${out.slice(at)}` : out.replace('</head>', `  ${first.join('\n  ')}\n</head>`);
+      return { html: out, tags };
     },
   },
 };
@@ -89,9 +108,16 @@ const sandboxFrame = {
   name: 'hookgrad-sandbox-frame',
   transformIndexHtml: {
     order: 'post',
-    handler(html) {
+    handler(html, ctx) {
       const m = html.match(SANDBOX_MARK);
       if (!m) return html;
+      // A page without a boot script (the tutorials) preloads the program
+      // worker's script here: its runner hands it to this frame first.
+      const worker = ctx.bundle && Object.keys(ctx.bundle).find((f) => /(^|\/)program-worker-[\w-]+\.js$/.test(f));
+      if (worker && !html.includes(worker)) {
+        const up = '../'.repeat(Math.max(0, String(ctx.path || '/').split('/').length - 2)) || './';
+        html = html.replace('</head>', `  <link rel="preload" as="fetch" crossorigin href="${up}${worker}">\n</head>`);
+      }
       const code = frameScript();
       const hash = `sha256-${crypto.createHash('sha256').update(code, 'utf8').digest('base64')}`;
       const attrs = { id: PAGE_FRAME_ID, ...FRAME_ATTRS, srcdoc: sandboxDoc(null, { hash, code }) };
@@ -118,9 +144,17 @@ export default {
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
+    // Every browser that runs the site (es2022) supports modulepreload: no
+    // polyfill chunk on the way to the boot script (one request fewer).
+    modulePreload: { polyfill: false },
     rollupOptions: {
       input: { home: `${here}index.html`, playground: `${here}playground.html`, embed: `${here}embed.html`,
         ...Object.fromEntries(TUTORIALS.map((t) => [`tutorial-${t}`, `${here}tutorials/${t}.html`])) },
+      // The boot scripts' code in one chunk with the runner's: both boot
+      // scripts share it, and a chunk of their own would also take the
+      // pages' style sheet (which the boot script would then fetch again
+      // before importing the page, though it is inlined in the HTML).
+      output: { manualChunks: (id) => (/\/src\/(early-runner|runner)\.js$|vite\/preload-helper/.test(id) ? 'runner' : undefined) },
       // No "JavaScript callbacks ran for N s" report after every build.
       checks: { bundlerTimings: false, pluginTimings: false },
     },

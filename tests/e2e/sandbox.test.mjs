@@ -132,6 +132,23 @@ test('a built-in lesson in a link runs at once; the sandbox frame is opaque and 
   await ctx.close();
 });
 
+test('the embed and a tutorial page run in the one sandbox frame their HTML carries (opaque, no network)', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  // The build writes the frame into the page (web/vite.config.js); host.js marks the one it took.
+  const frames = () => page.evaluate(() => [...document.querySelectorAll('iframe')].filter((x) => x.sandbox.length)
+    .map((f) => ({ id: f.id, sandbox: f.getAttribute('sandbox'), taken: f.dataset.taken, csp: /connect-src 'none'/.test(f.srcdoc) && /img-src 'none'/.test(f.srcdoc) })));
+  const one = [{ id: 'hg-sandbox', sandbox: 'allow-scripts', taken: '1', csp: true }];
+  await page.goto(`${site.url}embed.html#lesson=1`);
+  await waitForRun(page);
+  assert.ok(await page.locator('#graph .bnode').count() > 0);
+  assert.deepEqual(await frames(), one);
+  await page.goto(`${site.url}tutorials/hooks-in-depth.html`);
+  await page.waitForFunction(() => document.body.dataset.cellsReady === '1', null, { timeout: 30000 });
+  assert.deepEqual(await frames(), one);
+  await ctx.close();
+});
+
 test('a linked Python program: js.fetch, pyodide.http, XHR, WebSocket, importScripts, IndexedDB and the page are out of reach', async () => {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await pageWithSecrets(ctx);

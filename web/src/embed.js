@@ -3,6 +3,7 @@
 import { findLesson, DEFAULT_LESSON } from './model/lessons.js';
 import { decodeHash, defaultState } from './model/state.js';
 import { Controller } from './controller.js';
+import { earlyRunner } from './early-runner.js';
 import { EmbedGuest, readEmbedParams } from './embed-guest.js';
 import { isBuiltInScenario } from './model/trust.js';
 import { programOf, lessonLang, figureSource } from './model/lang.js';
@@ -57,6 +58,7 @@ function showPythonProgress(p) {
 }
 // (Reachable like the playground's, for the end-to-end tests.)
 const ctl = globalThis.hookgradController = new Controller({
+  runner: earlyRunner(), // started by embed-boot.js before this module loaded
   cooperative: true, getSource: () => figureSource(state, { pythonReady }),
   onProgress: (p) => showPythonProgress(p),
   onFrame: (k, frame, c) => {

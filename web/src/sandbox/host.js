@@ -167,8 +167,12 @@ export class Sandbox {
     const proxy = { onmessage: null, onerror: null };
     this.workers.set(wid, proxy);
     let gone = false;
-    const started = Promise.all([script, ...needs].map((n) => this.file(n)))
-      .then(() => { performance.mark?.('hookgrad:files-in'); if (!gone) return this.post({ op: 'spawn', wid, script, classic }); return null; })
+    // The worker starts (and imports its script) as soon as its script is
+    // in the frame, while the files it needs are still on their way (the
+    // engine's wasm is the largest); what is posted to it waits for those.
+    const spawned = this.file(script).then(() => (gone ? null : this.post({ op: 'spawn', wid, script, classic })));
+    const started = Promise.all([spawned, ...needs.map((n) => this.file(n))])
+      .then(() => { performance.mark?.('hookgrad:files-in'); })
       .catch((e) => { proxy.onerror?.({ message: `the sandbox could not start (${e.message})`, preventDefault() {} }); });
     let queue = started;
     proxy.postMessage = (data) => { queue = queue.then(() => { if (!gone) return this.post({ op: 'post', wid, data }); return null; }); };
