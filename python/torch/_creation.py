@@ -27,8 +27,12 @@ def from_flat(values, shape, dtype=D.float32, requires_grad=False):
     return t
 
 
-def _infer(data):
-    """(flat values, shape, dtype PyTorch infers) of nested Python data."""
+def _infer(data, leading=True, top=True):
+    """(flat values, shape, dtype PyTorch infers) of nested Python data.
+
+    `leading`: every index on the way here was 0. PyTorch sizes the tensor
+    by walking first elements, where a string counts as one more dimension
+    ("too many dimensions"); elsewhere, and alone, it is a bad element."""
     if isinstance(data, Tensor):
         return data._values(), tuple(data.shape), data.dtype
     if isinstance(data, bool):
@@ -37,15 +41,17 @@ def _infer(data):
         return [data], (), D.int64
     if isinstance(data, float):
         return [data], (), D.float32
-    if isinstance(data, str):
-        raise ValueError(f"too many dimensions '{type(data).__name__}'")
+    if isinstance(data, (str, bytes)):
+        if leading and not top:
+            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if not isinstance(data, (list, tuple)):
         if hasattr(data, "__float__"):
             return [float(data)], (), D.float32
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
     if len(data) == 0:
         return [], (0,), D.float32
-    parts = [_infer(x) for x in data]
+    parts = [_infer(x, leading and i == 0, False) for i, x in enumerate(data)]
     shape0 = parts[0][1]
     for p in parts:
         if p[1] != shape0:

@@ -13,7 +13,7 @@ class Missing(NotImplementedError, AttributeError):
 Missing.__name__ = Missing.__qualname__ = "NotImplementedError"
 Missing.__module__ = "builtins"
 
-_KNOWN = {"torch": N.TORCH, "torch.nn": N.NN, "torch.nn.functional": N.FUNCTIONAL, "torch.autograd": N.AUTOGRAD}
+_KNOWN = {"torch": N.TORCH, "torch.nn": N.NN, "torch.nn.functional": N.FUNCTIONAL, "torch.autograd": N.AUTOGRAD, "torch.optim": N.OPTIM}
 
 
 def missing(module, name):

@@ -5,6 +5,7 @@ from the values, as PyTorch's comparison results have no graph)."""
 from . import _bridge as B
 from . import _dtype as D
 from ._bridge import js
+from ._missing import Missing
 from ._tensor import Tensor, _dim, _operand
 
 call = B.call_engine
@@ -364,17 +365,18 @@ Tensor.clamp_ = _clamp_
 Tensor.clip_ = _clamp_
 
 
-def _softmax(method):
+def _softmax(method, name):
     def op(self, dim=None, dtype=None):
         if dim is None:
-            raise TypeError(f"{method}() missing 1 required positional argument: \"dim\"")
+            # PyTorch's own words ("arguments").
+            raise TypeError(f"{name}() missing 1 required positional arguments: \"dim\"")
         return Tensor._wrap(call(getattr(self._h, method), _dim(dim, max(self.dim(), 1))))
 
     return op
 
 
-Tensor.softmax = _softmax("softmax")
-Tensor.log_softmax = _softmax("logSoftmax")
+Tensor.softmax = _softmax("softmax", "softmax")
+Tensor.log_softmax = _softmax("logSoftmax", "log_softmax")
 
 
 # ----- reductions -------------------------------------------------------------------
@@ -453,3 +455,18 @@ Tensor.norm = _norm
 # Shapes, views and random fills live in _tensor_views; indexing in _indexing.
 from . import _tensor_views  # noqa: E402,F401
 from . import _indexing  # noqa: E402,F401
+
+
+def _lacking(op, example):
+    def method(self, *args, **kwargs):
+        raise Missing(f"hookgrad does not implement {op} ({example}) yet")
+
+    return method
+
+
+# Without these, `t // 2` and `t % 2` would end in Python's TypeError
+# ("unsupported operand type(s)"), which says nothing about hookgrad.
+for _name in ("__floordiv__", "__rfloordiv__", "__ifloordiv__"):
+    setattr(Tensor, _name, _lacking("torch.floor_divide", "t // x"))
+for _name in ("__mod__", "__rmod__", "__imod__"):
+    setattr(Tensor, _name, _lacking("torch.remainder", "t % x"))

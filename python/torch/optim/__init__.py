@@ -130,3 +130,10 @@ class Adam(Optimizer):
                 denom = (v.sqrt() / math.sqrt(bias2)).add_(group["eps"])
                 p.add_((m / denom) * -step_size)
         return loss
+
+
+def __getattr__(name):
+    # lr_scheduler, RMSprop, …: NotImplementedError naming what PyTorch has.
+    from .._missing import missing
+
+    missing("torch.optim", name)
