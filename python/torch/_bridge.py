@@ -373,16 +373,30 @@ def grads_from_js(arr):
     return tuple(None if g is None or g is jsnull else T._wrap(g) for g in arr)
 
 
-def grads_to_js(seq, what):
+def grads_to_js(r, hook, expected=None):
+    """A gradient hook's result for the engine, checked in PyTorch's order
+    and words. `expected`: a node hook's (grad_fn.register_hook/prehook, the
+    legacy module hook) count, which PyTorch's C++ checks after the type;
+    None for the full module hooks, whose Python code takes `len()` first
+    (an int fails there) and leaves the count to the engine."""
     T = tensor_cls()
+    if expected is None:
+        len(r)
+    else:
+        if not isinstance(r, tuple):
+            raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+        if len(r) != expected:
+            name = getattr(hook, "__name__", "<unknown>")
+            raise RuntimeError(f"hook '{name}' has returned an incorrect number of values "
+                               f"(got {len(r)}, but expected {expected})")
     out = []
-    for g in seq:
+    for g in r:
         if g is None:
             out.append(None)
         elif isinstance(g, T):
             out.append(hand_over(g))
         else:
-            raise TypeError(f"{what} must return a tuple of Tensors or None, but got {type(g).__name__}")
+            raise TypeError(f"expected Variable, but hook returned '{type(g).__name__}'")
     return js.array(*out)
 
 

@@ -58,16 +58,18 @@ class Node:
 
     def register_hook(self, fn):
         def call(grad_inputs, grad_outputs):
-            r = fn(B.grads_from_js(grad_inputs), B.grads_from_js(grad_outputs))
-            return None if r is None else B.grads_to_js(_tuple(r), "hook")
+            gi = B.grads_from_js(grad_inputs)
+            r = fn(gi, B.grads_from_js(grad_outputs))
+            return None if r is None else B.grads_to_js(r, fn, len(gi))
 
         h = B.call_engine(self._h.registerHook, B.proxy(call, fn))
         return B.note_hook(h)
 
     def register_prehook(self, fn):
         def call(grad_outputs):
-            r = fn(B.grads_from_js(grad_outputs))
-            return None if r is None else B.grads_to_js(_tuple(r), "hook")
+            go = B.grads_from_js(grad_outputs)
+            r = fn(go)
+            return None if r is None else B.grads_to_js(r, fn, len(go))
 
         h = B.call_engine(self._h.registerPrehook, B.proxy(call, fn))
         return B.note_hook(h)
@@ -97,12 +99,6 @@ def _node_class(name):
         cls.__module__ = "builtins"  # PyTorch's node classes print as <class 'MulBackward0'>
         _classes[name] = cls
     return cls
-
-
-def _tuple(r):
-    if not isinstance(r, (tuple, list)):
-        r = (r,)
-    return r
 
 
 class saved_tensors_hooks:

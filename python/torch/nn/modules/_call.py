@@ -177,25 +177,23 @@ def backward_hook(mod, hook, kind, prepend=False, target=None):
     if kind == "pre":
         def call_(m, grad_output):
             r = hook(_module_of(m), B.grads_from_js(grad_output))
-            return None if r is None else B.grads_to_js(_tuple(r), "backward pre hook")
+            return None if r is None else B.grads_to_js(r, hook)
 
         reg = mod._hg.registerFullBackwardPreHook if target is None else target
         d, _ = _dicts(mod, "_backward_pre_hooks", None)
         return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend)), d, hook, prepend)
 
     def call_(m, grad_input, grad_output):
-        r = hook(_module_of(m), B.grads_from_js(grad_input), B.grads_from_js(grad_output))
-        return None if r is None else B.grads_to_js(_tuple(r), "backward hook")
+        gi = B.grads_from_js(grad_input)
+        r = hook(_module_of(m), gi, B.grads_from_js(grad_output))
+        # The legacy hook is a hook on the output's grad_fn: PyTorch's C++ checks.
+        return None if r is None else B.grads_to_js(r, hook, len(gi) if kind == "legacy" else None)
 
     d, _ = _dicts(mod, "_backward_hooks", None)
     if kind == "legacy":
         return _handle(B.call_engine(mod._hg.registerBackwardHook, B.proxy(call_, hook)), d, hook)
     reg = mod._hg.registerFullBackwardHook if target is None else target
     return _handle(B.call_engine(reg, B.proxy(call_, hook), _opts(prepend)), d, hook, prepend)
-
-
-def _tuple(r):
-    return tuple(r) if isinstance(r, (tuple, list)) else (r,)
 
 
 # ----- torch.nn.modules.module.register_module_*: the engine's global hooks ----------
