@@ -42,6 +42,36 @@ class Optimizer:
                     else:
                         p.grad.zero_()
 
+    def state_dict(self):
+        """PyTorch's packing: parameters become their indices across groups."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: dict(v) for p, v in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        for mine, saved in zip(self.param_groups, groups):
+            if len(mine["params"]) != len(saved["params"]):
+                raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                                 "the size of optimizer's group")
+        by_index = {}
+        for mine, saved in zip(self.param_groups, groups):
+            by_index.update(zip(saved["params"], mine["params"]))
+            mine.update({k: v for k, v in saved.items() if k != "params"})
+        self.state = {}
+        for i, values in state_dict["state"].items():
+            if i in by_index:
+                self.state[by_index[i]] = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in values.items()}
+
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
         for i, group in enumerate(self.param_groups):
@@ -97,15 +127,15 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if amsgrad:
             raise NotImplementedError("hookgrad does not implement torch.optim.Adam(amsgrad=True) yet")
+        # PyTorch's key order (state_dict prints it).
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      decoupled_weight_decay=False,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
-                                      differentiable=differentiable, fused=fused))
+                                      differentiable=differentiable, fused=fused, decoupled_weight_decay=False))
 
     @no_grad()
     def step(self, closure=None):
         loss = self._closure(closure)
-        from .._creation import zeros_like
+        from .._creation import tensor, zeros_like
 
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
@@ -117,11 +147,12 @@ class Adam(Optimizer):
                     g = g.add(p, alpha=group["weight_decay"])
                 st = self.state.setdefault(p, {})
                 if not st:
-                    st["step"] = 0
+                    # A float32 tensor, as PyTorch keeps it (state_dict shows it).
+                    st["step"] = tensor(0.0)
                     st["exp_avg"] = zeros_like(p)
                     st["exp_avg_sq"] = zeros_like(p)
-                st["step"] += 1
-                m, v, t = st["exp_avg"], st["exp_avg_sq"], st["step"]
+                st["step"].add_(1)
+                m, v, t = st["exp_avg"], st["exp_avg_sq"], st["step"].item()
                 m.mul_(beta1).add_(g, alpha=1 - beta1)
                 v.mul_(beta2).add_(g * g, alpha=1 - beta2)
                 bias1 = 1 - beta1 ** t
