@@ -9,8 +9,8 @@
 // or another value. Each label is placed at the widest text it will show
 // (the run is known in full before the figure is drawn).
 
-/** Width of a drawn value label (GraphView.edgeLabel): 7.2 per character plus its padding. */
-export const labelWidth = (txt) => txt.length * 7.2 + 12;
+/** Width of a drawn value label (GraphView.edgeLabel): 7.6 per character (12.5-px bold mono) plus its padding. */
+export const labelWidth = (txt) => txt.length * 7.6 + 12;
 const LABEL_W = 40; // when the text is not known
 const LABEL_H = 19;
 const STEPS = [0.5, 0.6, 0.4, 0.7, 0.3, 0.8, 0.2, 0.85, 0.15, 0.9, 0.1];

@@ -62,17 +62,17 @@ export function edgeLabelText(value, before, by = null) {
  */
 export const PLACED_LABEL_W = labelWidth('x'.repeat(18));
 
+/** A value label's font (px, graph units): the figure's smallest (records.js MIN_FIGURE_FONT). */
+export const LABEL_FONT = 12.5;
+
 /**
- * How a value label is drawn: its width and font size (px). A label wider
- * than 1.2 × PLACED_LABEL_W (a whole 3-vector) is set in a smaller font, down
- * to 8.5 px, so that it keeps to the room it was placed in.
+ * How a value label is drawn: its width and font size (px). Always in
+ * LABEL_FONT: a label set smaller to keep to its room (a whole 3-vector once
+ * went down to 8.5 px, 6 px on screen) is unreadable; a wide one overhangs
+ * the room it was placed in a little instead (issue 32).
  */
 export function labelSize(txt) {
-  const natural = labelWidth(txt);
-  const room = PLACED_LABEL_W * 1.2;
-  if (natural <= room) return { w: natural, font: 12 };
-  const font = Math.max(8.5, 12 * (room - 12) / (natural - 12));
-  return { w: Math.round((natural - 12) * font / 12 + 12), font: Math.round(font * 10) / 10 };
+  return { w: labelWidth(txt), font: LABEL_FONT };
 }
 
 /** A label's box as the figure's fit counts it: at most PLACED_LABEL_W wide, centred. */

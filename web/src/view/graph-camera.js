@@ -26,10 +26,20 @@ export const CameraMethods = {
   },
 
   /** Pans (smoothly, only when it must) so these boxes are visible; zooms out only if they cannot fit. */
-  keepInView(boxes) {
-    const v = panToInclude(this.view, boxes, this.size());
+  keepInView(boxes, animate = true) {
+    let v = panToInclude(this.view, boxes, this.size());
+    // A view clamped at the readable scale never zooms out below it: the
+    // first box (the running node) wins over the rest.
+    const floor = this.fitted?.clamped ? this.fitted.minK : 0;
+    if (v && v.k < floor - 1e-6) v = panToInclude(this.view, boxes.filter(Boolean).slice(0, 1), this.size());
+    if (v && v.k < floor - 1e-6) { // a box wider than the pane: its top-left corner in view
+      const b = boxes.find(Boolean);
+      v = { k: floor, x: 12 - b.x * floor, y: 12 - b.y * floor };
+    }
     if (!v) return;
-    this.view = v; this.fitted = null; this.applyView(!this.reducedMotion());
+    // A clamped view stays "fitted": a resize fits it again (then follows the node).
+    this.view = v; if (!this.fitted?.clamped) this.fitted = null;
+    this.applyView(animate && !this.reducedMotion());
   },
 
   reducedMotion() { return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches; },
@@ -41,12 +51,20 @@ export const CameraMethods = {
     this.keepInView([box]);
   },
 
-  /** Fits the graph (and hands the camera back to the player); with minK, a big graph is shown from its top. */
+  /**
+   * Fits the graph (and hands the camera back to the player). With minK the
+   * figure is never drawn smaller: if it does not fit at minK it is shown
+   * from its top and the view keeps the running node in sight (`clamped`).
+   */
   fit({ minK = 0 } = {}) {
     if (!this.layout) return;
-    this.userMoved = false; this.fitted = { minK };
-    this.view = fitView(this.bounds || this.layout, this.size(), { minK });
+    const bounds = this.bounds || this.layout; const size = this.size();
+    this.userMoved = false;
+    this.view = fitView(bounds, size, { minK });
+    this.fitted = { minK, clamped: this.view.k > fitView(bounds, size).k + 1e-6 };
     this.applyView();
+    // A clamped view starts at the step's running node when there is one.
+    if (this.fitted.clamped && this.lastApplied) this.keepFocus(this.lastApplied.frame, false);
   },
 
   zoomBy(f, cx, cy, { user = true } = {}) {

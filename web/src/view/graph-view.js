@@ -11,13 +11,13 @@
 //  - nothing reads layout: edge midpoints come from the curve's geometry when
 //    the graph is drawn, the SVG's size from a ResizeObserver.
 import { GAP, BIG_UNITS } from '../model/layout.js';
-import { abbreviate, readsWhole } from '../model/records.js';
+import { abbreviate, MIN_READABLE_K } from '../model/records.js';
 import { CameraMethods } from './graph-camera.js';
 import { OverviewMethods, overviewItems } from './graph-overview.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
 import { runPins, samePin } from '../model/trace-model.js';
 import { placeLabels } from '../model/edge-labels.js';
-import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox, labelSize } from '../model/edges.js';
+import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox, labelSize, LABEL_FONT } from '../model/edges.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
 import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
 import { Minimap } from './minimap.js';
@@ -114,7 +114,7 @@ export class GraphView {
       // layered.js: the rest of a module folded over several columns.
       for (const q of layout.clusterParts?.[c.id] || []) el('rect', { x: q.x, y: q.y, width: q.w, height: q.h, rx: 12, class: 'cluster-box' }, g);
       const t = el('g', { class: 'cluster-toggle', role: 'button', tabindex: 0, 'aria-label': `Collapse module ${c.label}`, 'aria-expanded': 'true' }, gClusterLabels);
-      const lw = Math.min(b.w - 12, c.label.length * 7.5 + 34); let lx = b.x + 6; const ly = b.y + 5;
+      const lw = Math.min(b.w - 12, c.label.length * 8.1 + 34); let lx = b.x + 6; const ly = b.y + 5; // (13-px semibold title)
       for (const q of labelsPlaced) if (ly < q.y + 20 && q.y < ly + 20 && lx < q.x + q.w && q.x < lx + lw) lx = q.x + q.w + 4;
       labelsPlaced.push({ x: lx, y: ly, w: lw });
       el('rect', { x: lx, y: ly, width: lw, height: 20, rx: 6, class: 'cluster-label-bg' }, t);
@@ -168,7 +168,10 @@ export class GraphView {
     // value label (one stepped aside can pass the layout's edge).
     this.placedPins = placePins(runPins(model), (p) => this.pinBox(p), { compact: lod === 'compact', textWidth: pinTextWidth(this.svg) });
     this.bounds = figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box && fitLabelBox(m.box)).filter(Boolean)]);
-    this.fit({ minK: big || readsWhole(this.bounds, this.size(), input.lod) ? 0 : 0.8 });
+    // Never smaller than MIN_READABLE_K (every text ≥ 11 px on screen); a
+    // figure too big for that is shown in part and followed (see apply()).
+    // Big graphs start with the overview, which reads at any size.
+    this.fit({ minK: big ? 0 : MIN_READABLE_K });
     this.focusModuleName = focusModule;
     this.search?.refresh();
     return true;
@@ -242,15 +245,14 @@ export class GraphView {
   }
 
   apply(frame, { selected = {}, animate = true, follow = false, redraw = false } = {}) {
+    // A clamped view follows a new step (not a re-render for a selection, which reveals its own box).
+    const newStep = !this.lastApplied || this.lastApplied.frame.k !== frame.k;
     this.lastApplied = { frame, selected };
     const f = frame.focus || {};
-    const ev = frame.step?.event;
-    const gradChanged = ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
-    // The camera keeps the running node and the tensor whose .grad just changed in view.
-    // A warning or error just pinned is kept in view too.
-    const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
-    const pinAt = pinned ? this.placedPinOf(pinned) : null;
-    if (follow && !this.userMoved) this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt]);
+    const gradChanged = gradChangedAt(frame);
+    // The camera follows the player; a view clamped at the readable scale
+    // (the whole figure does not fit) follows it always.
+    if ((follow || (this.fitted?.clamped && newStep)) && !this.userMoved) this.keepFocus(frame);
     for (const [id, t] of this.tensorEls) {
       const c = t.c;
       const g = frame.grads.get(id) ?? null;
@@ -345,7 +347,7 @@ export class GraphView {
     const g = el('g', { class: `flow-label ${cls}`, 'data-edge': key }, cls === 'now' ? this.gNow : this.gPast);
     const { w, font } = labelSize(txt);
     el('rect', { x: mid.x - w / 2, y: mid.y - 10, width: w, height: 19, rx: 9 }, g);
-    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle', style: font < 12 ? `font-size:${font}px` : undefined }, g, txt);
+    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle', style: font !== LABEL_FONT ? `font-size:${font}px` : undefined }, g, txt);
     return g;
   }
 
@@ -375,10 +377,22 @@ export class GraphView {
       }
       const g = el('g', { class: `pin ${p.level}${at.badge ? ' badge' : ''}`, transform: `translate(${at.x},${at.y})` }, this.gPins);
       el('rect', { x: 0, y: 0, width: at.w, height: at.h, rx: Math.min(10, at.h / 2) }, g);
-      if (at.badge) el('text', { x: at.w / 2, y: at.h / 2 + 4, 'text-anchor': 'middle' }, g, at.lines[0]);
-      else at.lines.forEach((line, i) => el('text', { x: PIN_TEXT.padX, y: PIN_TEXT.padY + 11 + i * PIN_TEXT.lineH }, g, line));
+      if (at.badge) el('text', { x: at.w / 2, y: at.h / 2 + 4.5, 'text-anchor': 'middle' }, g, at.lines[0]);
+      else at.lines.forEach((line, i) => el('text', { x: PIN_TEXT.padX, y: PIN_TEXT.padY + 12.5 + i * PIN_TEXT.lineH }, g, line));
       el('title', {}, g, p.message);
     }
+  }
+
+  /**
+   * Keeps the running node and the tensor whose .grad just changed in view;
+   * a warning or error just pinned too.
+   */
+  keepFocus(frame, animate = true) {
+    const f = frame.focus || {}; const ev = frame.step?.event;
+    const gradChanged = gradChangedAt(frame);
+    const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
+    const pinAt = pinned ? this.placedPinOf(pinned) : null;
+    this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt], animate);
   }
 
   /** The placement of a frame's pin among the run's (same message at the same place). */
@@ -473,6 +487,12 @@ export class GraphView {
 
 }
 
+/** The tensor whose .grad a frame's step writes (or null). */
+function gradChangedAt(frame) {
+  const ev = frame.step?.event;
+  return ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
+}
+
 /** Measures a pin's line in the font styles.css gives `.pin text` (a canvas measures without touching layout). */
 // Pan, zoom, fit and follow: graph-camera.js.
 Object.assign(GraphView.prototype, CameraMethods);
@@ -483,7 +503,7 @@ function pinTextWidth(svg) {
   const ctx = typeof document !== 'undefined' ? document.createElement('canvas').getContext?.('2d') : null;
   if (!ctx) return undefined;
   const family = getComputedStyle(svg).getPropertyValue('--sans').trim() || 'sans-serif';
-  ctx.font = `600 11px ${family}`;
+  ctx.font = `600 12.5px ${family}`;
   return (t) => ctx.measureText(t).width;
 }
 
