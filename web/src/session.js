@@ -2,7 +2,7 @@
 // the layout (off the main thread for big graphs) and console reveal steps.
 import { analyze, consoleLines } from './model/trace-model.js';
 import { buildLayoutInput, layoutFor, BIG_UNITS } from './model/layout.js';
-import { readsWhole, fitScale, smallestTitlePx } from './model/records.js';
+import { readsWhole, fitScale } from './model/records.js';
 
 export const WORKER_LAYOUT_UNITS = 120;
 let layoutWorker = null; let layoutSeq = 0;
@@ -73,7 +73,7 @@ export function legacyHandles(model) {
 
 /**
  * Level of detail for the first view: full records if the whole graph reads
- * in the pane (titles ≥ 11 px), else compact records (titles only), else
+ * in the pane (every text ≥ 11 px, records.readsWhole), else compact records (titles only), else
  * compact with the outermost modules collapsed. Big graphs (laid out in the
  * worker) go straight to compact. `keep`: the lesson's module name, collapsed
  * last. Returns { input, layout, collapsed }.
@@ -115,9 +115,9 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null, 
     if (!pane) break;
     // A fold that splits a module over two columns reads worse than the next level of detail.
     const split = Object.keys(layout.clusterParts || {}).length > 0;
-    if (readsWhole(layout, pane, lod) && !split) return last;
-    // Nothing reads whole: keep the one with the largest titles.
-    const title = fitScale(layout, pane) * smallestTitlePx(lod);
+    if (readsWhole(layout, pane) && !split) return last;
+    // Nothing reads whole: keep the one drawn largest (the camera shows it in part, never under 11 px).
+    const title = fitScale(layout, pane);
     if (title > bestTitle) { best = last; bestTitle = title; }
   }
   return best || last;

@@ -128,7 +128,7 @@ export function computeLayout(input) {
 function dagreLayout(input, align = undefined) {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: false });
   const compact = input.lod === 'compact';
-  g.setGraph({ rankdir: input.dir === 'LR' ? 'LR' : 'TB', nodesep: compact ? 16 : 22, ranksep: compact ? 28 : 34, marginx: 10, marginy: 10, ...(align ? { align } : {}) });
+  g.setGraph({ rankdir: input.dir === 'LR' ? 'LR' : 'TB', nodesep: compact ? 16 : 18, ranksep: compact ? 28 : 34, marginx: 10, marginy: 10, ...(align ? { align } : {}) });
   g.setDefaultEdgeLabel(() => ({}));
   for (const c of input.clusters) g.setNode(c.id, { label: c.label, paddingTop: 26 });
   for (const c of input.clusters) if (c.parent && input.clusters.some((p) => p.id === c.parent)) g.setParent(c.id, c.parent);

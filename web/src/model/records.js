@@ -12,7 +12,7 @@ export const TITLE_PX = 16;
 export const TITLE_CHAR = 10.2; // width of a title character (16 px bold sans, generous)
 export const MONO_CHAR = 7.6; // width of a 12.5 px mono character
 export const HEAD = 26; export const ROW = 17; export const BADGE = 19; export const PADB = 8;
-export const GAP = 14; // between a tensor and its backward node
+export const GAP = 12; // between a tensor and its backward node
 export const MAX_W = 250;
 /** A record may grow to this width so that short values (SHORT_VALUE) show whole. */
 export const WIDE_W = 380;
@@ -172,7 +172,13 @@ export const NODE_TITLE_PX = 15;
 /** Smallest title font (graph units) a level of detail draws. */
 export const smallestTitlePx = (lod = 'full') => (lod === 'compact' ? NODE_TITLE_PX : TITLE_PX);
 
-/** True when a layout shown whole in `pane` keeps its smallest title at least MIN_TITLE_PX. */
-export function readsWhole(layout, pane, lod = 'full') {
-  return fitScale(layout, pane) * smallestTitlePx(lod) >= MIN_TITLE_PX;
+/**
+ * True when a layout shown whole in `pane` keeps every text at least
+ * MIN_TEXT_PX on screen (its smallest font, MIN_FIGURE_FONT, at the fit
+ * scale). Both levels of detail draw no text under MIN_FIGURE_FONT; titles
+ * alone (the rule before issue 32's last gap) let badges and shapes fall to
+ * 8 px.
+ */
+export function readsWhole(layout, pane) {
+  return fitScale(layout, pane) >= MIN_READABLE_K - 1e-9;
 }
