@@ -17,6 +17,27 @@ export const CameraMethods = {
     this.viewChanged();
   },
 
+  /**
+   * Keeps the running node and the tensor whose .grad just changed in view;
+   * a warning or error just pinned too.
+   */
+  keepFocus(frame, animate = true) {
+    const f = frame.focus || {}; const ev = frame.step?.event;
+    const gradChanged = gradChangedAt(frame);
+    const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
+    const pinAt = pinned ? this.placedPinOf(pinned) : null;
+    this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt], animate);
+  },
+
+  /** The box of a module's first call, by module name: its frame, or its box when collapsed (null if none). */
+  moduleBox(name) {
+    const c = this.input?.clusters.find((x) => x.name === name);
+    if (c && this.layout.clusters[c.id]) return this.layout.clusters[c.id];
+    const call = this.model?.moduleCalls.find((x) => x.name === name);
+    const u = call && this.input?.units.find((x) => x.placeholder === call.key);
+    return (u && this.layout.pos[u.id]) || null;
+  },
+
   /** Centres the view on a graph point at the same zoom (the minimap). */
   centreOn(gx, gy) {
     const { width, height } = this.size(); const k = this.view.k;
@@ -137,3 +158,9 @@ export const CameraMethods = {
     this.svg.addEventListener('pointerup', end); this.svg.addEventListener('pointercancel', end);
   },
 };
+
+/** The tensor whose .grad a frame's step writes (or null). */
+export function gradChangedAt(frame) {
+  const ev = frame.step?.event;
+  return ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
+}

@@ -12,7 +12,7 @@
 //    the graph is drawn, the SVG's size from a ResizeObserver.
 import { GAP, BIG_UNITS } from '../model/layout.js';
 import { abbreviate, MIN_READABLE_K } from '../model/records.js';
-import { CameraMethods } from './graph-camera.js';
+import { CameraMethods, gradChangedAt } from './graph-camera.js';
 import { OverviewMethods, overviewItems } from './graph-overview.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
 import { runPins, samePin } from '../model/trace-model.js';
@@ -173,6 +173,9 @@ export class GraphView {
     // Big graphs start with the overview, which reads at any size.
     this.fit({ minK: big ? 0 : MIN_READABLE_K });
     this.focusModuleName = focusModule;
+    // Shown in part: start at the lesson's module (the legacy-hook lesson's
+    // Mul3), not at whatever the top-centre happens to be.
+    if (this.fitted?.clamped && focusModule) this.keepInView([this.moduleBox(focusModule)], false);
     this.search?.refresh();
     return true;
   }
@@ -383,18 +386,6 @@ export class GraphView {
     }
   }
 
-  /**
-   * Keeps the running node and the tensor whose .grad just changed in view;
-   * a warning or error just pinned too.
-   */
-  keepFocus(frame, animate = true) {
-    const f = frame.focus || {}; const ev = frame.step?.event;
-    const gradChanged = gradChangedAt(frame);
-    const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
-    const pinAt = pinned ? this.placedPinOf(pinned) : null;
-    this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt], animate);
-  }
-
   /** The placement of a frame's pin among the run's (same message at the same place). */
   placedPinOf(p) {
     return (this.placedPins || []).find(({ pin }) => samePin(pin, p)) || null;
@@ -485,12 +476,6 @@ export class GraphView {
     return (node != null && this.boxes.get(`n${node}`)) || (tensor != null && this.boxes.get(`t${tensor}`)) || null;
   }
 
-}
-
-/** The tensor whose .grad a frame's step writes (or null). */
-function gradChangedAt(frame) {
-  const ev = frame.step?.event;
-  return ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
 }
 
 /** Measures a pin's line in the font styles.css gives `.pin text` (a canvas measures without touching layout). */
