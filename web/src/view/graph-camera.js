@@ -83,6 +83,7 @@ export const CameraMethods = {
     this.userMoved = false;
     this.view = fitView(bounds, size, { minK });
     this.fitted = { minK, clamped: this.view.k > fitView(bounds, size).k + 1e-6 };
+    this.svg.dataset.clamped = this.fitted.clamped ? 'true' : 'false'; // (tests: shown in part at the readable scale)
     this.applyView();
     // A clamped view starts at the step's running node when there is one.
     if (this.fitted.clamped && this.lastApplied) this.keepFocus(this.lastApplied.frame, false);
