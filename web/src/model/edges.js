@@ -65,32 +65,68 @@ export const PLACED_LABEL_W = labelWidth('x'.repeat(18));
 /** A value label's font (px, graph units): the figure's smallest (records.js MIN_FIGURE_FONT). */
 export const LABEL_FONT = 12.5;
 
+/** A value label's line height (graph units) after its first line (19 high). */
+export const LABEL_LINE = 15;
+
 /**
- * How a value label is drawn: its width and font size (px). Always in
- * LABEL_FONT: a label set smaller to keep to its room (a whole 3-vector once
- * went down to 8.5 px, 6 px on screen) is unreadable; a wide one overhangs
- * the room it was placed in a little instead (issue 32).
+ * The lines of a value label: one, unless it is wider than 1.2 × the room
+ * of an 18-character label; then "before → after" breaks before the arrow
+ * and a matrix gives each row a line (`[[1., 2.],` / ` [3., 4.]]`), a vector
+ * of 4 to 6 numbers two lines (more are abbreviated to fit one).
+ */
+export function labelLines(txt) {
+  if (labelWidth(txt) <= PLACED_LABEL_W * 1.2) return [txt];
+  const arrow = txt.indexOf(' → ');
+  const parts = arrow > 0 ? [txt.slice(0, arrow), txt.slice(arrow + 1)] : [txt];
+  return parts.flatMap((part) => {
+    const head = part.startsWith('→ ') ? '→ ' : ''; const body = part.slice(head.length);
+    if (labelWidth(part) <= PLACED_LABEL_W * 1.2) return [part];
+    const m = /^\[(\[.*\])\](.*)$/.exec(body); // a matrix, maybe followed by " (hook)"
+    const v = !m && /^\[([^[\]]*)\](.*)$/.exec(body); // a vector: its numbers in two lines
+    if (v) {
+      const items = v[1].split(', '); const half = Math.ceil(items.length / 2);
+      if (items.length < 4) return [part];
+      return [`${head}[${items.slice(0, half).join(', ')},`, `${' '.repeat(head.length)} ${items.slice(half).join(', ')}]${v[2]}`];
+    }
+    if (!m) return [part];
+    const rows = m[1].split(/(?<=\]), (?=\[)/);
+    const pad = ' '.repeat(head.length);
+    return rows.map((r, i) => `${i ? `${pad} ` : `${head}[`}${r}${i === rows.length - 1 ? `]${m[2]}` : ','}`);
+  });
+}
+
+/**
+ * How a value label is drawn: its lines, width, height and font size (px).
+ * Always in LABEL_FONT: a label set smaller to keep to its room (a whole
+ * 3-vector once went down to 8.5 px, 6 px on screen) is unreadable; a wide
+ * matrix takes a line per row instead (issue 32).
  */
 export function labelSize(txt) {
-  return { w: labelWidth(txt), font: LABEL_FONT };
+  const lines = labelLines(txt);
+  return { lines, w: Math.max(...lines.map(labelWidth)), h: 19 + (lines.length - 1) * LABEL_LINE, font: LABEL_FONT };
 }
 
-/** A label's box as the figure's fit counts it: at most PLACED_LABEL_W wide, centred. */
+/**
+ * A label's box as the figure's fit counts it: at most 1.2 × PLACED_LABEL_W
+ * wide (the widest a one-line label gets before it takes lines, labelLines),
+ * centred; a wider one (a long before → after) may overhang the fit a little.
+ */
 export function fitLabelBox(b) {
-  return b.w <= PLACED_LABEL_W ? b : { ...b, x: b.x + (b.w - PLACED_LABEL_W) / 2, w: PLACED_LABEL_W };
+  const max = 1.2 * PLACED_LABEL_W;
+  return b.w <= max ? b : { ...b, x: b.x + (b.w - max) / 2, w: max };
 }
 
-/** The widest value label each next_functions edge will show over the run (keyed as the edges). */
+/** The widest value label each next_functions edge will show over the run (keyed as the edges); `heights` too. */
 export function labelWidths(model) {
-  const widths = new Map();
+  const widths = new Map(); const heights = new Map(); widths.heights = heights;
   const widen = (node, j, txt) => {
     const e = model.nodes.get(node)?.next?.[j];
     if (e?.node == null) return;
     const key = `${node}>${e.node}#${j}`;
-    // Placed in the room of an 18-character label at most: a whole vector
-    // (set smaller, labelSize) overhangs that room a little rather than move
-    // its label off the edge and widen the fitted figure.
-    widths.set(key, Math.max(widths.get(key) || 0, Math.min(labelSize(txt).w, PLACED_LABEL_W)));
+    // Placed at its full width, so a whole vector (never set smaller, issue
+    // 32) keeps off the boxes and the other labels (the fit: fitLabelBox).
+    const size = labelSize(txt);
+    widths.set(key, Math.max(widths.get(key) || 0, size.w)); heights.set(key, Math.max(heights.get(key) || 0, size.h));
   };
   for (const ev of model.trace) {
     if (ev.type === 'node') (ev.gradInputs || []).forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null)));

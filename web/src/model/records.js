@@ -125,7 +125,7 @@ export function nodeRecord(n, lod = 'full', shown = null) {
   const hooks = [...(n.preHooks || []), ...(n.postHooks || [])];
   if (lod === 'compact') return { w: Math.round(Math.min(MAX_W, titleW(n.name || '') + 22 + (hooks.length ? 34 : 0))), h: HEAD + 4 };
   const badgeW = Math.max(0, ...hooks.map((h) => badgeLabel(h).length * MONO_CHAR + 60));
-  const w = Math.max(100, titleW(n.name || '') + 20, Math.min(MAX_W, badgeW), hooks.length ? 190 : 0, shownWidth(null, hooks.map((h) => h.handle), shown));
+  const w = Math.max(100, titleW(n.name || '') + 24, Math.min(MAX_W, badgeW), hooks.length ? 190 : 0, shownWidth(null, hooks.map((h) => h.handle), shown));
   return { w: Math.round(Math.min(WIDE_W, w)), h: HEAD + (hooks.length ? BADGE * 2 * hooks.length + 4 : 6) };
 }
 

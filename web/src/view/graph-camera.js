@@ -4,6 +4,7 @@
 // clicked). Split out of graph-view.js, which mixes these methods into
 // GraphView: the view draws, the camera moves it.
 import { fitView, panToInclude } from '../model/camera.js';
+import { MIN_READABLE_K } from '../model/records.js';
 
 export const CameraMethods = {
   applyView(animate = false) {
@@ -19,14 +20,16 @@ export const CameraMethods = {
 
   /**
    * Keeps the running node and the tensor whose .grad just changed in view;
-   * a warning or error just pinned too.
+   * a warning or error just pinned, and the step's values on edges, too.
    */
   keepFocus(frame, animate = true) {
     const f = frame.focus || {}; const ev = frame.step?.event;
     const gradChanged = gradChangedAt(frame);
     const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
     const pinAt = pinned ? this.placedPinOf(pinned) : null;
-    this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt], animate);
+    // Then the values this step puts on edges (dropped first when they do not all fit).
+    const labels = (frame.edges || []).map((e) => this.edgeMid?.get(`${e.from}>${e.to}#${e.index}`)?.box);
+    this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt, ...labels], animate);
   },
 
   /** The box of a module's first call, by module name: its frame, or its box when collapsed (null if none). */
@@ -48,13 +51,14 @@ export const CameraMethods = {
 
   /** Pans (smoothly, only when it must) so these boxes are visible; zooms out only if they cannot fit. */
   keepInView(boxes, animate = true) {
-    let v = panToInclude(this.view, boxes, this.size());
-    // A view clamped at the readable scale never zooms out below it: the
-    // first box (the running node) wins over the rest.
-    const floor = this.fitted?.clamped ? this.fitted.minK : 0;
-    if (v && v.k < floor - 1e-6) v = panToInclude(this.view, boxes.filter(Boolean).slice(0, 1), this.size());
+    const list = boxes.filter(Boolean);
+    // Never zoomed out below the readable scale (unless the reader is there
+    // already): the first boxes (the running node first) win over the rest.
+    const floor = this.big ? 0 : Math.min(this.view.k, MIN_READABLE_K);
+    let v = panToInclude(this.view, list, this.size());
+    for (let n = list.length - 1; v && v.k < floor - 1e-6 && n >= 1; n--) v = panToInclude(this.view, list.slice(0, n), this.size());
     if (v && v.k < floor - 1e-6) { // a box wider than the pane: its top-left corner in view
-      const b = boxes.find(Boolean);
+      const b = list[0];
       v = { k: floor, x: 12 - b.x * floor, y: 12 - b.y * floor };
     }
     if (!v) return;

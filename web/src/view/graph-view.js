@@ -13,11 +13,12 @@
 import { GAP, BIG_UNITS } from '../model/layout.js';
 import { abbreviate, MIN_READABLE_K } from '../model/records.js';
 import { CameraMethods, gradChangedAt } from './graph-camera.js';
+import { fitBounds } from '../model/camera.js';
 import { OverviewMethods, overviewItems } from './graph-overview.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
 import { runPins, samePin } from '../model/trace-model.js';
 import { placeLabels } from '../model/edge-labels.js';
-import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox, labelSize, LABEL_FONT } from '../model/edges.js';
+import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox, labelSize, LABEL_LINE } from '../model/edges.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
 import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
 import { Minimap } from './minimap.js';
@@ -145,7 +146,7 @@ export class GraphView {
     if (big) for (const e of this.edgeSpecs) this.edgeMid.set(e.key, curveMid(e.c[0], e.c[1], e.c[6], e.c[7]));
     else {
       const widths = labelWidths(model);
-      this.edgeMid = placeLabels(this.edgeSpecs, [...Object.values(layout.pos), ...labelsPlaced.map((q) => ({ ...q, h: 20 }))], (key) => widths.get(key));
+      this.edgeMid = placeLabels(this.edgeSpecs, [...Object.values(layout.pos), ...labelsPlaced.map((q) => ({ ...q, h: 20 }))], (key) => widths.get(key), (key) => widths.heights.get(key));
     }
     if (big) {
       // What follows (first frame, inspector, first canvas) is a task of its own.
@@ -167,14 +168,11 @@ export class GraphView {
     // Fit includes every pin the run will show (before it appears) and every
     // value label (one stepped aside can pass the layout's edge).
     this.placedPins = placePins(runPins(model), (p) => this.pinBox(p), { compact: lod === 'compact', textWidth: pinTextWidth(this.svg) });
-    this.bounds = figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box && fitLabelBox(m.box)).filter(Boolean)]);
-    // Never smaller than MIN_READABLE_K (every text ≥ 11 px on screen); a
-    // figure too big for that is shown in part and followed (see apply()).
-    // Big graphs start with the overview, which reads at any size.
+    this.bounds = fitBounds(figureBounds(layout, this.placedPins), figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box && fitLabelBox(m.box)).filter(Boolean)]), this.size(), big ? 0 : MIN_READABLE_K);
+    // Never under MIN_READABLE_K (text ≥ 11 px): else shown in part and followed (apply()); big graphs: the overview.
     this.fit({ minK: big ? 0 : MIN_READABLE_K });
     this.focusModuleName = focusModule;
-    // Shown in part: start at the lesson's module (the legacy-hook lesson's
-    // Mul3), not at whatever the top-centre happens to be.
+    // Shown in part: start at the lesson's module (the flagship's Mul3), not at whatever the top-centre is.
     if (this.fitted?.clamped && focusModule) this.keepInView([this.moduleBox(focusModule)], false);
     this.search?.refresh();
     return true;
@@ -348,9 +346,11 @@ export class GraphView {
   /** A value label centred on an edge's midpoint. */
   edgeLabel(mid, txt, cls, key) {
     const g = el('g', { class: `flow-label ${cls}`, 'data-edge': key }, cls === 'now' ? this.gNow : this.gPast);
-    const { w, font } = labelSize(txt);
-    el('rect', { x: mid.x - w / 2, y: mid.y - 10, width: w, height: 19, rx: 9 }, g);
-    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle', style: font !== LABEL_FONT ? `font-size:${font}px` : undefined }, g, txt);
+    const { w, h, lines } = labelSize(txt);
+    el('rect', { x: mid.x - w / 2, y: mid.y - h / 2 - 0.5, width: w, height: h, rx: 9 }, g);
+    // Several lines (a matrix a row per line): left-aligned so the columns line up; one <text>, whose text is the value.
+    const t = el('text', lines.length === 1 ? { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' } : {}, g, lines.length === 1 ? txt : null);
+    if (lines.length > 1) lines.forEach((line, i) => el('tspan', { x: mid.x - w / 2 + 6, y: mid.y - h / 2 + 13.5 + i * LABEL_LINE }, t, line));
     return g;
   }
 
