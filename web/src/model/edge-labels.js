@@ -69,6 +69,11 @@ export function labelPoint(c, boxes, labels = [], w = LABEL_W, h = LABEL_H) {
     const p = cubicAt(c, t);
     for (const q of [{ x: p.x + w + 4, y: p.y }, { x: p.x - w - 4, y: p.y }, { x: p.x, y: p.y + h + 4 }, { x: p.x, y: p.y - h - 4 }]) if (tryAt(q)) return best;
   }
+  // A tall label (a matrix, a row per line) may need to step aside further, past a neighbouring box.
+  for (const t of STEPS.slice(0, 3)) {
+    const p = cubicAt(c, t);
+    for (const q of [{ x: p.x + w / 2 + 8, y: p.y }, { x: p.x - w / 2 - 8, y: p.y }, { x: p.x + 1.5 * w + 8, y: p.y }, { x: p.x - 1.5 * w - 8, y: p.y }]) if (tryAt(q)) return best;
+  }
   // Nothing free: stay on the curve unless stepping aside covers less.
   return bestCost < onCurveCost ? best : onCurve;
 }
