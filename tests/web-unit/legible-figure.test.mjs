@@ -14,12 +14,14 @@ test('a value label is always set in the figure\'s smallest font, 12.5 units', (
   for (const t of ['1.', '[5.0186, 4.1821, -10.1689]', '[[3.1590, -1.4379], [10.7934, -2.6467], [1.4480, 0.4741]]']) assert.equal(labelSize(t).font, 12.5);
 });
 
-test('a short label is one line; a wide matrix takes a line per row, a wide vector two lines', () => {
+test('a short label is one line; a wide matrix or vector fills lines of at most 26 characters', () => {
   assert.deepEqual(labelLines('[1.4600, 2.0396, -3.6025]'), ['[1.4600, 2.0396, -3.6025]']); // 25 chars: 202 ≤ 1.2 × 141.2
   assert.deepEqual(labelLines('[[3.1590, -1.4379], [10.7934, -2.6467], [1.4480, 0.4741]]'), ['[[3.1590, -1.4379],', ' [10.7934, -2.6467],', ' [1.4480, 0.4741]]']);
   assert.deepEqual(labelLines('[5.0186, 4.1821, -10.1689, 1.0000, 2.0000, 3.0000]'), ['[5.0186, 4.1821, -10.1689,', ' 1.0000, 2.0000, 3.0000]']);
-  // before → after breaks before the arrow; each side breaks again only if it is still too wide.
-  assert.deepEqual(labelLines('[[0.1000, 0.2000], [0.3000, 0.4000]] → [[1., 2.], [3., 4.]] (h)'), ['[[0.1000, 0.2000],', ' [0.3000, 0.4000]]', '→ [[1., 2.],', '   [3., 4.]] (h)']);
+  // A column takes two lines, not one a row (27 characters would be too wide for one line of three).
+  assert.deepEqual(labelLines('[[-0.0078], [0.0252], [0.0004], [0.0004]]'), ['[[-0.0078], [0.0252],', ' [0.0004], [0.0004]]']);
+  // before → after breaks before the arrow; each side breaks again only if it is wider than one line (26 characters).
+  assert.deepEqual(labelLines('[[0.1000, 0.2000], [0.3000, 0.4000]] → [[1., 2.], [3., 4.]] (h)'), ['[[0.1000, 0.2000],', ' [0.3000, 0.4000]]', '→ [[1., 2.], [3., 4.]] (h)']);
   // Three lines: 19 for the first, 15 for each next; as wide as the widest line (20 chars · 7.6 + 12).
   const s = labelSize('[[3.1590, -1.4379], [10.7934, -2.6467], [1.4480, 0.4741]]');
   assert.equal(s.h, 19 + 2 * LABEL_LINE); assert.equal(s.w, 20 * 7.6 + 12);

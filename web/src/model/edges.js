@@ -67,12 +67,14 @@ export const LABEL_FONT = 12.5;
 
 /** A value label's line height (graph units) after its first line (19 high). */
 export const LABEL_LINE = 15;
+/** The widest line a label breaks into (26 characters: a 6-vector in two lines). */
+const PACK_W = PLACED_LABEL_W * 1.5;
 
 /**
  * The lines of a value label: one, unless it is wider than 1.2 × the room
  * of an 18-character label; then "before → after" breaks before the arrow
- * and a matrix gives each row a line (`[[1., 2.],` / ` [3., 4.]]`), a vector
- * of 4 to 6 numbers two lines (more are abbreviated to fit one).
+ * and a matrix's rows (a vector's numbers) fill lines of at most PACK_W:
+ * `[[3.1590, -1.4379],` / ` [10.7934, -2.6467],` / ` [1.4480, 0.4741]]`.
  */
 export function labelLines(txt) {
   if (labelWidth(txt) <= PLACED_LABEL_W * 1.2) return [txt];
@@ -82,16 +84,21 @@ export function labelLines(txt) {
     const head = part.startsWith('→ ') ? '→ ' : ''; const body = part.slice(head.length);
     if (labelWidth(part) <= PLACED_LABEL_W * 1.2) return [part];
     const m = /^\[(\[.*\])\](.*)$/.exec(body); // a matrix, maybe followed by " (hook)"
-    const v = !m && /^\[([^[\]]*)\](.*)$/.exec(body); // a vector: its numbers in two lines
-    if (v) {
-      const items = v[1].split(', '); const half = Math.ceil(items.length / 2);
-      if (items.length < 4) return [part];
-      return [`${head}[${items.slice(0, half).join(', ')},`, `${' '.repeat(head.length)} ${items.slice(half).join(', ')}]${v[2]}`];
-    }
-    if (!m) return [part];
-    const rows = m[1].split(/(?<=\]), (?=\[)/);
-    const pad = ' '.repeat(head.length);
-    return rows.map((r, i) => `${i ? `${pad} ` : `${head}[`}${r}${i === rows.length - 1 ? `]${m[2]}` : ','}`);
+    const v = !m && /^\[([^[\]]*)\](.*)$/.exec(body); // a vector
+    if (!m && !v) return [part];
+    // Rows (or numbers) packed greedily into lines of at most PACK_W: a
+    // column [[a], [b], [c], [d]] takes two lines, not four.
+    const items = m ? m[1].split(/(?<=\]), (?=\[)/) : v[1].split(', ');
+    const tail = `]${(m || v)[2]}`; const indent = ' '.repeat(head.length + 1);
+    const lines = []; let line = `${head}[`;
+    items.forEach((it, i) => {
+      const piece = `${it}${i === items.length - 1 ? tail : ','}`;
+      const fresh = line === `${head}[` || line === indent;
+      if (!fresh && labelWidth(`${line} ${piece}`) > PACK_W) { lines.push(line); line = indent; }
+      line += `${line === `${head}[` || line === indent ? '' : ' '}${piece}`;
+    });
+    lines.push(line);
+    return lines;
   });
 }
 
