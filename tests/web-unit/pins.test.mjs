@@ -27,7 +27,7 @@ test('pins sit above the layout, never over a box, each with a leader to its box
   }
   const [err, warn] = placed;
   assert.equal(err.lines.length, 3); // 2 + 90 characters at 40 a line
-  assert.equal(err.h, 3 * 14 + 12);
+  assert.equal(err.h, 3 * 16 + 12); // 16-unit lines (12.5-px text), 6 above and below
   assert.equal(err.w, Math.max(...err.lines.map((l) => l.length)) * 6 + 20);
   // Its right end is over b's right edge + 10, unless that would put it left of 0.
   assert.equal(err.x, Math.max(0, 150 + 150 + 10 - err.w));
@@ -51,7 +51,8 @@ test('pins that do not overlap share a row; a pin pointing at nothing has no lea
 test('compact: a box\'s pins are badges on its top-right corner, right to left', () => {
   const box = { x: 100, y: 50, w: 80, h: 30 };
   const placed = placePins([{ level: 'warning', message: 'x' }, { level: 'error', message: 'y' }], () => box, { compact: true });
-  assert.deepEqual(placed.map((p) => [p.x, p.y, p.w, p.h]), [[164, 42, 16, 16], [146, 42, 16, 16]]);
+  // Radius 9 (a 12.5-px icon): the first centred 9 in from the corner (171, 50), the next 2·9 + 2 to its left.
+  assert.deepEqual(placed.map((p) => [p.x, p.y, p.w, p.h]), [[162, 41, 18, 18], [142, 41, 18, 18]]);
   assert.deepEqual(placed.map((p) => p.lines[0]), ['⚠', '✖']);
 });
 

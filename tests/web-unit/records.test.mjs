@@ -1,7 +1,7 @@
 // Pure figure model: value abbreviation, badge labels, camera framing, LOD rule.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { abbreviate, badgeLabel, shapeText, readsWhole, fitScale, TITLE_PX } from '../../web/src/model/records.js';
+import { abbreviate, badgeLabel, shapeText, readsWhole, fitScale, TITLE_PX, MIN_READABLE_K } from '../../web/src/model/records.js';
 import { panToInclude, fitView, unionBox } from '../../web/src/model/camera.js';
 
 test('abbreviate keeps short values whole and never cuts inside a number', () => {
@@ -27,11 +27,15 @@ test('badge labels: kind then function name; strides only when not contiguous', 
   assert.equal(shapeText({ shape: [3, 2], stride: [1, 3] }), '[3, 2] stride (1, 3)');
 });
 
-test('level of detail: a layout reads whole when fit titles are ≥ 11 px', () => {
+test('level of detail: a layout reads whole when its smallest text (12.5 units) fits at ≥ 11 px', () => {
   const pane = { width: 640, height: 540 };
   assert.ok(readsWhole({ width: 600, height: 500 }, pane));
   assert.ok(!readsWhole({ width: 2400, height: 500 }, pane));
-  assert.ok(fitScale({ width: 900, height: 300 }, pane) * TITLE_PX >= 11);
+  // 624 / 700 = 0.89 ≥ 11/12.5 = 0.88; 624 / 720 = 0.867 is not (titles would still be 13.9 px).
+  assert.ok(readsWhole({ width: 700, height: 300 }, pane));
+  assert.ok(!readsWhole({ width: 720, height: 300 }, pane));
+  assert.ok(fitScale({ width: 720, height: 300 }, pane) * TITLE_PX >= 11);
+  assert.equal(MIN_READABLE_K, 11 / 12.5);
 });
 
 test('camera: stays put when the boxes are visible, pans minimally, zooms out only if needed', () => {

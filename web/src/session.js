@@ -1,8 +1,9 @@
 // Turns a worker result into everything the views need: the analyzed model,
 // the layout (off the main thread for big graphs) and console reveal steps.
-import { analyze, consoleLines } from './model/trace-model.js';
+import { analyze, consoleLines, runPins } from './model/trace-model.js';
+import { placePins, figureBounds } from './model/pins.js';
 import { buildLayoutInput, layoutFor, BIG_UNITS } from './model/layout.js';
-import { readsWhole, fitScale, smallestTitlePx } from './model/records.js';
+import { readsWhole, fitScale } from './model/records.js';
 
 export const WORKER_LAYOUT_UNITS = 120;
 let layoutWorker = null; let layoutSeq = 0;
@@ -73,7 +74,7 @@ export function legacyHandles(model) {
 
 /**
  * Level of detail for the first view: full records if the whole graph reads
- * in the pane (titles ≥ 11 px), else compact records (titles only), else
+ * in the pane (every text ≥ 11 px, records.readsWhole), else compact records (titles only), else
  * compact with the outermost modules collapsed. Big graphs (laid out in the
  * worker) go straight to compact. `keep`: the lesson's module name, collapsed
  * last. Returns { input, layout, collapsed }.
@@ -107,6 +108,7 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null, 
   const tries = [['full', sets[0], 'TB'], ['full', sets[0], 'LR'], ...(fold ? [['full', sets[0], 'TB', true]] : []),
     ...sets.flatMap((set) => [['compact', set, 'TB'], ['compact', set, 'LR'], ...(fold ? [['compact', set, 'TB', true]] : [])])];
   let last = null; let best = null; let bestTitle = -1;
+  const pins = runPins(model);
   for (const [lod, set, dir, folded] of tries) {
     const input = buildLayoutInput(model, { collapsed: set, lod, dir });
     if (folded) { input.fold = true; input.aspect = pane.width / pane.height; }
@@ -115,12 +117,25 @@ export async function chooseLayout(model, { collapsed = new Set(), pane = null, 
     if (!pane) break;
     // A fold that splits a module over two columns reads worse than the next level of detail.
     const split = Object.keys(layout.clusterParts || {}).length > 0;
-    if (readsWhole(layout, pane, lod) && !split) return last;
-    // Nothing reads whole: keep the one with the largest titles.
-    const title = fitScale(layout, pane) * smallestTitlePx(lod);
+    const figure = withPins(layout, input, pins);
+    if (readsWhole(figure, pane) && !split) return last;
+    // Nothing reads whole: keep the one drawn largest (the camera shows it in part, never under 11 px).
+    const title = fitScale(figure, pane);
     if (title > bestTitle) { best = last; bestTitle = title; }
   }
   return best || last;
+}
+
+/**
+ * The size the camera fits: the layout grown by the band of warning pins
+ * above it (estimated as the view places them, pins.js), so a figure chosen
+ * as "reads whole" is not then shown in part because of a pin.
+ */
+function withPins(layout, input, pins) {
+  if (!pins.length) return layout;
+  const boxOf = (p) => layout.pos[(p.node != null && input.unitOfNode[p.node]) || (p.tensor != null && input.unitOfTensor[p.tensor])] || null;
+  const b = figureBounds(layout, placePins(pins, boxOf, { compact: input.lod === 'compact' }));
+  return { width: b.width, height: b.height };
 }
 
 export async function buildSession(result, { collapsed = new Set(), pane = null, keep = null } = {}) {

@@ -42,3 +42,13 @@ export function panToInclude(view, boxes, size, margin = 12) {
   const shift = (lo, hi, max) => (lo < margin ? margin - lo : hi > max - margin ? max - margin - hi : 0);
   return { k, x: x + shift(sx0, sx1, size.width), y: y + shift(sy0, sy1, size.height) };
 }
+
+/**
+ * What the camera fits: the figure with its value labels when that reads at
+ * minK, else the figure without them (boxes and pins), whose labels may then
+ * overhang the pane a little: a label's end cut at the edge loses less than
+ * a figure shown in part (its value is also the step's sentence).
+ */
+export function fitBounds(figure, withLabels, size, minK) {
+  return fitView(withLabels, size).k >= minK - 1e-6 || fitView(figure, size).k < minK - 1e-6 ? withLabels : figure;
+}

@@ -62,35 +62,78 @@ export function edgeLabelText(value, before, by = null) {
  */
 export const PLACED_LABEL_W = labelWidth('x'.repeat(18));
 
+/** A value label's font (px, graph units): the figure's smallest (records.js MIN_FIGURE_FONT). */
+export const LABEL_FONT = 12.5;
+
+/** A value label's line height (graph units) after its first line (19 high). */
+export const LABEL_LINE = 15;
+/** The widest line a label breaks into (26 characters: a 6-vector in two lines). */
+const PACK_W = PLACED_LABEL_W * 1.5;
+
 /**
- * How a value label is drawn: its width and font size (px). A label wider
- * than 1.2 × PLACED_LABEL_W (a whole 3-vector) is set in a smaller font, down
- * to 8.5 px, so that it keeps to the room it was placed in.
+ * The lines of a value label: one, unless it is wider than 1.2 × the room
+ * of an 18-character label; then "before → after" breaks before the arrow
+ * and a matrix's rows (a vector's numbers) fill lines of at most PACK_W:
+ * `[[3.1590, -1.4379],` / ` [10.7934, -2.6467],` / ` [1.4480, 0.4741]]`.
+ */
+export function labelLines(txt) {
+  if (labelWidth(txt) <= PLACED_LABEL_W * 1.2) return [txt];
+  const arrow = txt.indexOf(' → ');
+  const parts = arrow > 0 ? [txt.slice(0, arrow), txt.slice(arrow + 1)] : [txt];
+  return parts.flatMap((part) => {
+    const head = part.startsWith('→ ') ? '→ ' : ''; const body = part.slice(head.length);
+    if (labelWidth(part) <= PLACED_LABEL_W * 1.2) return [part];
+    const m = /^\[(\[.*\])\](.*)$/.exec(body); // a matrix, maybe followed by " (hook)"
+    const v = !m && /^\[([^[\]]*)\](.*)$/.exec(body); // a vector
+    if (!m && !v) return [part];
+    // Rows (or numbers) packed greedily into lines of at most PACK_W: a
+    // column [[a], [b], [c], [d]] takes two lines, not four.
+    const items = m ? m[1].split(/(?<=\]), (?=\[)/) : v[1].split(', ');
+    const tail = `]${(m || v)[2]}`; const indent = ' '.repeat(head.length + 1);
+    const lines = []; let line = `${head}[`;
+    items.forEach((it, i) => {
+      const piece = `${it}${i === items.length - 1 ? tail : ','}`;
+      const fresh = line === `${head}[` || line === indent;
+      if (!fresh && labelWidth(`${line} ${piece}`) > PACK_W) { lines.push(line); line = indent; }
+      line += `${line === `${head}[` || line === indent ? '' : ' '}${piece}`;
+    });
+    lines.push(line);
+    return lines;
+  });
+}
+
+/**
+ * How a value label is drawn: its lines, width, height and font size (px).
+ * Always in LABEL_FONT: a label set smaller to keep to its room (a whole
+ * 3-vector once went down to 8.5 px, 6 px on screen) is unreadable; a wide
+ * matrix takes a line per row instead (issue 32).
  */
 export function labelSize(txt) {
-  const natural = labelWidth(txt);
-  const room = PLACED_LABEL_W * 1.2;
-  if (natural <= room) return { w: natural, font: 12 };
-  const font = Math.max(8.5, 12 * (room - 12) / (natural - 12));
-  return { w: Math.round((natural - 12) * font / 12 + 12), font: Math.round(font * 10) / 10 };
+  const lines = labelLines(txt);
+  return { lines, w: Math.max(...lines.map(labelWidth)), h: 19 + (lines.length - 1) * LABEL_LINE, font: LABEL_FONT };
 }
 
-/** A label's box as the figure's fit counts it: at most PLACED_LABEL_W wide, centred. */
+/**
+ * A label's box as the figure's fit counts it: at most 1.2 × PLACED_LABEL_W
+ * wide (the widest a one-line label gets before it takes lines, labelLines),
+ * centred; a wider one (a long before → after) may overhang the fit a little.
+ */
 export function fitLabelBox(b) {
-  return b.w <= PLACED_LABEL_W ? b : { ...b, x: b.x + (b.w - PLACED_LABEL_W) / 2, w: PLACED_LABEL_W };
+  const max = 1.2 * PLACED_LABEL_W;
+  return b.w <= max ? b : { ...b, x: b.x + (b.w - max) / 2, w: max };
 }
 
-/** The widest value label each next_functions edge will show over the run (keyed as the edges). */
+/** The widest value label each next_functions edge will show over the run (keyed as the edges); `heights` too. */
 export function labelWidths(model) {
-  const widths = new Map();
+  const widths = new Map(); const heights = new Map(); widths.heights = heights;
   const widen = (node, j, txt) => {
     const e = model.nodes.get(node)?.next?.[j];
     if (e?.node == null) return;
     const key = `${node}>${e.node}#${j}`;
-    // Placed in the room of an 18-character label at most: a whole vector
-    // (set smaller, labelSize) overhangs that room a little rather than move
-    // its label off the edge and widen the fitted figure.
-    widths.set(key, Math.max(widths.get(key) || 0, Math.min(labelSize(txt).w, PLACED_LABEL_W)));
+    // Placed at its full width, so a whole vector (never set smaller, issue
+    // 32) keeps off the boxes and the other labels (the fit: fitLabelBox).
+    const size = labelSize(txt);
+    widths.set(key, Math.max(widths.get(key) || 0, size.w)); heights.set(key, Math.max(heights.get(key) || 0, size.h));
   };
   for (const ev of model.trace) {
     if (ev.type === 'node') (ev.gradInputs || []).forEach((g, j) => widen(ev.node, j, edgeLabelText(g ?? null)));

@@ -105,11 +105,30 @@ export function buildLayoutInput(model, { collapsed = new Set(), lod = 'full', d
   return { lod, dir, units: [...units.values()], edges, clusters: visibleClusters, unitOfNode: Object.fromEntries([...unitOfNode].map(([k, v]) => [k, R(v)])), unitOfTensor: Object.fromEntries([...unitOfTensor].map(([k, v]) => [k, R(v)])) };
 }
 
-/** Runs dagre on a layout input (plain data in, plain data out). */
+/** Up to this many units, computeLayout also tries dagre's up-left alignment (a few ms each). */
+const NARROW_TRY_UNITS = 40;
+
+/**
+ * Runs dagre on a layout input (plain data in, plain data out). A small
+ * graph is laid out twice, with dagre's balanced alignment and with its
+ * up-left one, and keeps the narrower across (when it saves at least 5%):
+ * the balanced one often shifts a rank sideways by half a box (lesson 1:
+ * 865 → 742 units wide), and a narrower figure is drawn larger, so its
+ * text reads (issue 32: every text ≥ 11 px on screen).
+ */
 export function computeLayout(input) {
+  const first = dagreLayout(input);
+  if (input.units.length > NARROW_TRY_UNITS) return first;
+  const across = (L) => (input.dir === 'LR' ? L.height : L.width);
+  let other = null;
+  try { other = dagreLayout(input, 'UL'); } catch { return first; }
+  return across(other) < 0.95 * across(first) ? other : first;
+}
+
+function dagreLayout(input, align = undefined) {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: false });
   const compact = input.lod === 'compact';
-  g.setGraph({ rankdir: input.dir === 'LR' ? 'LR' : 'TB', nodesep: compact ? 16 : 22, ranksep: compact ? 28 : 34, marginx: 10, marginy: 10 });
+  g.setGraph({ rankdir: input.dir === 'LR' ? 'LR' : 'TB', nodesep: compact ? 16 : 18, ranksep: compact ? 28 : 34, marginx: 10, marginy: 10, ...(align ? { align } : {}) });
   g.setDefaultEdgeLabel(() => ({}));
   for (const c of input.clusters) g.setNode(c.id, { label: c.label, paddingTop: 26 });
   for (const c of input.clusters) if (c.parent && input.clusters.some((p) => p.id === c.parent)) g.setParent(c.id, c.parent);

@@ -13,8 +13,8 @@
 
 import { unionBox } from './camera.js';
 
-const CHAR_W = 6.4; // 11px semibold sans, average advance
-const LINE_H = 14;
+const CHAR_W = 7.3; // 12.5px semibold sans, average advance (the figure's smallest font, records.js)
+const LINE_H = 16;
 const PAD_X = 10;
 const PAD_Y = 6;
 const GAP = 4; // between a pin and its box, and between stacked pins
@@ -86,7 +86,7 @@ export function placePins(pins, boxOf, { compact = false, lineChars = 40, textWi
  * shrink the whole figure.
  */
 function placeBadges(pins, boxOf) {
-  const R = 8;
+  const R = 9; // 12.5-px icon inside
   const count = new Map();
   return pins.map((pin) => {
     const box = boxOf(pin);

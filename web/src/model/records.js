@@ -5,12 +5,14 @@
 // draws exactly these rows, so nothing is ever cut inside a box.
 import { flatten, chooseFormat, formatScalar, formatShape } from './format.js';
 
-// Fonts (graph units): titles 16 px sans bold, rows 12.5 px mono.
+// Fonts (graph units): titles 16 px sans bold, rows 12.5 px mono; no text of
+// the figure (badges, shapes, value labels, pins, module titles) is smaller
+// than MIN_FIGURE_FONT.
 export const TITLE_PX = 16;
 export const TITLE_CHAR = 10.2; // width of a title character (16 px bold sans, generous)
 export const MONO_CHAR = 7.6; // width of a 12.5 px mono character
 export const HEAD = 26; export const ROW = 17; export const BADGE = 19; export const PADB = 8;
-export const GAP = 14; // between a tensor and its backward node
+export const GAP = 12; // between a tensor and its backward node
 export const MAX_W = 250;
 /** A record may grow to this width so that short values (SHORT_VALUE) show whole. */
 export const WIDE_W = 380;
@@ -94,12 +96,12 @@ const titleW = (s) => s.length * TITLE_CHAR;
 
 /**
  * Width a record needs for the run's widest grad row and hook badge lines
- * (`shown`: shown-values.js widestShown; badge lines are 11.5 px mono, 6.9 wide).
+ * (`shown`: shown-values.js widestShown; badge lines are 12.5 px mono, MONO_CHAR wide).
  */
 function shownWidth(grads, handles, shown) {
   if (!shown) return 0;
   const badge = Math.max(0, ...handles.map((h) => shown.badge.get(h) || 0));
-  return Math.max(grads != null ? VALUE_X + (shown.grad.get(grads) || 0) * MONO_CHAR + 12 : 0, badge ? badge * 6.9 + 28 : 0);
+  return Math.max(grads != null ? VALUE_X + (shown.grad.get(grads) || 0) * MONO_CHAR + 12 : 0, badge ? badge * MONO_CHAR + 28 : 0);
 }
 
 /** Tensor record size: title row, data row, grad row, one row per hook badge. */
@@ -123,7 +125,7 @@ export function nodeRecord(n, lod = 'full', shown = null) {
   const hooks = [...(n.preHooks || []), ...(n.postHooks || [])];
   if (lod === 'compact') return { w: Math.round(Math.min(MAX_W, titleW(n.name || '') + 22 + (hooks.length ? 34 : 0))), h: HEAD + 4 };
   const badgeW = Math.max(0, ...hooks.map((h) => badgeLabel(h).length * MONO_CHAR + 60));
-  const w = Math.max(100, titleW(n.name || '') + 20, Math.min(MAX_W, badgeW), hooks.length ? 190 : 0, shownWidth(null, hooks.map((h) => h.handle), shown));
+  const w = Math.max(100, titleW(n.name || '') + 24, Math.min(MAX_W, badgeW), hooks.length ? 190 : 0, shownWidth(null, hooks.map((h) => h.handle), shown));
   return { w: Math.round(Math.min(WIDE_W, w)), h: HEAD + (hooks.length ? BADGE * 2 * hooks.length + 4 : 6) };
 }
 
@@ -150,13 +152,33 @@ export function fitScale(layout, pane, margin = 16) {
 /** Smallest title the first view may show (the page's body text is 11 px). */
 export const MIN_TITLE_PX = 11.2;
 
+/** The smallest font (graph units) of any text in the figure (styles.css: shapes, badges, value labels, pins). */
+export const MIN_FIGURE_FONT = 12.5;
+
+/** The smallest any text of the figure may render on screen (px): the page's small print. */
+export const MIN_TEXT_PX = 11;
+
+/**
+ * The smallest scale the camera fits the figure to (0.88): below it the
+ * smallest text would render under MIN_TEXT_PX. A figure that does not fit
+ * at this scale is shown in part and the view follows the running node
+ * (Netron and Model Explorer keep graphs legible by moving, not shrinking).
+ */
+export const MIN_READABLE_K = MIN_TEXT_PX / MIN_FIGURE_FONT;
+
 /** The merged overview record's second title (the node's PyTorch name) is drawn at 15 px (styles.css .node-title). */
 export const NODE_TITLE_PX = 15;
 
 /** Smallest title font (graph units) a level of detail draws. */
 export const smallestTitlePx = (lod = 'full') => (lod === 'compact' ? NODE_TITLE_PX : TITLE_PX);
 
-/** True when a layout shown whole in `pane` keeps its smallest title at least MIN_TITLE_PX. */
-export function readsWhole(layout, pane, lod = 'full') {
-  return fitScale(layout, pane) * smallestTitlePx(lod) >= MIN_TITLE_PX;
+/**
+ * True when a layout shown whole in `pane` keeps every text at least
+ * MIN_TEXT_PX on screen (its smallest font, MIN_FIGURE_FONT, at the fit
+ * scale). Both levels of detail draw no text under MIN_FIGURE_FONT; titles
+ * alone (the rule before issue 32's last gap) let badges and shapes fall to
+ * 8 px.
+ */
+export function readsWhole(layout, pane) {
+  return fitScale(layout, pane) >= MIN_READABLE_K - 1e-9;
 }

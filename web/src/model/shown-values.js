@@ -6,7 +6,7 @@ import { abbreviate, isShortValue, MAX_W, VALUE_X, MONO_CHAR } from './records.j
 import { sameValue } from './format.js';
 
 /** Width of a 11.5 px mono character in a badge. */
-export const BADGE_CHAR = 6.9;
+export const BADGE_CHAR = 7.6;
 /** Characters of a grad row in a MAX_W-wide box: what a long value is abbreviated to. */
 export const GRAD_CHARS = Math.floor((MAX_W - VALUE_X - 8) / MONO_CHAR);
 

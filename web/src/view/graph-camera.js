@@ -4,6 +4,7 @@
 // clicked). Split out of graph-view.js, which mixes these methods into
 // GraphView: the view draws, the camera moves it.
 import { fitView, panToInclude } from '../model/camera.js';
+import { MIN_READABLE_K } from '../model/records.js';
 
 export const CameraMethods = {
   applyView(animate = false) {
@@ -17,6 +18,29 @@ export const CameraMethods = {
     this.viewChanged();
   },
 
+  /**
+   * Keeps the running node and the tensor whose .grad just changed in view;
+   * a warning or error just pinned, and the step's values on edges, too.
+   */
+  keepFocus(frame, animate = true) {
+    const f = frame.focus || {}; const ev = frame.step?.event;
+    const gradChanged = gradChangedAt(frame);
+    const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
+    const pinAt = pinned ? this.placedPinOf(pinned) : null;
+    // Then the values this step puts on edges (dropped first when they do not all fit).
+    const labels = (frame.edges || []).map((e) => this.edgeMid?.get(`${e.from}>${e.to}#${e.index}`)?.box);
+    this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt, ...labels], animate);
+  },
+
+  /** The box of a module's first call, by module name: its frame, or its box when collapsed (null if none). */
+  moduleBox(name) {
+    const c = this.input?.clusters.find((x) => x.name === name);
+    if (c && this.layout.clusters[c.id]) return this.layout.clusters[c.id];
+    const call = this.model?.moduleCalls.find((x) => x.name === name);
+    const u = call && this.input?.units.find((x) => x.placeholder === call.key);
+    return (u && this.layout.pos[u.id]) || null;
+  },
+
   /** Centres the view on a graph point at the same zoom (the minimap). */
   centreOn(gx, gy) {
     const { width, height } = this.size(); const k = this.view.k;
@@ -26,10 +50,21 @@ export const CameraMethods = {
   },
 
   /** Pans (smoothly, only when it must) so these boxes are visible; zooms out only if they cannot fit. */
-  keepInView(boxes) {
-    const v = panToInclude(this.view, boxes, this.size());
+  keepInView(boxes, animate = true) {
+    const list = boxes.filter(Boolean);
+    // Never zoomed out below the readable scale (unless the reader is there
+    // already): the first boxes (the running node first) win over the rest.
+    const floor = this.big ? 0 : Math.min(this.view.k, MIN_READABLE_K);
+    let v = panToInclude(this.view, list, this.size());
+    for (let n = list.length - 1; v && v.k < floor - 1e-6 && n >= 1; n--) v = panToInclude(this.view, list.slice(0, n), this.size());
+    if (v && v.k < floor - 1e-6) { // a box wider than the pane: its top-left corner in view
+      const b = list[0];
+      v = { k: floor, x: 12 - b.x * floor, y: 12 - b.y * floor };
+    }
     if (!v) return;
-    this.view = v; this.fitted = null; this.applyView(!this.reducedMotion());
+    // A clamped view stays "fitted": a resize fits it again (then follows the node).
+    this.view = v; if (!this.fitted?.clamped) this.fitted = null;
+    this.applyView(animate && !this.reducedMotion());
   },
 
   reducedMotion() { return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches; },
@@ -41,12 +76,21 @@ export const CameraMethods = {
     this.keepInView([box]);
   },
 
-  /** Fits the graph (and hands the camera back to the player); with minK, a big graph is shown from its top. */
+  /**
+   * Fits the graph (and hands the camera back to the player). With minK the
+   * figure is never drawn smaller: if it does not fit at minK it is shown
+   * from its top and the view keeps the running node in sight (`clamped`).
+   */
   fit({ minK = 0 } = {}) {
     if (!this.layout) return;
-    this.userMoved = false; this.fitted = { minK };
-    this.view = fitView(this.bounds || this.layout, this.size(), { minK });
+    const bounds = this.bounds || this.layout; const size = this.size();
+    this.userMoved = false;
+    this.view = fitView(bounds, size, { minK });
+    this.fitted = { minK, clamped: this.view.k > fitView(bounds, size).k + 1e-6 };
+    this.svg.dataset.clamped = this.fitted.clamped ? 'true' : 'false'; // (tests: shown in part at the readable scale)
     this.applyView();
+    // A clamped view starts at the step's running node when there is one.
+    if (this.fitted.clamped && this.lastApplied) this.keepFocus(this.lastApplied.frame, false);
   },
 
   zoomBy(f, cx, cy, { user = true } = {}) {
@@ -119,3 +163,9 @@ export const CameraMethods = {
     this.svg.addEventListener('pointerup', end); this.svg.addEventListener('pointercancel', end);
   },
 };
+
+/** The tensor whose .grad a frame's step writes (or null). */
+export function gradChangedAt(frame) {
+  const ev = frame.step?.event;
+  return ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
+}

@@ -11,13 +11,14 @@
 //  - nothing reads layout: edge midpoints come from the curve's geometry when
 //    the graph is drawn, the SVG's size from a ResizeObserver.
 import { GAP, BIG_UNITS } from '../model/layout.js';
-import { abbreviate, readsWhole } from '../model/records.js';
-import { CameraMethods } from './graph-camera.js';
+import { abbreviate, MIN_READABLE_K } from '../model/records.js';
+import { CameraMethods, gradChangedAt } from './graph-camera.js';
+import { fitBounds } from '../model/camera.js';
 import { OverviewMethods, overviewItems } from './graph-overview.js';
 import { placePins, figureBounds, PIN_TEXT } from '../model/pins.js';
 import { runPins, samePin } from '../model/trace-model.js';
 import { placeLabels } from '../model/edge-labels.js';
-import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox, labelSize } from '../model/edges.js';
+import { edgeSpecs, labelWidths, edgeLabelText, maxGradNorm, edgeWidth, curveMid, fitLabelBox, labelSize, LABEL_LINE } from '../model/edges.js';
 import { el, drawTensor, drawNode, drawMerged, updateBadge } from './graph-records.js';
 import { OverviewCanvas, DETAIL_K } from './overview-canvas.js';
 import { Minimap } from './minimap.js';
@@ -114,7 +115,7 @@ export class GraphView {
       // layered.js: the rest of a module folded over several columns.
       for (const q of layout.clusterParts?.[c.id] || []) el('rect', { x: q.x, y: q.y, width: q.w, height: q.h, rx: 12, class: 'cluster-box' }, g);
       const t = el('g', { class: 'cluster-toggle', role: 'button', tabindex: 0, 'aria-label': `Collapse module ${c.label}`, 'aria-expanded': 'true' }, gClusterLabels);
-      const lw = Math.min(b.w - 12, c.label.length * 7.5 + 34); let lx = b.x + 6; const ly = b.y + 5;
+      const lw = Math.min(b.w - 12, c.label.length * 8.1 + 34); let lx = b.x + 6; const ly = b.y + 5; // (13-px semibold title)
       for (const q of labelsPlaced) if (ly < q.y + 20 && q.y < ly + 20 && lx < q.x + q.w && q.x < lx + lw) lx = q.x + q.w + 4;
       labelsPlaced.push({ x: lx, y: ly, w: lw });
       el('rect', { x: lx, y: ly, width: lw, height: 20, rx: 6, class: 'cluster-label-bg' }, t);
@@ -145,7 +146,7 @@ export class GraphView {
     if (big) for (const e of this.edgeSpecs) this.edgeMid.set(e.key, curveMid(e.c[0], e.c[1], e.c[6], e.c[7]));
     else {
       const widths = labelWidths(model);
-      this.edgeMid = placeLabels(this.edgeSpecs, [...Object.values(layout.pos), ...labelsPlaced.map((q) => ({ ...q, h: 20 }))], (key) => widths.get(key));
+      this.edgeMid = placeLabels(this.edgeSpecs, [...Object.values(layout.pos), ...labelsPlaced.map((q) => ({ ...q, h: 20 }))], (key) => widths.get(key), (key) => widths.heights.get(key));
     }
     if (big) {
       // What follows (first frame, inspector, first canvas) is a task of its own.
@@ -167,9 +168,12 @@ export class GraphView {
     // Fit includes every pin the run will show (before it appears) and every
     // value label (one stepped aside can pass the layout's edge).
     this.placedPins = placePins(runPins(model), (p) => this.pinBox(p), { compact: lod === 'compact', textWidth: pinTextWidth(this.svg) });
-    this.bounds = figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box && fitLabelBox(m.box)).filter(Boolean)]);
-    this.fit({ minK: big || readsWhole(this.bounds, this.size(), input.lod) ? 0 : 0.8 });
+    this.bounds = fitBounds(figureBounds(layout, this.placedPins), figureBounds(layout, [...this.placedPins, ...[...this.edgeMid.values()].map((m) => m.box && fitLabelBox(m.box)).filter(Boolean)]), this.size(), big ? 0 : MIN_READABLE_K);
+    // Never under MIN_READABLE_K (text ≥ 11 px): else shown in part and followed (apply()); big graphs: the overview.
+    this.fit({ minK: big ? 0 : MIN_READABLE_K });
     this.focusModuleName = focusModule;
+    // Shown in part: start at the lesson's module (the flagship's Mul3), not at whatever the top-centre is.
+    if (this.fitted?.clamped && focusModule) this.keepInView([this.moduleBox(focusModule)], false);
     this.search?.refresh();
     return true;
   }
@@ -242,15 +246,14 @@ export class GraphView {
   }
 
   apply(frame, { selected = {}, animate = true, follow = false, redraw = false } = {}) {
+    // A clamped view follows a new step (not a re-render for a selection, which reveals its own box).
+    const newStep = !this.lastApplied || this.lastApplied.frame.k !== frame.k;
     this.lastApplied = { frame, selected };
     const f = frame.focus || {};
-    const ev = frame.step?.event;
-    const gradChanged = ev && (ev.type === 'accumulate' || ev.type === 'grad-set' || (ev.type === 'hook' && ev.kind === 'retain-grad')) ? ev.tensor : null;
-    // The camera keeps the running node and the tensor whose .grad just changed in view.
-    // A warning or error just pinned is kept in view too.
-    const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
-    const pinAt = pinned ? this.placedPinOf(pinned) : null;
-    if (follow && !this.userMoved) this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt]);
+    const gradChanged = gradChangedAt(frame);
+    // The camera follows the player; a view clamped at the readable scale
+    // (the whole figure does not fit) follows it always.
+    if ((follow || (this.fitted?.clamped && newStep)) && !this.userMoved) this.keepFocus(frame);
     for (const [id, t] of this.tensorEls) {
       const c = t.c;
       const g = frame.grads.get(id) ?? null;
@@ -343,9 +346,11 @@ export class GraphView {
   /** A value label centred on an edge's midpoint. */
   edgeLabel(mid, txt, cls, key) {
     const g = el('g', { class: `flow-label ${cls}`, 'data-edge': key }, cls === 'now' ? this.gNow : this.gPast);
-    const { w, font } = labelSize(txt);
-    el('rect', { x: mid.x - w / 2, y: mid.y - 10, width: w, height: 19, rx: 9 }, g);
-    el('text', { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle', style: font < 12 ? `font-size:${font}px` : undefined }, g, txt);
+    const { w, h, lines } = labelSize(txt);
+    el('rect', { x: mid.x - w / 2, y: mid.y - h / 2 - 0.5, width: w, height: h, rx: 9 }, g);
+    // Several lines (a matrix a row per line): left-aligned so the columns line up; one <text>, whose text is the value.
+    const t = el('text', lines.length === 1 ? { x: mid.x, y: mid.y + 4, 'text-anchor': 'middle' } : {}, g, lines.length === 1 ? txt : null);
+    if (lines.length > 1) lines.forEach((line, i) => el('tspan', { x: mid.x - w / 2 + 6, y: mid.y - h / 2 + 13.5 + i * LABEL_LINE }, t, line));
     return g;
   }
 
@@ -375,8 +380,8 @@ export class GraphView {
       }
       const g = el('g', { class: `pin ${p.level}${at.badge ? ' badge' : ''}`, transform: `translate(${at.x},${at.y})` }, this.gPins);
       el('rect', { x: 0, y: 0, width: at.w, height: at.h, rx: Math.min(10, at.h / 2) }, g);
-      if (at.badge) el('text', { x: at.w / 2, y: at.h / 2 + 4, 'text-anchor': 'middle' }, g, at.lines[0]);
-      else at.lines.forEach((line, i) => el('text', { x: PIN_TEXT.padX, y: PIN_TEXT.padY + 11 + i * PIN_TEXT.lineH }, g, line));
+      if (at.badge) el('text', { x: at.w / 2, y: at.h / 2 + 4.5, 'text-anchor': 'middle' }, g, at.lines[0]);
+      else at.lines.forEach((line, i) => el('text', { x: PIN_TEXT.padX, y: PIN_TEXT.padY + 12.5 + i * PIN_TEXT.lineH }, g, line));
       el('title', {}, g, p.message);
     }
   }
@@ -483,7 +488,7 @@ function pinTextWidth(svg) {
   const ctx = typeof document !== 'undefined' ? document.createElement('canvas').getContext?.('2d') : null;
   if (!ctx) return undefined;
   const family = getComputedStyle(svg).getPropertyValue('--sans').trim() || 'sans-serif';
-  ctx.font = `600 11px ${family}`;
+  ctx.font = `600 12.5px ${family}`;
   return (t) => ctx.measureText(t).width;
 }
 
