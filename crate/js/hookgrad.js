@@ -63,6 +63,10 @@ export function memory() {
 // (> 0); otherwise -1 (call: 1) — returned something else, kept for take().
 
 let kept_ = undefined;
+// The host's key-hook dispatcher (crate/wasm/src/key_hook.rs): `call(key,
+// id) -> number` and `name(index) -> string`; set by __setKeyHooks.
+let keyCall_ = null;
+let keyName_ = null;
 const facade = {
   tensor: tensorFrom,
   node: nodeFrom,
@@ -91,12 +95,47 @@ const facade = {
       return -2;
     }
   },
+  callKeyHook(key, id) {
+    try {
+      return keyCall_(key, id);
+    } catch (e) {
+      kept_ = e;
+      return -2;
+    }
+  },
+  keyHookName: (i) => (keyName_ === null ? '' : String(keyName_(i))),
   take() {
     const v = kept_;
     kept_ = undefined;
     return v;
   },
 };
+
+// ----- hooks a host names by number (the Python mode: crate/js/python-helpers.js) ----
+
+/**
+ * Sets the one dispatcher of the host's key hooks: the engine calls
+ * `call(key, gradientId)` (numbers only) and reads its number back: 2 · (the
+ * returned tensor's id, or 0) + 1 when the host let go of the gradient's id.
+ */
+export function __setKeyHooks(call, name) {
+  keyCall_ = call;
+  keyName_ = name;
+}
+
+/** `t.registerHook` for the host's hook `key`: the handle as a number (slot · 2^32 + id). */
+export function __registerKeyHook(t, key, nameIndex) {
+  const n = core.tensor_register_key_hook(t.__hg, key, nameIndex);
+  if (n === 0) throw core.take_error();
+  return n;
+}
+
+/** The keys no hook holds any more (their callables can go). */
+export const __takeDeadHookKeys = () => core.take_dead_hook_keys();
+/** A Tensor owning table entry `id` (a key hook's gradient, when the host needs its object). */
+export const __tensorFromId = tensorFrom;
+/** The RemovableHandle of a handle number. */
+export const __handleFrom = handleFrom;
 
 // `using` (Symbol.dispose) disposes; a RemovableHandle owns nothing to release.
 if (typeof Symbol.dispose === 'symbol') {

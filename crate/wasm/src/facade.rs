@@ -41,6 +41,13 @@ extern "C" {
     /// all); see [`Returned`] (never `Tensor`).
     #[wasm_bindgen(method, js_name = call)]
     fn call_n(this: &Facade, f: &Function, a: &JsValue, b: &JsValue, c: &JsValue, n: u32) -> f64;
+    /// Calls the host's key-hook dispatcher with `(key, id)` (crate::key_hook):
+    /// its number, or -2 when it threw (the exception kept for take()).
+    #[wasm_bindgen(method, js_name = callKeyHook)]
+    fn call_key_hook(this: &Facade, key: u32, id: u32) -> f64;
+    /// The host's hook name at `index`.
+    #[wasm_bindgen(method, js_name = keyHookName)]
+    fn key_hook_name(this: &Facade, index: u32) -> String;
     /// The value or exception the last call kept (then forgets it).
     #[wasm_bindgen(method)]
     fn take(this: &Facade) -> JsValue;
@@ -131,6 +138,26 @@ pub fn call_tensor_hook(f: &Function, id: u32) -> Result<(Returned, JsValue)> {
         (r, kept)
     })
     .ok_or_else(|| Error::internal("the facade is not connected"))
+}
+
+/// The key-hook dispatcher's answer for `(key, id)`, and the exception it
+/// kept when it threw (status -2).
+pub fn call_key_hook(key: u32, id: u32) -> Result<(f64, JsValue)> {
+    with_facade(|t| {
+        let status = t.call_key_hook(key, id);
+        let kept = if status == -2.0 {
+            t.take()
+        } else {
+            JsValue::UNDEFINED
+        };
+        (status, kept)
+    })
+    .ok_or_else(|| Error::internal("the facade is not connected"))
+}
+
+/// The host's name of a key hook ("" when it has none).
+pub fn key_hook_name(index: u32) -> String {
+    with_facade(|t| t.key_hook_name(index)).unwrap_or_default()
 }
 
 /// `f(...args)` through the trampoline: what it returned, or its exception
