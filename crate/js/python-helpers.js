@@ -62,24 +62,25 @@ export function engineHelpers(hg) {
   const forget = new FinalizationRegistry((key) => collected.push(key));
   // Tensor hooks (crate/wasm/src/key_hook.rs): the engine calls `keyHook`
   // with the hook's key and its gradient's engine id — numbers, no JS
-  // Tensor, no function per hook. Python's dispatcher answers 4 · (table
-  // index of the Tensor the hook returned, or 0) + 0 (Python keeps the
-  // gradient), 1 (CPython freed it unwrapped: the engine releases its id)
-  // or 3 (freed after it was wrapped at table index R[3]: released here).
-  let hookDispatch = null; // Python's `(key, gradient id) -> code`
+  // function per hook. The gradient gets its Tensor and table index here
+  // (a hook that uses it then needs no crossing for it). Python's
+  // dispatcher answers 4 · (table index of the Tensor the hook returned, or
+  // 0) + 2 when CPython freed the gradient's Tensor as the hook returned:
+  // its handle is released here, no crossing back for it.
+  let hookDispatch = null; // Python's `(key, gradient index) -> code`
   const keyHook = (key, id) => {
-    const r = hookDispatch(key, id);
+    const grad = hg.__tensorFromId(id);
+    const gi = put(grad);
+    const r = hookDispatch(key, gi);
     if (typeof r === 'number') {
-      const code = r & 3;
-      if (code === 3) {
-        const i = regs()[3];
-        const h = table[i];
-        table[i] = undefined;
-        free.push(i);
-        h.dispose();
+      const ri = r >> 2;
+      const out = ri > 0 ? table[ri].__hg * 2 : 0;
+      if (r & 2) {
+        table[gi] = undefined;
+        free.push(gi);
+        grad.dispose();
       }
-      const ri = (r - code) / 4;
-      return (ri > 0 ? table[ri].__hg * 2 : 0) + (code === 1 ? 1 : 0);
+      return out;
     }
     if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
     return -1; // an unknown answer: the engine's internal error
@@ -153,14 +154,6 @@ export function engineHelpers(hg) {
     registerTensorHook_r() {
       const r = regs();
       return hg.__registerKeyHook(table[r[0]], r[1], r[2]);
-    },
-    /** The table index of a new Tensor owning engine id R[3] (a key hook's gradient, wrapped when first used). */
-    adopt_r() {
-      return put(hg.__tensorFromId(regs()[3]));
-    },
-    /** Releases engine id R[3] (a key hook's gradient Python kept unwrapped, now freed). */
-    release_id_r() {
-      hg.__tensorFromId(regs()[3]).dispose();
     },
     /** Releases the D[0] tensor handles at indices D[1..] (Python freed their Tensors). */
     trelease_many_r() {

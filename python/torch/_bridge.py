@@ -252,19 +252,26 @@ def _probe_refcount():
 _ALONE = _probe_refcount()
 
 
-def _tensor_hook_call(key, e):
-    """What the engine calls for a tensor hook (python-helpers.js `keyHook`):
-    the gradient arrives as its engine id `e`, wrapped in a JS Tensor only
-    if the hook uses it (Tensor._id). Answers 4 · (the returned Tensor's
-    index, or 0) + 1 when the gradient's Tensor was freed unwrapped as the
-    hook returned (the engine releases `e` itself), + 3 when it was freed
-    wrapped (its index in R[3], released by JS): no crossing back for it."""
+# A gradient Tensor no one kept after its hook returned, reused by the next
+# hook call: saves its allocation, its __del__ call and its deallocation.
+_spare = [None]
+
+
+def _tensor_hook_call(key, i):
+    """What the engine calls for a tensor hook (python-helpers.js `keyHook`,
+    crate/wasm/src/key_hook.rs): the gradient arrives as a handle-table
+    index. Answers 4 · (the returned Tensor's index, or 0) + 2 when the
+    gradient's Tensor was freed as the hook returned: JS then releases its
+    handle itself, saving a crossing."""
     try:
         hook, dtype = _tensor_hooks[key]
-        g = _new(_Tensor)
-        g._i = 0
-        g._hc = None
-        g._e = e
+        g = _spare[0]
+        if g is None:
+            g = _new(_Tensor)
+            g._hc = None
+        else:
+            _spare[0] = None
+        g._i = i
         g._dtype = dtype
         r = hook(g)
         if r is None:
@@ -274,19 +281,15 @@ def _tensor_hook_call(key, e):
             ri = r._i or r._id()
         else:
             raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")  # PyTorch's python_hook.cpp
-        if getrefcount(g) == _ALONE:
-            # Nothing but this frame holds it: CPython frees it as we return,
-            # exactly when PyTorch's would be; its handle is released by the
-            # callers.
-            i = g._i
-            if i:
-                R[3] = i
-                g._i = 0
-                g._hc = None
-                return ri * 4 + 3
-            g._e = 0
-            return ri * 4 + 1
-        return ri * 4
+        if getrefcount(g) != _ALONE:
+            return ri * 4
+        # Nothing but this frame holds it: as far as the program can tell,
+        # CPython frees it as we return, exactly when PyTorch's would be.
+        g._i = 0
+        g._hc = None
+        if g.__weakref__ is None and not g.__dict__:
+            _spare[0] = g  # nothing of this call can show through it
+        return ri * 4 + 2
     except BaseException as exc:
         _pending.append(exc)
         return js.threw(type(exc).__name__, str(exc))

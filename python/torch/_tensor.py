@@ -14,7 +14,6 @@ from ._bridge import js
 
 _dispose = js.dispose
 _get, _put, _release_r = js.tget, js.tput, js.trelease_r
-_adopt_r, _release_id_r = js.adopt_r, js.release_id_r
 _R = B.R
 _collecting, _released = B.collecting, B.released
 
@@ -46,9 +45,7 @@ class Tensor:
     # (arithmetic) pass across the FFI as a plain number; and `_hc`, a Pyodide
     # proxy of it, made when first needed by the other methods (`_h`).
     # Returning a proxy from JS costs several times returning a number.
-    # A tensor hook's gradient starts with neither: `_e` is its engine id
-    # (crate/wasm/src/key_hook.rs), wrapped in a JS Tensor only when used.
-    __slots__ = ("_i", "_hc", "_e", "_dtype", "__dict__", "__weakref__")
+    __slots__ = ("_i", "_hc", "_dtype", "__dict__", "__weakref__")
 
     def __new__(cls, *args, **kwargs):
         # torch.Tensor(data) / torch.Tensor(2, 3): the legacy constructor.
@@ -75,20 +72,13 @@ class Tensor:
     def _h(self):
         h = self._hc
         if h is None:
-            h = self._hc = _get(self._i or self._id())
+            h = self._hc = _get(self._i)
         return h
 
     def _id(self):
         i = self._i
         if not i:
-            h = self._hc
-            if h is None:
-                # A hook's gradient: its engine id gets its JS Tensor now.
-                _R[3] = self._e
-                self._e = 0
-                i = self._i = _adopt_r()
-            else:
-                i = self._i = _put(h)
+            i = self._i = _put(self._hc)
         return i
 
     def __del__(self):
@@ -100,13 +90,8 @@ class Tensor:
                     return
                 _R[3] = i  # R[3]: never an op's operand (see python-helpers.js)
                 _release_r()
-            elif self._hc is not None:
+            elif self._hc is not None:  # (None: its handle went with a hook's return)
                 _dispose(self._hc)
-            else:
-                e = self._e  # a hook's gradient never wrapped (0: released with the hook's return)
-                if e:
-                    _R[3] = e
-                    _release_id_r()
         except Exception:
             pass
 

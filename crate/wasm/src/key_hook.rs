@@ -48,8 +48,16 @@ fn count(key: u32, add: bool) -> Result<()> {
         Ok::<bool, Error>(*n == 0)
     })?;
     if dead {
-        DEAD.with(|d| d.try_borrow_mut().map(|mut d| d.push(key)))
-            .map_err(|_| Error::internal("the dead hook keys are busy"))?;
+        // Listed once (a key may die, be registered again and die again
+        // before the host looks): no sort in the wasm for a few keys.
+        DEAD.with(|d| {
+            d.try_borrow_mut().map(|mut d| {
+                if !d.contains(&key) {
+                    d.push(key);
+                }
+            })
+        })
+        .map_err(|_| Error::internal("the dead hook keys are busy"))?;
     }
     Ok(())
 }
@@ -159,8 +167,6 @@ pub fn take_dead_hook_keys() -> Vec<u32> {
         hookgrad_core::error::fault("the dead hook keys are busy");
         return Vec::new();
     };
-    dead.sort_unstable();
-    dead.dedup();
     LIVE.with(|l| match l.try_borrow() {
         Ok(l) => dead.retain(|&k| l.get(k as usize) == Some(&0)),
         Err(_) => {
