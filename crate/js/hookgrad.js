@@ -59,7 +59,7 @@ export function memory() {
 // itself and answers with a number, so a call costs no wasm-bindgen
 // `handleError`/`apply` wrapper, and a tensor hook's gradient crosses as a
 // table id. Answers: 0 — returned undefined or null; -2 — threw (the
-// exception is kept for take()); for callTensorHook, a live Tensor's id
+// exception is kept for take()); for callTensorHook and callKeyHook, a live Tensor's id
 // (> 0); otherwise -1 (call: 1) — returned something else, kept for take().
 
 let kept_ = undefined;
@@ -115,8 +115,8 @@ const facade = {
 
 /**
  * Sets the one dispatcher of the host's key hooks: the engine calls
- * `call(key, gradientId)` (numbers only) and reads its number back: 2 · (the
- * returned tensor's id, or 0) + 1 when the host let go of the gradient's id.
+ * `call(key, gradientId)` (numbers only) and reads back the id of the live
+ * Tensor the hook returned, or 0 for none (a throw is the hook's error).
  */
 export function __setKeyHooks(call, name) {
   keyCall_ = call;
@@ -130,8 +130,8 @@ export function __registerKeyHook(t, key, nameIndex) {
   return n;
 }
 
-/** The keys no hook holds any more (their callables can go). */
-export const __takeDeadHookKeys = () => core.take_dead_hook_keys();
+/** A key no hook holds any more (its callable can go), or 0. */
+export const __takeDeadHookKey = () => core.take_dead_hook_key();
 /** A Tensor owning table entry `id` (a key hook's gradient, when the host needs its object). */
 export const __tensorFromId = tensorFrom;
 /** The RemovableHandle of a handle number. */

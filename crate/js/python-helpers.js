@@ -74,7 +74,7 @@ export function engineHelpers(hg) {
     const r = hookDispatch(key, gi);
     if (typeof r === 'number') {
       const ri = r >> 2;
-      const out = ri > 0 ? table[ri].__hg * 2 : 0;
+      const out = ri > 0 ? table[ri].__hg : 0;
       if (r & 2) {
         table[gi] = undefined;
         free.push(gi);
@@ -83,7 +83,7 @@ export function engineHelpers(hg) {
       return out;
     }
     if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
-    return -1; // an unknown answer: the engine's internal error
+    throw new Error(`internal error: a tensor hook's dispatcher answered ${typeof r}`);
   };
   const { Tensor, Node } = hg;
   const unwrap = (v) => (v && typeof v.toJs === 'function' ? v.toJs({ create_pyproxies: false }) : v);
@@ -120,7 +120,11 @@ export function engineHelpers(hg) {
       return collected.splice(0);
     },
     /** Tensor-hook keys no engine hook holds any more (their callables can go, the keys be reused). */
-    takeDeadHookKeys: () => Array.from(hg.__takeDeadHookKeys()),
+    takeDeadHookKeys() {
+      const out = [];
+      for (let k = hg.__takeDeadHookKey(); k !== 0; k = hg.__takeDeadHookKey()) out.push(k);
+      return out;
+    },
     setHookDispatch(f) {
       hookDispatch = f;
       hg.__setKeyHooks(keyHook, (i) => names[i]);
