@@ -59,10 +59,14 @@ export function memory() {
 // itself and answers with a number, so a call costs no wasm-bindgen
 // `handleError`/`apply` wrapper, and a tensor hook's gradient crosses as a
 // table id. Answers: 0 — returned undefined or null; -2 — threw (the
-// exception is kept for take()); for callTensorHook, a live Tensor's id
+// exception is kept for take()); for callTensorHook and callKeyHook, a live Tensor's id
 // (> 0); otherwise -1 (call: 1) — returned something else, kept for take().
 
 let kept_ = undefined;
+// The host's key-hook dispatcher (crate/wasm/src/key_hook.rs): `call(key,
+// id) -> number` and `name(index) -> string`; set by __setKeyHooks.
+let keyCall_ = null;
+let keyName_ = null;
 const facade = {
   tensor: tensorFrom,
   node: nodeFrom,
@@ -91,12 +95,47 @@ const facade = {
       return -2;
     }
   },
+  callKeyHook(key, id) {
+    try {
+      return keyCall_(key, id);
+    } catch (e) {
+      kept_ = e;
+      return -2;
+    }
+  },
+  keyHookName: (i) => (keyName_ === null ? '' : String(keyName_(i))),
   take() {
     const v = kept_;
     kept_ = undefined;
     return v;
   },
 };
+
+// ----- hooks a host names by number (the Python mode: crate/js/python-helpers.js) ----
+
+/**
+ * Sets the one dispatcher of the host's key hooks: the engine calls
+ * `call(key, gradientId)` (numbers only) and reads back the id of the live
+ * Tensor the hook returned, or 0 for none (a throw is the hook's error).
+ */
+export function __setKeyHooks(call, name) {
+  keyCall_ = call;
+  keyName_ = name;
+}
+
+/** `t.registerHook` for the host's hook `key`: the handle as a number (slot · 2^32 + id). */
+export function __registerKeyHook(t, key, nameIndex) {
+  const n = core.tensor_register_key_hook(t.__hg, key, nameIndex);
+  if (n === 0) throw core.take_error();
+  return n;
+}
+
+/** A key no hook holds any more (its callable can go), or 0. */
+export const __takeDeadHookKey = () => core.take_dead_hook_key();
+/** A Tensor owning table entry `id` (a key hook's gradient, when the host needs its object). */
+export const __tensorFromId = tensorFrom;
+/** The RemovableHandle of a handle number. */
+export const __handleFrom = handleFrom;
 
 // `using` (Symbol.dispose) disposes; a RemovableHandle owns nothing to release.
 if (typeof Symbol.dispose === 'symbol') {

@@ -31,7 +31,7 @@ export function engineHelpers(hg) {
   let regProxies = null;
   let R = null;
   let F = null;
-  let D = null; // D[0]: a count, D[1..]: hook-handle indices to forget (tforget_many_r)
+  let D = null; // D[0]: a count, D[1..]: tensor handle indices to release (trelease_many_r)
   const views = [];
   const names = []; // hook names by index (a string argument costs a crossing of its own)
   const refresh = () => {
@@ -60,33 +60,30 @@ export function engineHelpers(hg) {
   };
   const collected = [];
   const forget = new FinalizationRegistry((key) => collected.push(key));
-  // Tensor hooks: one JS function per Python callable (and dtype), however
-  // often it is registered (W3 registers the same hook on every op): by key,
-  // held weakly, so that it goes with the engine's last registration of it.
+  // Tensor hooks (crate/wasm/src/key_hook.rs): the engine calls `keyHook`
+  // with the hook's key and its gradient's engine id — numbers, no JS
+  // function per hook. The gradient gets its Tensor and table index here
+  // (a hook that uses it then needs no crossing for it). Python's
+  // dispatcher answers 4 · (table index of the Tensor the hook returned, or
+  // 0) + 2 when CPython freed the gradient's Tensor as the hook returned:
+  // its handle is released here, no crossing back for it.
   let hookDispatch = null; // Python's `(key, gradient index) -> code`
-  const hookFns = new Map();
-  const tensorHookFn = (key, name) => {
-    const f = (grad) => {
-      const gi = put(grad);
-      const r = hookDispatch(key, gi);
-      if (typeof r === 'number') {
-        // r = 2 · (index of the Tensor the hook returned, or 0) + 1 when
-        // CPython freed the gradient's Python Tensor as the hook returned
-        // (its handle is released here: no crossing back for it).
-        if (r & 1) {
-          table[gi] = undefined;
-          free.push(gi);
-          grad.dispose();
-        }
-        return r > 1 ? table[r >> 1] : undefined;
+  const keyHook = (key, id) => {
+    const grad = hg.__tensorFromId(id);
+    const gi = put(grad);
+    const r = hookDispatch(key, gi);
+    if (typeof r === 'number') {
+      const ri = r >> 2;
+      const out = ri > 0 ? table[ri].__hg : 0;
+      if (r & 2) {
+        table[gi] = undefined;
+        free.push(gi);
+        grad.dispose();
       }
-      if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
-      return r;
-    };
-    Object.defineProperty(f, 'name', { value: name });
-    forget.register(f, key);
-    hookFns.set(key, new WeakRef(f));
-    return f;
+      return out;
+    }
+    if (r instanceof Threw) throw Object.assign(new Error(r.message), { name: r.name });
+    throw new Error(`internal error: a tensor hook's dispatcher answered ${typeof r}`);
   };
   const { Tensor, Node } = hg;
   const unwrap = (v) => (v && typeof v.toJs === 'function' ? v.toJs({ create_pyproxies: false }) : v);
@@ -120,27 +117,20 @@ export function engineHelpers(hg) {
     /** Keys whose JS functions are gone (their Python callables can go);
      * a tensor hook's key only while no new function of it lives. */
     takeCollected() {
-      const out = collected.splice(0).filter((k) => {
-        const w = hookFns.get(k);
-        if (w === undefined) return true;
-        if (w.deref() !== undefined) return false;
-        hookFns.delete(k);
-        return true;
-      });
+      return collected.splice(0);
+    },
+    /** Tensor-hook keys no engine hook holds any more (their callables can go, the keys be reused). */
+    takeDeadHookKeys() {
+      const out = [];
+      for (let k = hg.__takeDeadHookKey(); k !== 0; k = hg.__takeDeadHookKey()) out.push(k);
       return out;
     },
-    setHookDispatch(f) { hookDispatch = f; },
-    /** t.register_hook(fn) in one crossing of numbers: the function (the
-     * key's own, made once) and the registration, whose error for a tensor
-     * that does not require grad is PyTorch's RuntimeError. The hook gets
-     * its gradient as a table index (tensorHookFn). Returns the handle's index. */
-    registerTensorHook(i, key, name) {
-      const f = hookFns.get(key)?.deref() ?? tensorHookFn(key, name);
-      return put(table[i].registerHook(f));
+    setHookDispatch(f) {
+      hookDispatch = f;
+      hg.__setKeyHooks(keyHook, (i) => names[i]);
     },
-    /** The engine's id of the hook handle at index `i` (for the trace's hook rows). */
-    handleId: (i) => table[i].id,
-    removeHandle: (i) => table[i].remove(),
+    /** `remove()` of a tensor hook's handle, named by its number (slot · 2^32 + id). */
+    removeKeyHandle: (n) => hg.__handleFrom(n).remove(),
     same: (a, b) => a === b,
     /** What a Python callable returns when it raised: its wrapper throws this. */
     threw(name, message) {
@@ -161,19 +151,13 @@ export function engineHelpers(hg) {
       names.push(s);
       return names.length - 1;
     },
-    /** registerTensorHook with its arguments in R[0] (tensor), R[1] (key), R[2] (name index). */
+    /** t.register_hook(fn) in one crossing of numbers: R[0] the tensor's
+     * index, R[1] the hook's key, R[2] its name's index. The error for a
+     * tensor that does not require grad is PyTorch's RuntimeError. Returns
+     * the handle's number (slot · 2^32 + id; no JS object). */
     registerTensorHook_r() {
       const r = regs();
-      return this.registerTensorHook(r[0], r[1], names[r[2]]);
-    },
-    /** Forgets the D[0] hook-handle indices in D[1..] (their Python handles are gone). */
-    tforget_many_r() {
-      regs();
-      const n = D[0];
-      for (let k = 1; k <= n; k++) {
-        table[D[k]] = undefined;
-        free.push(D[k]);
-      }
+      return hg.__registerKeyHook(table[r[0]], r[1], r[2]);
     },
     /** Releases the D[0] tensor handles at indices D[1..] (Python freed their Tensors). */
     trelease_many_r() {

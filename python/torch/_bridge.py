@@ -64,13 +64,14 @@ hook_lines = {}
 tracing = [False]
 
 
-def note_hook_index(hi):
-    """As note_hook, for a hook handle held in the JS table at index `hi`."""
+def note_key_hook(n):
+    """As note_hook, for a tensor hook's handle number `n` (slot · 2^32 +
+    the engine's handle id: crate/wasm/src/key_hook.rs)."""
     if tracing[0]:
         line = user_line(3)
         if line is not None:
-            hook_lines[int(js.handleId(hi))] = line
-    return RemovableHandle(None, index=hi)
+            hook_lines[n & 0xFFFFFFFF] = line
+    return RemovableHandle._of_number(n)
 
 
 def note_hook(h, hooks_dict=None, hook=None, extra_dict=None):
@@ -144,16 +145,8 @@ js.setDispatch(create_proxy(_dispatch))
 # writing a number here and calling with no argument is ~2 µs cheaper per call.
 R = array("i", [0, 0, 0, 0])
 F = array("d", [0.0, 0.0])
-D = array("i", [0] * 65)  # handle indices to forget or release, in batches of 64 (drain)
+D = array("i", [0] * 65)  # handle indices to release, in batches of 64 (drain)
 js.setRegisters(create_proxy(R), create_proxy(F), create_proxy(D))
-_dead = []
-
-
-def forget_dead():
-    """The hook handles whose Python handles are gone (RemovableHandle.__del__
-    lists their indices in `_dead`): their JS table entries forgotten, 64 per
-    crossing."""
-    drain(_dead, js.tforget_many_r)
 
 
 def drain(indices, f):
@@ -169,8 +162,6 @@ def drain(indices, f):
 
 from .utils import hooks as _hooks_module  # noqa: E402
 
-_hooks_module._dead = _dead
-_hooks_module._forget_dead = forget_dead
 _hooks_module._js = js
 
 _name_ids = {}
@@ -196,9 +187,6 @@ def _new_key():
     if not k & 255:
         for key in js.takeCollected():
             _callables.pop(key, None)
-            e = _tensor_hooks.pop(key, None)
-            if e is not None and _tensor_hook_keys.get(id(e[0]), (0,))[0] == key:
-                del _tensor_hook_keys[id(e[0])]
     return k
 
 
@@ -213,13 +201,33 @@ def callable_key(fn, named=None):
 
 # ----- tensor hooks: one key per Python callable -----------------------------
 # A loop registers the same hook on tensor after tensor (W3: 2,000 a step):
-# the callable gets one key (and JS one function) for all its registrations,
-# so a registration allocates nothing here but its handle. Key -> (hook,
-# dtype); id(hook) -> (key, dtype, name index) of its latest key (the first
-# dict keeps the hook alive, so the id stays its own until the key is
-# forgotten with its JS function).
+# the callable gets one key for all its registrations, under which the
+# engine calls it (crate/wasm/src/key_hook.rs), so a registration allocates
+# nothing here but its handle. Key -> (hook, dtype); id(hook) -> (key,
+# dtype, name index) of its latest key (the first dict keeps the hook alive,
+# so the id stays its own until the engine says no hook holds the key).
 _tensor_hooks = {}
 _tensor_hook_keys = {}
+# Tensor-hook keys are numbered apart and reused once the engine says no
+# hook holds them (its per-key counts stay as small as the live keys).
+_free_keys = []
+_tensor_keys = [0, 0]  # the highest key made, keys made since the last look
+
+
+def _new_tensor_key():
+    n = _tensor_keys[1] = _tensor_keys[1] + 1
+    if n >= 256:
+        _tensor_keys[1] = 0
+        for key in js.takeDeadHookKeys():
+            e = _tensor_hooks.pop(key, None)
+            if e is not None:
+                if _tensor_hook_keys.get(id(e[0]), (0,))[0] == key:
+                    del _tensor_hook_keys[id(e[0])]
+                _free_keys.append(key)
+    if _free_keys:
+        return _free_keys.pop()
+    k = _tensor_keys[0] = _tensor_keys[0] + 1
+    return k
 
 
 def tensor_hook_key(hook, dtype):
@@ -228,7 +236,7 @@ def tensor_hook_key(hook, dtype):
     e = _tensor_hook_keys.get(id(hook))
     if e is not None and e[1] is dtype:
         return e
-    k = _new_key()
+    k = _new_tensor_key()
     _tensor_hooks[k] = (hook, dtype)
     e = _tensor_hook_keys[id(hook)] = (k, dtype, name_id(_hook_name(hook)))
     return e
@@ -244,16 +252,26 @@ def _probe_refcount():
 _ALONE = _probe_refcount()
 
 
+# A gradient Tensor no one kept after its hook returned, reused by the next
+# hook call: saves its allocation, its __del__ call and its deallocation.
+_spare = [None]
+
+
 def _tensor_hook_call(key, i):
-    """What JS calls for a tensor hook (helpers.tensorHookFn): the gradient
-    arrives as a handle-table index; answers 2 · (the returned Tensor's
-    index, or 0) + 1 when the gradient's Tensor was freed as the hook
-    returned — JS then releases its handle itself, saving a crossing."""
+    """What the engine calls for a tensor hook (python-helpers.js `keyHook`,
+    crate/wasm/src/key_hook.rs): the gradient arrives as a handle-table
+    index. Answers 4 · (the returned Tensor's index, or 0) + 2 when the
+    gradient's Tensor was freed as the hook returned: JS then releases its
+    handle itself, saving a crossing."""
     try:
         hook, dtype = _tensor_hooks[key]
-        g = _new(_Tensor)
+        g = _spare[0]
+        if g is None:
+            g = _new(_Tensor)
+            g._hc = None
+        else:
+            _spare[0] = None
         g._i = i
-        g._hc = None
         g._dtype = dtype
         r = hook(g)
         if r is None:
@@ -263,13 +281,15 @@ def _tensor_hook_call(key, i):
             ri = r._i or r._id()
         else:
             raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")  # PyTorch's python_hook.cpp
-        if getrefcount(g) == _ALONE:
-            # Nothing but this frame holds it: CPython frees it as we return,
-            # exactly when PyTorch's would be; its handle is JS's to release.
-            g._i = 0
-            g._hc = None
-            return ri * 2 + 1
-        return ri * 2
+        if getrefcount(g) != _ALONE:
+            return ri * 4
+        # Nothing but this frame holds it: as far as the program can tell,
+        # CPython frees it as we return, exactly when PyTorch's would be.
+        g._i = 0
+        g._hc = None
+        if g.__weakref__ is None and not g.__dict__:
+            _spare[0] = g  # nothing of this call can show through it
+        return ri * 4 + 2
     except BaseException as exc:
         _pending.append(exc)
         return js.threw(type(exc).__name__, str(exc))

@@ -41,6 +41,13 @@ extern "C" {
     /// all); see [`Returned`] (never `Tensor`).
     #[wasm_bindgen(method, js_name = call)]
     fn call_n(this: &Facade, f: &Function, a: &JsValue, b: &JsValue, c: &JsValue, n: u32) -> f64;
+    /// Calls the host's key-hook dispatcher with `(key, id)` (crate::key_hook);
+    /// answers as `callTensorHook`.
+    #[wasm_bindgen(method, js_name = callKeyHook)]
+    fn call_key_hook(this: &Facade, key: u32, id: u32) -> f64;
+    /// The host's hook name at `index`.
+    #[wasm_bindgen(method, js_name = keyHookName)]
+    fn key_hook_name(this: &Facade, index: u32) -> String;
     /// The value or exception the last call kept (then forgets it).
     #[wasm_bindgen(method)]
     fn take(this: &Facade) -> JsValue;
@@ -122,15 +129,29 @@ impl From<f64> for Returned {
 /// `f(tensor(id))` through the trampoline: its answer, and what it kept
 /// (the value or exception, for `Value` and `Threw`).
 pub fn call_tensor_hook(f: &Function, id: u32) -> Result<(Returned, JsValue)> {
-    with_facade(|t| {
-        let r = Returned::from(t.call_tensor_hook(f, id));
-        let kept = match r {
-            Returned::Value | Returned::Threw => t.take(),
-            _ => JsValue::UNDEFINED,
-        };
-        (r, kept)
-    })
-    .ok_or_else(|| Error::internal("the facade is not connected"))
+    with_facade(|t| answered(t, t.call_tensor_hook(f, id)))
+        .ok_or_else(|| Error::internal("the facade is not connected"))
+}
+
+/// A trampoline call's status as its answer and what it kept.
+fn answered(t: &Facade, status: f64) -> (Returned, JsValue) {
+    let r = Returned::from(status);
+    let kept = match r {
+        Returned::Value | Returned::Threw => t.take(),
+        _ => JsValue::UNDEFINED,
+    };
+    (r, kept)
+}
+
+/// The host's key-hook dispatcher called with `(key, id)`: as `call_tensor_hook`.
+pub fn call_key_hook(key: u32, id: u32) -> Result<(Returned, JsValue)> {
+    with_facade(|t| answered(t, t.call_key_hook(key, id)))
+        .ok_or_else(|| Error::internal("the facade is not connected"))
+}
+
+/// The host's name of a key hook ("" when it has none).
+pub fn key_hook_name(index: u32) -> String {
+    with_facade(|t| t.key_hook_name(index)).unwrap_or_default()
 }
 
 /// `f(...args)` through the trampoline: what it returned, or its exception

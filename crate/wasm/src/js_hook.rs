@@ -17,7 +17,12 @@ use hookgrad_core::protocol::SourceLoc;
 use hookgrad_core::tensor::Tensor;
 
 pub struct JsHook {
-    f: Function,
+    /// None: a host key hook (crate::key_hook), called through the host's
+    /// dispatcher with `key`; it is only ever a tensor hook.
+    f: Option<Function>,
+    key: u32,
+    /// A key hook's name, as the host's index of it (`facade.keyHookName`).
+    name_index: u32,
     /// The function's `name`, read on first use (graph(), traces, errors):
     /// reading it at registration cost ~0.2 µs per `registerHook`.
     name: OnceCell<String>,
@@ -35,6 +40,9 @@ impl Drop for JsHook {
             // Taken out, then dropped: a handle's drop runs no JS.
             drop(crate::table::take_hook(slot, id));
         }
+        if self.f.is_none() {
+            crate::key_hook::count(self.key, false);
+        }
     }
 }
 
@@ -49,15 +57,34 @@ impl JsHook {
             None
         };
         JsHook {
-            f,
+            f: Some(f),
+            key: 0,
+            name_index: 0,
             name: OnceCell::new(),
             source,
             slot: Cell::new((0, 0)),
         }
     }
 
+    /// The host's tensor hook `key` (crate::key_hook); the Python mode
+    /// places its registration itself.
+    pub fn keyed(key: u32, name_index: u32) -> Self {
+        crate::key_hook::count(key, true);
+        JsHook {
+            f: None,
+            key,
+            name_index,
+            name: OnceCell::new(),
+            source: None,
+            slot: Cell::new((0, 0)),
+        }
+    }
+
     pub(crate) fn name_str(&self) -> &str {
-        self.name.get_or_init(|| String::from(self.f.name()))
+        self.name.get_or_init(|| match &self.f {
+            Some(f) => String::from(f.name()),
+            None => facade::key_hook_name(self.name_index),
+        })
     }
 
     pub(crate) fn shown_name(&self) -> &str {
@@ -69,7 +96,10 @@ impl JsHook {
 
     /// Calls the function with `args` (a module's forward, a multi-grad hook).
     pub(crate) fn apply(&self, args: &[JsValue]) -> Result<JsValue> {
-        facade::call(&self.f, args)
+        match &self.f {
+            Some(f) => facade::call(f, args),
+            None => Err(Error::internal("a key hook called as a function")),
+        }
     }
 
     /// A call of the user's hook (not a module's forward). The arguments are
@@ -93,7 +123,10 @@ impl JsHook {
             let _in_hook = JsHookGuard::enter();
             let id = crate::table::put_tensor(grad.clone());
             let _call = hookgrad_core::trace::HookCall::begin();
-            facade::call_tensor_hook(&self.f, id)?
+            match &self.f {
+                Some(f) => facade::call_tensor_hook(f, id)?,
+                None => facade::call_key_hook(self.key, id)?,
+            }
         };
         match returned {
             Returned::Nothing => {

@@ -16,6 +16,7 @@ mod hook_impls;
 pub mod inspect;
 pub mod js_hook;
 mod js_stack;
+mod key_hook;
 pub mod live;
 pub mod module;
 pub mod node;

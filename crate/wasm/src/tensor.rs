@@ -363,7 +363,16 @@ pub fn tensor_register_hook(id: u32, f: JsValue, is_fn: bool) -> f64 {
         } else {
             crate::js_hook::hook_fn(f, "registerHook(): hook")?
         };
-        let hook = Rc::new(JsHook::new(f));
+        Ok(JsHook::new(f))
+    })();
+    register_hook(id, r)
+}
+
+/// Registers `hook` on tensor `id`: the handle's number, or 0 with the
+/// error kept (also `hook`'s own, when making it failed).
+pub(crate) fn register_hook(id: u32, hook: JsResult<JsHook>) -> f64 {
+    let r = (|| {
+        let hook = Rc::new(hook?);
         let h = core(id)?.register_hook(hook.clone()).js()?;
         Ok(hook.keep_handle(h))
     })();

@@ -12,14 +12,14 @@ from ..utils.hooks import RemovableHandle
 R = B.R
 register_r = B.js.registerTensorHook_r  # operands in registers: see _bridge.R
 _keys, _key_of = B._tensor_hook_keys, B.tensor_hook_key
-_handle = RemovableHandle._of_index
+_handle = RemovableHandle._of_number
 _tracing = B.tracing
 
 
 def tensor_hook(t, hook):
-    # One crossing of numbers: the JS side checks requires_grad, finds the
-    # hook's function (made at its first registration) and registers it. The
-    # engine calls it with the gradient's handle index (B._tensor_hook_call).
+    # One crossing of numbers: the engine checks requires_grad and registers
+    # the hook by its key; it calls B._tensor_hook_call with the key and the
+    # gradient's engine id. The handle comes back as a number.
     dtype = t._dtype
     e = _keys.get(id(hook))
     if e is None or e[1] is not dtype:
@@ -28,12 +28,12 @@ def tensor_hook(t, hook):
     R[1] = e[0]
     R[2] = e[2]
     try:
-        hi = register_r()
+        n = register_r()
     except JsException as e:
         raise B.translate(e) from None
     if _tracing[0]:
-        return B.note_hook_index(hi)
-    return _handle(hi)
+        return B.note_key_hook(n)
+    return _handle(n)
 
 
 def post_accumulate_hook(t, hook):

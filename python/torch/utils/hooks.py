@@ -8,10 +8,7 @@ Python-side dict the handle's hook is listed in (a module's
 
 
 # Set by torch._bridge once loaded (this module is imported before it): the
-# JS table indices of dropped handles, and how they are forgotten (64 at a
-# time), without an import or a call per handle.
-_dead = []
-_forget_dead = None
+# engine helpers (python-helpers.js), for removing a tensor hook by number.
 _js = None
 
 # The next handle id. Not a class attribute written per handle: assigning to
@@ -34,11 +31,13 @@ class _Counter(type):
 
 
 class RemovableHandle(metaclass=_Counter):
-    __slots__ = ("_h", "_index", "_on_remove", "id", "_dicts", "__weakref__")
+    __slots__ = ("_h", "_n", "_on_remove", "id", "_dicts", "__weakref__")
 
-    def __init__(self, engine_handle=None, hooks_dict=None, *, extra_dict=None, on_remove=None, index=0):
+    def __init__(self, engine_handle=None, hooks_dict=None, *, extra_dict=None, on_remove=None):
         self._h = engine_handle
-        self._index = index  # or the engine handle's index in the JS table (python-helpers.js)
+        # Or a tensor hook's engine handle as a number (slot · 2^32 + id:
+        # crate/wasm/src/key_hook.rs), which owns nothing on the JS side.
+        self._n = 0
         self._on_remove = on_remove
         i = self.id = _next[0]
         _next[0] = i + 1
@@ -51,8 +50,8 @@ class RemovableHandle(metaclass=_Counter):
     def remove(self):
         if self._h is not None:
             self._h.remove()
-        if self._index:
-            _js.removeHandle(self._index)
+        if self._n:
+            _js.removeKeyHandle(self._n)
         for d in self._dicts:
             d.pop(self.id, None)
         if self._on_remove is not None:
@@ -60,11 +59,11 @@ class RemovableHandle(metaclass=_Counter):
             self._on_remove = None
 
     @classmethod
-    def _of_index(cls, index):
+    def _of_number(cls, n):
         """A tensor hook's handle (`__init__`'s work, inlined: W3 makes one per op)."""
         h = _new(cls)
         h._h = None
-        h._index = index
+        h._n = n
         h._on_remove = None
         i = h.id = _next[0]
         _next[0] = i + 1
@@ -74,16 +73,6 @@ class RemovableHandle(metaclass=_Counter):
     @property
     def next_id(self):
         return _next[0]
-
-    def __del__(self):
-        i = self._index
-        if i:
-            _dead.append(i)
-            if len(_dead) >= 64:
-                try:
-                    _forget_dead()
-                except Exception:
-                    pass
 
     def __enter__(self):
         return self
