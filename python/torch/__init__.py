@@ -18,6 +18,7 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
 from ._dtype import (Size, bfloat16, device, dtype, float16, float32, float64, int8, int16, int32,  # noqa: F401
                      int64, uint8)
 from ._tensor import Tensor  # noqa: F401
+from ._tensor_logic import logical_and, logical_not, logical_or, logical_xor  # noqa: F401
 from . import _functional
 from ._functional import *  # noqa: F401,F403
 from . import autograd  # noqa: F401

@@ -455,6 +455,7 @@ Tensor.norm = _norm
 # Shapes, views and random fills live in _tensor_views; indexing in _indexing.
 from . import _tensor_views  # noqa: E402,F401
 from . import _indexing  # noqa: E402,F401
+from . import _tensor_logic  # noqa: E402,F401 (& | ^ ~, logical_*)
 
 
 def _lacking(op, example):
@@ -470,3 +471,5 @@ for _name in ("__floordiv__", "__rfloordiv__", "__ifloordiv__"):
     setattr(Tensor, _name, _lacking("torch.floor_divide", "t // x"))
 for _name in ("__mod__", "__rmod__", "__imod__"):
     setattr(Tensor, _name, _lacking("torch.remainder", "t % x"))
+
+from . import _tensor_logic  # noqa: E402,F401 (& | ^ ~ and logical_*)

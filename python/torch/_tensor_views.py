@@ -74,9 +74,22 @@ def _permute(self, *dims):
     return Tensor._wrap(call(self._h.permute, js.array(*[int(d) for d in dims])), self._dtype)
 
 
+_T_0D = ("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+         "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4313.)")
+_T_ND = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+         "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+         "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. "
+         "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4306.)")
+
+
 def _T(self):
-    # PyTorch 2.x: Tensor.T is a permute of the reversed dims (PermuteBackward0)
+    # PyTorch 2.x: Tensor.T is a permute of the reversed dims (PermuteBackward0),
+    # with a deprecation warning for any dimension but 2.
+    from ._warnings import warn
+
     n = self.dim()
+    if n != 2:
+        warn(_T_0D if n == 0 else _T_ND)
     return self if n < 2 else _permute(self, *range(n - 1, -1, -1))
 
 
