@@ -22,7 +22,8 @@ from ._tensor_logic import logical_and, logical_not, logical_or, logical_xor  # 
 from . import _functional
 from ._functional import *  # noqa: F401,F403
 from . import autograd  # noqa: F401
-from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: F401
+                                 no_grad, set_grad_enabled)
 from . import return_types  # noqa: F401
 from . import utils  # noqa: F401
 from . import nn  # noqa: F401

@@ -3,7 +3,8 @@
 from .. import _bridge as B
 from ..utils.hooks import RemovableHandle  # noqa: F401
 from . import graph, hooks  # noqa: F401
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: F401
+                        no_grad, set_grad_enabled)
 
 
 def _seq(x):

@@ -53,11 +53,28 @@ class enable_grad(_Decorating):
 
 
 class inference_mode(_GradMode):
+    """No graph, like no_grad (hookgrad has no separate inference tensors);
+    `torch.is_inference_mode_enabled()` tells whether one is active."""
+
     _mode = False
+    _depth = []
 
     def __init__(self, mode=True):
         super().__init__()
         self._mode = not mode
+        self._on = bool(mode)
+
+    def __enter__(self):
+        inference_mode._depth.append(self._on)
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        inference_mode._depth.pop()
+        return super().__exit__(*exc)
+
+
+def is_inference_mode_enabled():
+    return bool(inference_mode._depth and inference_mode._depth[-1])
 
 
 class set_grad_enabled(_GradMode):
