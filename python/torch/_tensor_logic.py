@@ -31,14 +31,14 @@ def _bitwise(name, reflected=False):
         if b is None:
             return NotImplemented
         a = _operand(self)
+        # A Python int beside a tensor does not raise its dtype (bool | 1 is int64 though).
+        if isinstance(other, Tensor) or self.dtype is D.bool_ and b[2] is not D.bool_:
+            dtype = D.int64 if D.int64 in (a[2], b[2]) else D.bool_
+        else:
+            dtype = self.dtype
         if reflected:
             a, b = b, a
         (av, ash, ad), (bv, bsh, bd) = a, b
-        # A Python int beside a tensor does not raise its dtype (bool | 1 is int64 though).
-        if isinstance(other, Tensor) or ad is D.bool_ and bd is not D.bool_:
-            dtype = D.int64 if D.int64 in (ad, bd) else D.bool_
-        else:
-            dtype = self.dtype
         for d in (ad, bd):
             if d.is_floating_point:
                 raise NotImplementedError(f'"{_KERNEL[name]}" not implemented for \'Float\'')

@@ -7,6 +7,7 @@ mask = (a > 1) & (a < 5)
 print(mask, ~mask, mask | (a == 0), mask ^ (a > 3))
 print(torch.tensor([1, 2, 6]) & 3, torch.tensor([True]) | 1, 1 & torch.tensor([3]), ~torch.tensor([1, -2]))
 print(torch.tensor([[True], [False]]) | torch.tensor([False, True]))
+print(1 | torch.tensor([True]), True & torch.tensor([1, 2]), 3 ^ torch.tensor([1, 2]), torch.tensor([True]) | torch.tensor([2]))
 print(torch.logical_and(torch.tensor([1.0, 0.0]), torch.tensor([2.0, 2.0])), torch.logical_not(torch.tensor([0.0, 2.0])))
 print((a * mask).sum(), mask.sum())
 for bad in [lambda: torch.tensor([1.0]) & torch.tensor([1.0]), lambda: ~torch.tensor([1.5])]:
