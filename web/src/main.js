@@ -169,9 +169,14 @@ function banner(msg) { $('banner').hidden = !msg; $('banner').textContent = msg 
 // ---- editor ----
 let editTimer = null;
 // The program editor, created when CodeMirror has loaded; until then set() keeps the text.
-let editorText = ''; let editorView = null;
+let editorText = ''; let editorView = null; let editorMounting = false;
 const editor = {
-  set(text) { editorText = text; editorView?.set(text); },
+  // Until CodeMirror is in, the program shows as plain text beside the first figure.
+  set(text) {
+    editorText = text;
+    if (editorView) editorView.set(text);
+    else if (!editorMounting) $('editor').replaceChildren(h('pre', { class: 'editor-plain' }, text));
+  },
   get text() { return editorView ? editorView.text : editorText; },
   focus() { editorView?.focus(); },
 };
@@ -180,6 +185,8 @@ const editor = {
 const afterTask = () => new Promise((resolve) => setTimeout(resolve));
 editorModule.then(async ({ createEditorInTasks }) => {
   await afterTask();
+  editorMounting = true;
+  $('editor').replaceChildren(); // the plain text gives way to the editor
   editorView = await createEditorInTasks($('editor'), {
     doc: editorText,
     language: app.state?.lang || 'js',
