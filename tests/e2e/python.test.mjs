@@ -98,6 +98,9 @@ test('the video\'s 2_with_hooks.py in the playground prints PyTorch\'s lines, dr
   const href = page.url();
   const page2 = await newPage();
   await page2.goto(`${site.url}playground.html${href.slice(href.indexOf('#'))}`);
+  // The page's code loads after the boot script (boot.js): the link has been
+  // read once its gate asks the reader to run the program.
+  await page2.getByRole('button', { name: 'Run this program' }).waitFor({ state: 'visible', timeout: 10000 });
   assert.equal(await page2.getByRole('radio', { name: 'Python' }).isChecked(), true, 'reopens in Python');
   await runLinked(page2); // the reader's own program: it waits for the click
   await page2.waitForFunction(() => /ran in/.test(document.getElementById('program-status').textContent), null, { timeout: PY_LOAD });

@@ -44,7 +44,16 @@ async function settled(page, runs, edited, timeout) {
     const aLine = cell.querySelector('textarea').value.split('\n').find((l) => /^(const )?A = /.test(l)) || '';
     return Number(cell.dataset.runs) > n && !cell.classList.contains('running') && aLine.includes(`= ${lit}`)
       && !document.querySelector('#adjoint-table').classList.contains('stale');
-  }, [runs, literal], { timeout });
+  }, [runs, literal], { timeout }).catch(async (e) => {
+    // Say which of the four conditions never came true.
+    const state = await page.evaluate(() => {
+      const cell = document.querySelector('#cell-adjoint');
+      return { runs: cell.dataset.runs, running: cell.classList.contains('running'), status: cell.querySelector('.cell-status')?.textContent,
+        aLine: cell.querySelector('textarea').value.split('\n').find((l) => /^(const )?A = /.test(l)),
+        stale: document.querySelector('#adjoint-table').classList.contains('stale'), table: document.querySelector('#adjoint-table').textContent.slice(0, 300) };
+    });
+    throw new Error(`${e.message}; waited for runs > ${runs} and A = ${literal}; the page: ${JSON.stringify(state)}`);
+  });
 }
 
 test('adjoint: full backward hooks equal the recursion; editing A changes both, as in PyTorch', async () => {

@@ -125,19 +125,26 @@ function applyA(A, { runCell = true } = {}) {
 }
 
 let timer = null;
+/** The reader has typed in the grid since it was last applied: the grid, not the code, is the truth. */
+let gridEdited = false;
 for (const input of inputs) {
   input.addEventListener('input', () => {
+    gridEdited = true;
     clearTimeout(timer);
-    timer = setTimeout(() => { const A = gridA(); if (A) applyA(A); }, 350);
+    timer = setTimeout(() => { const A = gridA(); gridEdited = false; if (A) applyA(A); }, 350);
   });
 }
 document.getElementById('a-reset').onclick = () => {
+  clearTimeout(timer); gridEdited = false;
   setGrid(codeA(cell.original));
   applyA(gridA());
 };
 
 // The reader may also edit the A line in the cell itself: the grid and the table follow.
+// Not while the reader is typing in the grid: a run that ends then (of an A
+// applied a moment ago) would put back entries the reader has just changed.
 cell?.el.addEventListener('cell-run', () => {
+  if (gridEdited) return;
   const A = codeA(cell.area.value, cell.lang);
   const G = gridA();
   if (A && (!G || literal(A) !== literal(G))) { setGrid(A); updateTable(A); }
