@@ -67,7 +67,8 @@ export class Controller {
     on('zoom-fit', () => { this.view.fit(); });
     on('export-svg', () => downloadSvg($('graph'), this.view));
     on('export-png', () => downloadPng($('graph'), this.view));
-    if ($('scrub')) $('scrub').oninput = (e) => { this.player.pause(); this.player.seek(Number(e.target.value)); };
+    // Scrubbing is moving through the steps too: the camera keeps the running node in view.
+    if ($('scrub')) $('scrub').oninput = (e) => { this.follow = true; this.player.pause(); this.player.seek(Number(e.target.value)); };
     if ($('speed')) $('speed').onchange = (e) => this.player.setSpeed(Number(e.target.value));
     $('graph').addEventListener('click', () => { if (this.selected.tensor != null || this.selected.node != null) { this.selected = {}; this.render(); } });
     if (keyboard) document.addEventListener('keydown', (e) => this.onKey(e));
@@ -79,7 +80,7 @@ export class Controller {
       this.selected = {}; this.render(); return;
     }
     if (e.target.closest('.cm-editor, input, select, textarea, dialog') || e.altKey || e.ctrlKey || e.metaKey) return;
-    if (['ArrowRight', 'ArrowLeft', ' '].includes(e.key)) this.follow = true;
+    if (['ArrowRight', 'ArrowLeft', ' ', 'Home', 'End'].includes(e.key)) this.follow = true;
     if (e.key === ' ' && !e.target.closest('button, [role=button], a')) { e.preventDefault(); player.toggle(); }
     else if (e.key === 'ArrowRight') { e.preventDefault(); player.step(1); }
     else if (e.key === 'ArrowLeft') { e.preventDefault(); player.step(-1); }
