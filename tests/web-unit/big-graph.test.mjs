@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { layeredLayout, rankUnits, foldRanks } from '../../web/src/model/layered.js';
 import { placeLabels } from '../../web/src/view/overview-canvas.js';
 import { findMatches } from '../../web/src/view/search.js';
-import { minimapGeometry, showsWhole } from '../../web/src/view/minimap.js';
+import { minimapGeometry, showsWhole, minimapSide } from '../../web/src/view/minimap.js';
 
 /** A chain of n adds, each with a leaf: x0 → s1 ← x1, s1 → s2 ← x2, … (the 2,000-node test's shape). */
 function chain(n) {
@@ -86,4 +86,19 @@ test('minimap: fits 168 × 120 keeping the aspect; hidden only when the view sho
   const layout = { width: 1000, height: 500 };
   assert.ok(showsWhole(layout, { x: 10, y: 10, k: 0.5 }, { width: 600, height: 300 }));
   assert.ok(!showsWhole(layout, { x: 10, y: 10, k: 1 }, { width: 600, height: 300 }));
+});
+
+test('the minimap moves to the other bottom corner rather than cover what the step is about, and stays put otherwise', () => {
+  // A 600×300 pane at scale 1, the view at the origin; a 168×120 minimap (right: x 424–592, y 172–292).
+  const geo = { w: 168, h: 120 }; const view = { x: 0, y: 0, k: 1 }; const size = { width: 600, height: 300 };
+  const underRight = { x: 500, y: 250, w: 60, h: 20 };
+  const underLeft = { x: 20, y: 250, w: 60, h: 20 };
+  const top = { x: 300, y: 20, w: 60, h: 20 };
+  assert.equal(minimapSide('right', geo, view, size, [top]), 'right');
+  assert.equal(minimapSide('right', geo, view, size, [underRight]), 'left');
+  assert.equal(minimapSide('left', geo, view, size, [underRight]), 'left', 'stays left while the right is busy');
+  assert.equal(minimapSide('left', geo, view, size, [underLeft]), 'right');
+  assert.equal(minimapSide('right', geo, view, size, [underRight, underLeft]), 'right', 'both covered: it does not jump');
+  // Graph coordinates go through the view: at k = 2 shifted by -400, graph x 450 is screen x 500.
+  assert.equal(minimapSide('right', geo, { x: -400, y: 0, k: 2 }, size, [{ x: 450, y: 125, w: 10, h: 10 }]), 'left');
 });

@@ -22,14 +22,21 @@ export const CameraMethods = {
    * Keeps the running node and the tensor whose .grad just changed in view;
    * a warning or error just pinned, and the step's values on edges, too.
    */
-  keepFocus(frame, animate = true) {
+  keepFocus(frame, animate = true) { this.keepInView(this.focusBoxes(frame), animate); },
+
+  /**
+   * What a step is about, in graph coordinates, most important first: the
+   * running node, its tensor, the .grad it changed, its pin, then the values
+   * it puts on edges. The camera keeps them in view; the minimap stays off them.
+   */
+  focusBoxes(frame) {
     const f = frame.focus || {}; const ev = frame.step?.event;
     const gradChanged = gradChangedAt(frame);
     const pinned = ev && (ev.type === 'warning' || ev.type === 'error') ? frame.pins.find((p) => p.step === frame.k - 1) : null;
     const pinAt = pinned ? this.placedPinOf(pinned) : null;
     // Then the values this step puts on edges (dropped first when they do not all fit).
     const labels = (frame.edges || []).map((e) => this.edgeMid?.get(`${e.from}>${e.to}#${e.index}`)?.box);
-    this.keepInView([this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt, ...labels], animate);
+    return [this.boxOf({ node: f.node }), this.boxOf({ tensor: f.tensor }), gradChanged != null ? this.boxOf({ tensor: gradChanged }) : null, pinAt, ...labels].filter(Boolean);
   },
 
   /** The box of a module's first call, by module name: its frame, or its box when collapsed (null if none). */

@@ -339,6 +339,7 @@ export class GraphView {
       this.flowLabels.set(key, { ...l, g: this.edgeLabel(l.mid, l.txt, l.cls, key) });
     }
     this.drawPins(frame.pins);
+    this.updateMinimap(); // the step's values may sit under it
     // (Drawn right away: this runs in an animation frame; the canvas is rasterized once per frame anyway.)
     if (!redraw) this.drawOverview();
   }
@@ -391,10 +392,15 @@ export class GraphView {
     return (this.placedPins || []).find(({ pin }) => samePin(pin, p)) || null;
   }
 
+  /** The minimap's rectangle, in the bottom corner that hides nothing the current step is about. */
+  updateMinimap() {
+    this.minimap?.update(this.view, this.size(), this.lastApplied ? this.focusBoxes(this.lastApplied.frame) : []);
+  }
+
   /** After the view moved: minimap rectangle now; the canvas and lazy records at the next animation frame. */
   viewChanged() {
     if (!this.layout) return;
-    this.minimap?.update(this.view, this.size());
+    this.updateMinimap();
     if (!this.big) return;
     this.scaleToggles();
     if (this.lazyRaf) return;

@@ -18,6 +18,21 @@ export function showsWhole(layout, view, size, slack = 2) {
   return x0 >= -slack && y0 >= -slack && x1 <= size.width + slack && y1 <= size.height + slack;
 }
 
+const MARGIN = 8; // the minimap's distance from the pane's edges (styles.css)
+
+/**
+ * Which bottom corner the minimap takes (pure): it stays where it is unless
+ * it covers one of the `avoid` boxes (graph coordinates) and the other
+ * corner covers none.
+ */
+export function minimapSide(current, geo, view, size, avoid) {
+  const rect = (side) => ({ x: side === 'left' ? MARGIN : size.width - MARGIN - geo.w, y: size.height - MARGIN - geo.h, w: geo.w, h: geo.h });
+  const covers = (r) => avoid.some((b) => b.x * view.k + view.x < r.x + r.w && (b.x + b.w) * view.k + view.x > r.x
+    && b.y * view.k + view.y < r.y + r.h && (b.y + b.h) * view.k + view.y > r.y);
+  const other = current === 'left' ? 'right' : 'left';
+  return covers(rect(current)) && !covers(rect(other)) ? other : current;
+}
+
 export class Minimap {
   /** onMove(gx, gy): centre the view on that graph point. */
   constructor(box, { onMove }) {
@@ -62,12 +77,18 @@ export class Minimap {
 
   clear() { this.layout = null; this.geo = null; this.canvas.hidden = true; }
 
-  /** Redraws the viewport rectangle; hides the minimap while the whole figure is in view. */
-  update(view, size) {
+  /**
+   * Redraws the viewport rectangle; hides the minimap while the whole figure
+   * is in view. `avoid` (graph coordinates): what the current step is about;
+   * the minimap moves to the other bottom corner rather than cover it.
+   */
+  update(view, size, avoid = []) {
     if (!this.layout || !this.base) return;
     const whole = showsWhole(this.layout, view, size);
     this.canvas.hidden = whole;
     if (whole) return;
+    const side = minimapSide(this.canvas.classList.contains('at-left') ? 'left' : 'right', this.geo, view, size, avoid);
+    this.canvas.classList.toggle('at-left', side === 'left');
     const { ctx, canvas: c } = this; const dpr = globalThis.devicePixelRatio || 1; const { s } = this.geo;
     ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.clearRect(0, 0, c.width, c.height); ctx.drawImage(this.base, 0, 0);
     const x = (-view.x / view.k) * s; const y = (-view.y / view.k) * s; const w = (size.width / view.k) * s; const h = (size.height / view.k) * s;
