@@ -15,12 +15,50 @@ export {
   setSemantics, getSemantics, graph, trace, traceRun, recordLog, setWarningHandler, setHookHandlesOwn,
   registerModuleForwardPreHook, registerModuleForwardHook, registerModuleFullBackwardHook,
   registerModuleFullBackwardPreHook, savedTensorsHooks, pushSavedTensorsHooks, popSavedTensorsHooks,
-  registerMultiGradHook,
+  registerMultiGradHook, applyCustomFunction,
   // For the tests: turning the deferral of 0-d ops off, and the record decoder's seam.
   defer_scalar_ops as __deferScalarOps, __setTapeDecoder,
 } from './hookgrad_core.js';
 
 link(nodeOrNull, handleFrom);
+
+// ----- custom autograd functions (torch.autograd.Function) --------------------
+
+/**
+ * `hg.customFunction(name, {forward, backward})`: PyTorch's custom autograd
+ * Function. `apply(...args)` runs `forward(ctx, ...args)` with grad mode off,
+ * then gives its Tensor output(s) one `<name>Backward` node, whose backward
+ * calls `backward(ctx, ...gradOutputs)` (a Tensor, null, or an array with one
+ * entry per argument of forward). `ctx`: `saveForBackward(...tensors)`,
+ * `savedTensors` (in backward), `needsInputGrad`, `markNonDifferentiable(...)`,
+ * `setMaterializeGrads(bool)`, and any property of your own.
+ */
+export function customFunction(name, { forward, backward }) {
+  if (typeof forward !== 'function' || typeof backward !== 'function') {
+    throw new TypeError('customFunction(name, {forward, backward}): forward and backward must be functions');
+  }
+  return {
+    name,
+    apply(...args) {
+      let saved = [];
+      let nonDifferentiable = [];
+      let materializeGrads = true;
+      const ctx = {
+        needsInputGrad: args.map((a) => a instanceof Tensor && a.requiresGrad && core.isGradEnabled()),
+        saveForBackward(...ts) { saved = ts; },
+        markNonDifferentiable(...ts) { nonDifferentiable = ts; },
+        setMaterializeGrads(v) { materializeGrads = !!v; },
+      };
+      const out = core.noGrad(() => forward(ctx, ...args));
+      const many = Array.isArray(out);
+      const outs = core.applyCustomFunction(name, args, many ? out : [out], (grads, savedTensors) => {
+        ctx.savedTensors = savedTensors;
+        return backward(ctx, ...grads);
+      }, { saved, nonDifferentiable, materializeGrads });
+      return many ? outs : outs[0];
+    },
+  };
+}
 
 // ----- initialisation ---------------------------------------------------------
 

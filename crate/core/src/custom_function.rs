@@ -24,12 +24,23 @@ pub trait CustomBackward {
     /// `grad_outputs`: one per forward output (None where undefined, unless
     /// grads are materialized); `saved`: the tensors saved for backward,
     /// unpacked. Returns the values the user returned, one per entry (a lone
-    /// tensor as a list of one), None for `None`.
-    fn call(
-        &self,
-        grad_outputs: &[Option<Tensor>],
-        saved: &[Tensor],
-    ) -> Result<Vec<Option<Tensor>>>;
+    /// value as a list of one).
+    fn call(&self, grad_outputs: &[Option<Tensor>], saved: &[Tensor]) -> Result<Vec<Returned>>;
+}
+
+/// One value a custom backward returned.
+pub enum Returned {
+    None,
+    Tensor(Tensor),
+    /// Anything else, by its type's name (PyTorch's "expected Variable or
+    /// None (got str)").
+    Other(String),
+}
+
+impl From<Option<Tensor>> for Returned {
+    fn from(t: Option<Tensor>) -> Self {
+        t.map_or(Returned::None, Returned::Tensor)
+    }
 }
 
 /// What the forward produced, as `Function.apply` hands it over.
@@ -71,10 +82,10 @@ fn node_name(class: &str) -> &'static str {
 fn check_returned(
     name: &str,
     is_tensor: &[bool],
-    mut returned: Vec<Option<Tensor>>,
+    mut returned: Vec<Returned>,
 ) -> Result<Vec<Option<Tensor>>> {
     let n = is_tensor.len();
-    if returned.len() > n && returned[n..].iter().all(Option::is_none) {
+    if returned.len() > n && returned[n..].iter().all(|r| matches!(r, Returned::None)) {
         returned.truncate(n);
     }
     if returned.len() != n {
@@ -86,8 +97,16 @@ fn check_returned(
     let mut grads = Vec::with_capacity(n);
     for (i, (g, t)) in returned.into_iter().zip(is_tensor).enumerate() {
         if *t {
-            grads.push(g);
-        } else if g.is_some() {
+            grads.push(match g {
+                Returned::None => None,
+                Returned::Tensor(t) => Some(t),
+                Returned::Other(ty) => {
+                    return Err(Error::runtime(format!(
+                        "expected Variable or None (got {ty})"
+                    )))
+                }
+            });
+        } else if !matches!(g, Returned::None) {
             return Err(Error::runtime(format!(
                 "function {name} returned a gradient different than None at position {}, but the corresponding forward input was not a Variable",
                 i + 1
@@ -188,11 +207,12 @@ pub fn custom_function(
     Ok((outputs, Some(node)))
 }
 
+/// A closure as a custom backward (native tests): its gradients as returned.
 impl<F> CustomBackward for F
 where
     F: Fn(&[Option<Tensor>], &[Tensor]) -> Result<Vec<Option<Tensor>>>,
 {
-    fn call(&self, g: &[Option<Tensor>], saved: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
-        self(g, saved)
+    fn call(&self, g: &[Option<Tensor>], saved: &[Tensor]) -> Result<Vec<Returned>> {
+        Ok(self(g, saved)?.into_iter().map(Returned::from).collect())
     }
 }
