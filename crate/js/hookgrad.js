@@ -40,24 +40,42 @@ export function customFunction(name, { forward, backward }) {
   return {
     name,
     apply(...args) {
-      let saved = [];
-      let nonDifferentiable = [];
-      let materializeGrads = true;
-      const ctx = {
-        needsInputGrad: args.map((a) => a instanceof Tensor && a.requiresGrad && core.isGradEnabled()),
-        saveForBackward(...ts) { saved = ts; },
-        markNonDifferentiable(...ts) { nonDifferentiable = ts; },
-        setMaterializeGrads(v) { materializeGrads = !!v; },
-      };
+      const ctx = new FunctionCtx(args.map((a) => a instanceof Tensor && a.requiresGrad));
       const out = core.noGrad(() => forward(ctx, ...args));
       const many = Array.isArray(out);
-      const outs = core.applyCustomFunction(name, args, many ? out : [out], (grads, savedTensors) => {
-        ctx.savedTensors = savedTensors;
-        return backward(ctx, ...grads);
-      }, { saved, nonDifferentiable, materializeGrads });
+      const opts = { saved: ctx.toSave, nonDifferentiable: ctx.nonDifferentiable, materializeGrads: ctx.materializeGrads };
+      // Kept, these would hold the outputs from the ctx, which the node owns:
+      // a cycle through the engine's handle table no collector can see.
+      delete ctx.toSave;
+      delete ctx.nonDifferentiable;
+      const outs = core.applyCustomFunction(name, args, many ? out : [out], backwardOf(ctx, backward), opts);
       return many ? outs : outs[0];
     },
   };
+}
+
+/** The engine's callback: it captures only ctx and the user's backward. */
+function backwardOf(ctx, backward) {
+  return (grads, saved) => {
+    ctx.savedTensors = saved;
+    try {
+      return backward(ctx, ...grads);
+    } finally {
+      delete ctx.savedTensors; // an unpacked output holds the node
+    }
+  };
+}
+
+class FunctionCtx {
+  constructor(needsInputGrad) {
+    this.needsInputGrad = needsInputGrad;
+    this.toSave = [];
+    this.nonDifferentiable = [];
+    this.materializeGrads = true;
+  }
+  saveForBackward(...ts) { this.toSave = ts; }
+  markNonDifferentiable(...ts) { this.nonDifferentiable = ts; }
+  setMaterializeGrads(v) { this.materializeGrads = !!v; }
 }
 
 // ----- initialisation ---------------------------------------------------------

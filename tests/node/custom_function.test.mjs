@@ -103,3 +103,16 @@ test("customFunction: PyTorch's errors for what backward returns; a throw reache
   make('Extra', (g) => [g, g, null, null]).apply(x, y, 2).sum().backward();
   approx(V(x.grad), [1, 1]);
 });
+
+test('customFunction: a finished graph is freed (the ctx holds no output, the callback no ctx state)', () => {
+  const x = hg.tensor([0.5], { requiresGrad: true });
+  const before = hg.memory().nodes;
+  for (let i = 0; i < 20; i++) {
+    hg.tidy(() => {
+      const y = Exp.apply(x.mul(1));
+      y.gradFn.registerHook(() => {});
+      y.sum().backward();
+    });
+  }
+  assert.equal(hg.memory().nodes, before);
+});

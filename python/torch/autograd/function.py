@@ -8,6 +8,7 @@ see one object."""
 
 import functools
 import warnings
+import weakref
 
 from .. import _bridge as B
 from . import graph as _graph
@@ -32,22 +33,42 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        saved = self.__dict__.get("_saved")
+        d = self.__dict__.get("_ctx", self).__dict__
+        saved = d.get("_saved")
         if saved is None:
-            # Before backward (PyTorch fills them once the forward returned).
-            return tuple(self.__dict__.get("to_save", ()))
+            # Before backward: the saved objects themselves, while they live
+            # (held weakly: an output holds the node, which holds this ctx).
+            weak = d.get("_saved_weak")
+            if weak is None:
+                return tuple(d.get("to_save", ()))
+            return tuple(None if w is None else w() for w in weak)
         return saved
 
     saved_variables = saved_tensors
 
 
 class BackwardCFunction(FunctionCtx, _graph.Node):
-    """The node class of a custom Function (`MyFnBackward`), its ctx too."""
+    """The node class of a custom Function (`MyFnBackward`). Two kinds of
+    instance: the ctx (forward's and backward's, owned by the engine node
+    through its backward callable) and the `grad_fn` objects the program
+    gets, which hold the node's handle and read and write the ctx's
+    attributes. The ctx holds no node handle: that would be a cycle (node →
+    callable → ctx → node) no collector can see into."""
 
     def __repr__(self):
         nid = self.__dict__.get("_nid")
         addr = hex(0x7F0000000000 + nid * 0x70) if nid is not None else hex(id(self))
         return f"<torch.autograd.function.{type(self).__name__} object at {addr}>"
+
+    def __getattr__(self, name):
+        ctx = self.__dict__.get("_ctx")
+        if ctx is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return getattr(ctx, name)
+
+    def __setattr__(self, name, value):
+        ctx = self.__dict__.get("_ctx")
+        object.__setattr__(ctx if ctx is not None and not name.startswith("_n") else self, name, value)
 
     def __del__(self):
         h = self.__dict__.get("_nh")
@@ -60,11 +81,21 @@ class BackwardCFunction(FunctionCtx, _graph.Node):
     # graph.Node reads the engine handle and id from these two.
     @property
     def _h(self):
-        return self.__dict__["_nh"]
+        h = self.__dict__.get("_nh")
+        if h is None:
+            raise RuntimeError("this custom Function's node is not available from its ctx in hookgrad; "
+                               "use the output's grad_fn")
+        return h
 
     @property
     def _id(self):
         return self.__dict__["_nid"]
+
+    @classmethod
+    def _grad_fn(cls, ctx, h):
+        n = object.__new__(cls)
+        n.__dict__.update(_ctx=ctx, _nh=h, _nid=int(h.id))
+        return n
 
 
 class _SingleLevelFunction:
@@ -142,15 +173,23 @@ def _wrap_outputs(cls, ctx, args, out):
         if s is not None and not isinstance(s, Tensor):
             raise TypeError(f"save_for_backward can only save variables, but argument 0 is of type {type(s).__name__}")
     n_out = len(outs)
+    saved_dtypes = [None if s is None else s._dtype for s in saved]
 
+    # Captures no output (nor anything holding one): the engine node owns
+    # this function, and an output holds the node.
     def backward(grads, saved_h):
         gs = B.grads_from_js(grads)
         full = [None] * n_out
         for p, g in zip(tensor_pos, gs):
             full[p] = g
-        ctx._saved = tuple(None if s is None else B.wrap_tensor(h, s._dtype) for s, h in zip(saved, saved_h))
+        hs = iter(saved_h)
+        ctx._saved = tuple(None if d is None else B.wrap_tensor(next(hs), d) for d in saved_dtypes)
         fn = cls.backward if cls.backward is not _SingleLevelFunction.backward else cls.vjp
-        r = fn(ctx, *full)
+        try:
+            r = fn(ctx, *full)
+        finally:
+            del ctx._saved  # an unpacked output holds the node
+
         r = r if isinstance(r, tuple) else (r,)
         res = []
         for g in r:
@@ -174,20 +213,26 @@ def _wrap_outputs(cls, ctx, args, out):
     finally:
         B.release_returned()
     results = list(outs)
-    node = None
+    nid = None
     for p, t, h in zip(tensor_pos, tensors, new):
-        if node is None:
-            gf = h.gradFn
+        if nid is None:
+            gf = h.gradFn  # a handle only to read the id: the ctx keeps none
             if gf is not None and gf is not B.jsnull:
-                node = gf
+                nid = int(gf.id)
+                gf.dispose()
         if any(t is a for a in args):
             # An input returned as-is comes out a new tensor (a view of it).
             results[p] = Tensor._wrap(h, t._dtype)
         else:
             _rebind(t, h)
-    if node is not None:
-        ctx._nh, ctx._nid = node, int(node.id)
-        _graph._nodes[ctx._nid] = ctx
+    # PyTorch clears these once saved (`_save_variables`): kept, they would
+    # hold the outputs from the ctx.
+    ctx._saved_weak = [None if s is None else weakref.ref(s) for s in saved]
+    del ctx.to_save
+    ctx.non_differentiable = ()
+    if nid:
+        ctx._nid = int(nid)
+        _graph.custom_ctx[ctx._nid] = ctx
     return tuple(results) if many else results[0]
 
 
