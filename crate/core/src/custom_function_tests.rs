@@ -9,12 +9,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::context;
-use crate::custom_function::{custom_function, CustomBackward, CustomCall};
+use crate::custom_function::{custom_function, CustomBackward, CustomCall, Returned};
 use crate::hooks::{NodePostHook, NodePreHook, TensorHook};
 use crate::tensor::Tensor;
 use crate::testing::*;
 
-type Returned = crate::error::Result<Vec<Option<Tensor>>>;
+type Grads = crate::error::Result<Vec<Option<Tensor>>>;
 
 fn call<'a>(name: &'a str, args: &'a [Option<Tensor>], outputs: &'a [Tensor]) -> CustomCall<'a> {
     CustomCall {
@@ -28,7 +28,7 @@ fn call<'a>(name: &'a str, args: &'a [Option<Tensor>], outputs: &'a [Tensor]) ->
 }
 
 fn backward_fn(
-    f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Returned + 'static,
+    f: impl Fn(&[Option<Tensor>], &[Tensor]) -> Grads + 'static,
 ) -> Rc<dyn CustomBackward> {
     Rc::new(f)
 }
@@ -196,4 +196,26 @@ fn the_custom_node_runs_between_its_hooks_like_any_node() {
         .iter()
         .any(|e| matches!(e, crate::trace::Event::Node { name, .. } if *name == "RevBackward"));
     assert!(ran, "the custom node's step is in the trace");
+}
+
+/// A host's backward that returns a non-tensor value (Python's `'a'`).
+struct ReturnsText;
+
+impl CustomBackward for ReturnsText {
+    fn call(&self, _: &[Option<Tensor>], _: &[Tensor]) -> crate::error::Result<Vec<Returned>> {
+        Ok(vec![Returned::Other("str".into())])
+    }
+}
+
+#[test]
+fn a_non_tensor_gradient_is_pytorchs_type_error() {
+    let x = leaf(&[1.0], &[1]);
+    let args = [Some(x.clone())];
+    let outs = [context::no_grad(|| x.mul(2.0)).unwrap()];
+    let (out, _) = ok(custom_function(
+        &call("Text", &args, &outs),
+        Rc::new(ReturnsText),
+    ));
+    let e = ok(out[0].sum()).backward().unwrap_err();
+    assert_eq!(e.to_string(), "expected Variable or None (got str)");
 }
