@@ -9,7 +9,6 @@
 //! checked by `validate_outputs`, as for every node.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::context;
@@ -62,16 +61,22 @@ pub struct CustomCall<'a> {
 thread_local! {
     /// Node names are `&'static str` (nodes stay small); a custom Function's
     /// name is made once per class name and kept, so the leak is bounded by
-    /// the number of distinct Function classes a program defines.
-    static NAMES: RefCell<HashMap<String, &'static str>> = RefCell::new(HashMap::new());
+    /// the number of distinct Function classes a program defines. A list,
+    /// not a HashMap: a program has a few, and a hasher costs wasm size.
+    static NAMES: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
 }
 
 fn node_name(class: &str) -> &'static str {
     let full = format!("{class}Backward");
     NAMES.with(|n| match n.try_borrow_mut() {
-        Ok(mut n) => *n
-            .entry(full.clone())
-            .or_insert_with(|| Box::leak(full.into_boxed_str())),
+        Ok(mut n) => match n.iter().find(|s| **s == full) {
+            Some(s) => *s,
+            None => {
+                let s: &'static str = Box::leak(full.into_boxed_str());
+                n.push(s);
+                s
+            }
+        },
         Err(_) => "CustomFunctionBackward",
     })
 }
