@@ -207,11 +207,8 @@ def _wrap_outputs(cls, ctx, args, out):
     B.js.set(opts, "nonDifferentiable", B.js.array(*[t._h for t in nd]))
     B.js.set(opts, "materializeGrads", bool(ctx.materialize_grads))
     js_args = B.js.array(*[a._h if isinstance(a, Tensor) else None for a in args])
-    try:
-        new = B.call_engine(B.hg.applyCustomFunction, cls.__name__, js_args, B.js.array(*[t._h for t in tensors]),
-                            B.proxy(backward, cls.backward), opts)
-    finally:
-        B.release_returned()
+    new = B.call_engine(B.hg.applyCustomFunction, cls.__name__, js_args, B.js.array(*[t._h for t in tensors]),
+                        B.proxy(backward, cls.backward), opts)
     results = list(outs)
     nid = None
     for p, t, h in zip(tensor_pos, tensors, new):
