@@ -2,9 +2,10 @@
 the engine gives its tensor outputs one `<Name>Backward` node
 (`hg.applyCustomFunction`, crate/core/src/custom_function.rs). The engine
 calls the user's backward when that node runs; it routes and checks the
-gradients backward returns. As in PyTorch the node *is* the ctx:
-`y.grad_fn.saved_tensors`, `y.grad_fn.register_hook` and `print(ctx)` all
-see one object."""
+gradients backward returns. In PyTorch the node *is* the ctx; here
+`y.grad_fn` is a node object that reads and writes the ctx's attributes
+(`y.grad_fn.saved_tensors`, `y.grad_fn.k`) and prints as the ctx does, but
+is not the same object (see BackwardCFunction)."""
 
 import functools
 import warnings
