@@ -356,6 +356,41 @@ export interface MultiGradHookOptions {
 export function registerMultiGradHook(tensors: Tensor[], hook: (grads: Grads) => void, opts?: MultiGradHookOptions & { mode?: 'all' }): RemovableHandle;
 export function registerMultiGradHook(tensors: Tensor[], hook: (grad: Tensor) => void, opts: MultiGradHookOptions & { mode: 'any' }): RemovableHandle;
 
+// ---------------------------------------------------------------- custom functions
+/** The `ctx` of a custom Function (PyTorch's `FunctionCtx`); any property of your own may be set on it. */
+export interface FunctionCtx {
+  /** Per argument of `apply`: a Tensor requiring grad (with grad mode on). */
+  readonly needsInputGrad: boolean[];
+  saveForBackward(...tensors: Tensor[]): void;
+  /** In backward: the saved tensors (version-checked; saved-tensor hooks apply). */
+  readonly savedTensors: Tensor[];
+  markNonDifferentiable(...outputs: Tensor[]): void;
+  /** false: backward gets null for an unused output instead of zeros. */
+  setMaterializeGrads(value: boolean): void;
+  [key: string]: unknown;
+}
+export interface CustomFunction<A extends unknown[], R extends Tensor | Tensor[]> {
+  readonly name: string;
+  apply(...args: A): R;
+}
+/** PyTorch's `torch.autograd.Function`: `forward` runs with grad mode off; its outputs get one `<name>Backward` node. */
+export function customFunction<A extends unknown[], R extends Tensor | Tensor[]>(name: string, fns: {
+  forward: (ctx: FunctionCtx, ...args: A) => R;
+  backward: (ctx: FunctionCtx, ...gradOutputs: (Tensor | null)[]) => Tensor | null | (Tensor | null)[];
+}): CustomFunction<A, R>;
+export interface CustomFunctionOptions {
+  /** Tensors saved for backward (arguments, outputs or others). */
+  saved?: Tensor[];
+  /** Outputs that get no gradient (no grad_fn). */
+  nonDifferentiable?: Tensor[];
+  /** Default true: undefined gradients reach backward as zeros. */
+  materializeGrads?: boolean;
+}
+/** The low-level step of `customFunction(...).apply`: gives `outputs` (computed under noGrad) their `<name>Backward` node. */
+export function applyCustomFunction(name: string, args: unknown[], outputs: Tensor[],
+  backward: (gradOutputs: (Tensor | null)[], saved: Tensor[]) => Tensor | null | (Tensor | null)[],
+  opts?: CustomFunctionOptions): Tensor[];
+
 // ---------------------------------------------------------------- memory
 
 /** Runs `fn` and releases every Tensor/Node handle created inside it except what it returns and what `keep` marked. Nestable. */

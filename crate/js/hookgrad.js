@@ -15,12 +15,68 @@ export {
   setSemantics, getSemantics, graph, trace, traceRun, recordLog, setWarningHandler, setHookHandlesOwn,
   registerModuleForwardPreHook, registerModuleForwardHook, registerModuleFullBackwardHook,
   registerModuleFullBackwardPreHook, savedTensorsHooks, pushSavedTensorsHooks, popSavedTensorsHooks,
-  registerMultiGradHook,
+  registerMultiGradHook, applyCustomFunction,
   // For the tests: turning the deferral of 0-d ops off, and the record decoder's seam.
   defer_scalar_ops as __deferScalarOps, __setTapeDecoder,
 } from './hookgrad_core.js';
 
 link(nodeOrNull, handleFrom);
+
+// ----- custom autograd functions (torch.autograd.Function) --------------------
+
+/**
+ * `hg.customFunction(name, {forward, backward})`: PyTorch's custom autograd
+ * Function. `apply(...args)` runs `forward(ctx, ...args)` with grad mode off,
+ * then gives its Tensor output(s) one `<name>Backward` node, whose backward
+ * calls `backward(ctx, ...gradOutputs)` (a Tensor, null, or an array with one
+ * entry per argument of forward). `ctx`: `saveForBackward(...tensors)`,
+ * `savedTensors` (in backward), `needsInputGrad`, `markNonDifferentiable(...)`,
+ * `setMaterializeGrads(bool)`, and any property of your own.
+ */
+export function customFunction(name, { forward, backward }) {
+  if (typeof forward !== 'function' || typeof backward !== 'function') {
+    throw new TypeError('customFunction(name, {forward, backward}): forward and backward must be functions');
+  }
+  return {
+    name,
+    apply(...args) {
+      const ctx = new FunctionCtx(args.map((a) => a instanceof Tensor && a.requiresGrad));
+      const out = core.noGrad(() => forward(ctx, ...args));
+      const many = Array.isArray(out);
+      const opts = { saved: ctx.toSave, nonDifferentiable: ctx.nonDifferentiable, materializeGrads: ctx.materializeGrads };
+      // Kept, these would hold the outputs from the ctx, which the node owns:
+      // a cycle through the engine's handle table no collector can see.
+      delete ctx.toSave;
+      delete ctx.nonDifferentiable;
+      const outs = core.applyCustomFunction(name, args, many ? out : [out], backwardOf(ctx, backward), opts);
+      return many ? outs : outs[0];
+    },
+  };
+}
+
+/** The engine's callback: it captures only ctx and the user's backward. */
+function backwardOf(ctx, backward) {
+  return (grads, saved) => {
+    ctx.savedTensors = saved;
+    try {
+      return backward(ctx, ...grads);
+    } finally {
+      delete ctx.savedTensors; // an unpacked output holds the node
+    }
+  };
+}
+
+class FunctionCtx {
+  constructor(needsInputGrad) {
+    this.needsInputGrad = needsInputGrad;
+    this.toSave = [];
+    this.nonDifferentiable = [];
+    this.materializeGrads = true;
+  }
+  saveForBackward(...ts) { this.toSave = ts; }
+  markNonDifferentiable(...ts) { this.nonDifferentiable = ts; }
+  setMaterializeGrads(v) { this.materializeGrads = !!v; }
+}
 
 // ----- initialisation ---------------------------------------------------------
 

@@ -39,8 +39,8 @@ test('every option struct matches its hookgrad.d.ts interface field for field', 
   const dts = fs.readFileSync(path.join(root, 'crate/js/hookgrad.d.ts'), 'utf8');
   const structs = rustStructs();
   assert.deepEqual(Object.keys(structs).sort(), [
-    'BackwardOptions', 'GradOptions', 'KwargsHookOptions', 'LinearOptions', 'MseLossOptions',
-    'MultiGradHookOptions', 'RandnOptions', 'TensorDataOptions', 'TensorOptions',
+    'BackwardOptions', 'CustomFunctionOptions', 'GradOptions', 'KwargsHookOptions', 'LinearOptions',
+    'MseLossOptions', 'MultiGradHookOptions', 'RandnOptions', 'TensorDataOptions', 'TensorOptions',
   ]);
   for (const [js, fields] of Object.entries(structs)) {
     assert.deepEqual(fields, dtsFields(js, dts).sort(), `${js}: options.rs vs hookgrad.d.ts`);
@@ -73,6 +73,8 @@ const BAD = [
   ['hook prepend', () => mod().registerForwardHook(noop, { prepend: 'yes' }), "option 'prepend' must be a boolean, not string"],
   ['hook withKwargs', () => mod().registerForwardPreHook(noop, { withKwargs: 1 }), "option 'withKwargs' must be a boolean, not number"],
   ['hook options', () => mod().registerFullBackwardHook(noop, 7), 'registerFullBackwardHook(): options must be an object, not number'],
+  ['customFunction materializeGrads', () => hg.applyCustomFunction('F', [], [], noop, { materializeGrads: 1 }), "option 'materializeGrads' must be a boolean, not number"],
+  ['customFunction saved', () => hg.applyCustomFunction('F', [], [], noop, { saved: [1] }), 'applyCustomFunction(): saved must be Tensor, not number'],
   ['Linear bias', () => new hg.nn.Linear(2, 2, { bias: 'no' }), "option 'bias' must be a boolean, not string"],
   ['mseLoss reduction type', () => hg.nn.functional.mseLoss(leaf(), leaf(), { reduction: 1 }), 'mseLoss(): reduction must be a string, not number'],
   // PyTorch: torch/nn/_reduction.py get_enum: "{reduction} is not a valid value for reduction".

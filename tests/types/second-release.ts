@@ -54,3 +54,12 @@ hg.registerMultiGradHook([a, b], (grads) => { console.log(grads.map((g) => g?.it
 hg.registerMultiGradHook([a, b], (grad) => { console.log(grad.item()); }, { mode: 'any' }).remove();
 a.mul(b).backward();
 console.log(strides, contiguous, p, joined, stacked);
+
+// Custom autograd functions (torch.autograd.Function).
+const Exp = hg.customFunction('Exp', {
+  forward(ctx, t: Tensor) { const r = t.exp(); ctx.saveForBackward(r); return r; },
+  backward(ctx, g) { return g === null ? null : g.mul(ctx.savedTensors[0]); },
+});
+const e: Tensor = Exp.apply(x);
+const [p1, p2]: Tensor[] = hg.applyCustomFunction('Id', [x], [x.mul(1)], (grads) => grads, { materializeGrads: false });
+console.log(e, p1, p2);

@@ -16,6 +16,7 @@ pub mod array;
 pub(crate) mod call_node;
 pub(crate) mod cascade_sum;
 pub mod context;
+pub mod custom_function;
 pub mod deferred;
 pub mod engine;
 pub mod error;
@@ -44,6 +45,8 @@ pub mod tensor_api;
 pub mod trace;
 pub mod view;
 
+#[cfg(test)]
+mod custom_function_tests;
 #[cfg(test)]
 mod deferred_tests;
 #[cfg(test)]

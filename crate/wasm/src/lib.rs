@@ -7,6 +7,7 @@
 
 mod backward_fn;
 pub mod convert;
+mod custom_fn;
 mod data;
 pub mod facade;
 pub mod fast_ops;

@@ -285,6 +285,18 @@ js_options! {
 }
 
 js_options! {
+    /// JS: CustomFunctionOptions — `hg.applyCustomFunction(name, args,
+    /// outputs, backward, opts)`: `saved` and `nonDifferentiable` are Tensors
+    /// (`convert::tensors_from_js`).
+    #[rename_all = "camelCase"]
+    pub struct CustomFunctionOptions {
+        pub saved: JsValue,
+        pub non_differentiable: JsValue,
+        pub materialize_grads: Option<bool>,
+    }
+}
+
+js_options! {
     /// JS: LinearOptions — `new hg.nn.Linear(in, out, opts)`.
     #[rename_all = "camelCase"]
     pub struct LinearOptions {

@@ -2,7 +2,8 @@
 
 from .. import _bridge as B
 from ..utils.hooks import RemovableHandle  # noqa: F401
-from . import graph, hooks  # noqa: F401
+from . import function, graph, hooks  # noqa: F401
+from .function import Function  # noqa: F401
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: F401
                         no_grad, set_grad_enabled)
 
@@ -100,15 +101,6 @@ class Variable(metaclass=_VariableMeta):
 
 
 variable = Variable
-
-
-class Function:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("hookgrad does not implement torch.autograd.Function yet")
-
-    @classmethod
-    def apply(cls, *args, **kwargs):
-        raise NotImplementedError("hookgrad does not implement torch.autograd.Function yet")
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

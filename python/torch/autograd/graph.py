@@ -10,6 +10,9 @@ from .. import _bridge as B
 # node lives in this run.
 _nodes = weakref.WeakValueDictionary()
 _metadata = {}
+# A custom Function's ctx by its node's id (autograd/function.py), while the
+# node (which owns it through its backward) lives.
+custom_ctx = weakref.WeakValueDictionary()
 
 
 class Node:
@@ -24,6 +27,11 @@ class Node:
         if n is not None:
             if not B.js.same(h, n._h):
                 h.dispose()
+            return n
+        ctx = custom_ctx.get(nid)
+        if ctx is not None:
+            n = type(ctx)._grad_fn(ctx, h)
+            _nodes[nid] = n
             return n
         n = object.__new__(_node_class(str(h.name)))
         n._h, n._id = h, nid
