@@ -48,6 +48,11 @@ export const CameraMethods = {
     return (u && this.layout.pos[u.id]) || null;
   },
 
+  /** The minimap's rectangle, in the bottom corner that hides nothing the current step is about. */
+  updateMinimap() {
+    this.minimap?.update(this.view, this.size(), this.lastApplied ? this.focusBoxes(this.lastApplied.frame) : []);
+  },
+
   /** Centres the view on a graph point at the same zoom (the minimap). */
   centreOn(gx, gy) {
     const { width, height } = this.size(); const k = this.view.k;

@@ -392,11 +392,6 @@ export class GraphView {
     return (this.placedPins || []).find(({ pin }) => samePin(pin, p)) || null;
   }
 
-  /** The minimap's rectangle, in the bottom corner that hides nothing the current step is about. */
-  updateMinimap() {
-    this.minimap?.update(this.view, this.size(), this.lastApplied ? this.focusBoxes(this.lastApplied.frame) : []);
-  }
-
   /** After the view moved: minimap rectangle now; the canvas and lazy records at the next animation frame. */
   viewChanged() {
     if (!this.layout) return;
@@ -481,7 +476,6 @@ export class GraphView {
   boxOf({ node = null, tensor = null } = {}) {
     return (node != null && this.boxes.get(`n${node}`)) || (tensor != null && this.boxes.get(`t${tensor}`)) || null;
   }
-
 }
 
 /** Measures a pin's line in the font styles.css gives `.pin text` (a canvas measures without touching layout). */
