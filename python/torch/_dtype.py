@@ -131,3 +131,7 @@ def check_device(d):
         raise AssertionError("Torch not compiled with CUDA enabled")
     if not name.startswith("cpu"):
         raise RuntimeError(f"Expected one of cpu, cuda, ... device type at start of device string: {name}")
+
+
+# PyTorch's own: <class 'torch.dtype'>, <class 'torch.Size'>, <class 'torch.device'>.
+dtype.__module__ = Size.__module__ = device.__module__ = "torch"

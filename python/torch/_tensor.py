@@ -386,3 +386,7 @@ def _dim(d, n):
 from . import _tensor_ops  # noqa: E402,F401
 
 B._Tensor = Tensor  # the tensor-hook dispatcher's class (_bridge cannot import it)
+
+
+# PyTorch prints the class as <class 'torch.Tensor'>.
+Tensor.__module__ = "torch"

@@ -168,3 +168,9 @@ def __getattr__(name):
     from .._missing import missing
 
     missing("torch.optim", name)
+
+
+# Where PyTorch defines them: `type(opt)` prints <class 'torch.optim.sgd.SGD'>.
+Optimizer.__module__ = "torch.optim.optimizer"
+SGD.__module__ = "torch.optim.sgd"
+Adam.__module__ = "torch.optim.adam"

@@ -114,3 +114,12 @@ class NLLLoss(_Loss):
 
     def forward(self, input, target):
         return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+# Where PyTorch defines these: `type(m)` prints <class 'torch.nn.modules.linear.Linear'>,
+# and error messages name a module by that path (module.py's _typename).
+for _cls, _where in ((Identity, "linear"), (Linear, "linear"), (ReLU, "activation"), (Tanh, "activation"),
+                     (Sigmoid, "activation"), (Softmax, "activation"), (LogSoftmax, "activation"),
+                     (_Loss, "loss"), (MSELoss, "loss"), (CrossEntropyLoss, "loss"), (NLLLoss, "loss")):
+    _cls.__module__ = "torch.nn.modules." + _where
+del _cls, _where
