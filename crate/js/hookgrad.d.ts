@@ -157,6 +157,8 @@ export class Tensor {
   clone(): Tensor;
   /** No history; shares values and the version counter (`version`) with this tensor. */
   detach(): Tensor;
+  /** PyTorch's `t.detach_()`: this tensor leaves the graph in place (an error on a view). */
+  detach_(): this;
   /** PyTorch's `.data`: no history, shares values, but a version counter of its own (in-place changes through it escape the saved-tensor check). */
   readonly data: Tensor;
   /** A view without `dim` (`SelectBackward0`); `index` may be negative. */

@@ -138,6 +138,7 @@ export class Tensor {
   contiguous() { return tensorFrom(core.tensor_contiguous(tid(this))); }
   clone() { return tensorFrom(core.tensor_clone(tid(this))); }
   detach() { return tensorFrom(core.tensor_detach(tid(this))); }
+  detach_() { core.tensor_detach_(tid(this)); return this; }
 
   // ----- in place (each answers a new handle of the same tensor)
   add_(other) { return tensorFrom(core.tensor_add_(tid(this), other)); }

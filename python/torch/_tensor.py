@@ -294,7 +294,8 @@ class Tensor:
         return self._new(B.call_engine(self._h.detach))
 
     def detach_(self):
-        raise NotImplementedError("hookgrad does not implement torch.Tensor.detach_ yet")
+        B.call_engine(self._h.detach_)
+        return self
 
     # backward, register_hook and register_post_accumulate_grad_hook are
     # defined by torch.autograd (autograd/__init__.py, autograd/hooks.py).

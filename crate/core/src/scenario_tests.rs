@@ -338,6 +338,26 @@ fn no_grad_builds_no_graph_and_detach_shares_storage() {
 }
 
 #[test]
+fn detach_in_place_leaves_the_graph_and_refuses_views() {
+    // torch 2.15: b = a * 2; b.detach_() -> requires_grad False, is_leaf, no grad_fn;
+    // the rest of the graph (here c = b * 3, made before) still reaches a.
+    let a = leaf(&[1.0, 2.0], &[2]);
+    let b = ok(a.mul(2.0));
+    let c = ok(b.mul(3.0));
+    ok(b.detach_());
+    assert!(b.grad_fn().is_none() && !b.requires_grad() && b.is_leaf());
+    ok(ok(c.sum()).backward());
+    assert_eq!(values(&a.grad().unwrap()), vec![6.0, 6.0]);
+    // Every view is refused, as in PyTorch (VariableTypeManual.cpp's detach_).
+    let v = ok(a.view(&[2]));
+    let err = v.detach_().unwrap_err().to_string();
+    assert!(
+        err.starts_with("Can't detach views in-place. Use detach() instead."),
+        "{err}"
+    );
+}
+
+#[test]
 fn ready_order_runs_later_nodes_first() {
     // y = (a*2) + (a*3): both MulBackward0 become ready after AddBackward0;
     // the later-created one (a*3) runs first, as PyTorch's sequence_nr says.

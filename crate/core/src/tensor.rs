@@ -382,6 +382,20 @@ impl Tensor {
         Ok(())
     }
 
+    /// `t.detach_()`: this tensor leaves the graph in place (no grad_fn, no
+    /// longer requiring grad); its node and everything saved stay as they
+    /// are. PyTorch refuses it on every view, autograd's or not.
+    pub fn detach_(&self) -> Result<()> {
+        if self.view_info().is_some() {
+            return Err(Error::runtime("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."));
+        }
+        let mut m = self.meta_mut()?;
+        m.requires_grad = false;
+        m.grad_fn = None;
+        m.output_nr = 0;
+        Ok(())
+    }
+
     pub fn retains_grad(&self) -> bool {
         !self.is_leaf()
             && self

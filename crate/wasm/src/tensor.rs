@@ -286,6 +286,12 @@ pub fn tensor_detach(id: u32) -> JsResult<u32> {
     wrap(hookgrad_core::view::detached(&core(id)?, true))
 }
 #[wasm_bindgen]
+pub fn tensor_detach_(id: u32) -> JsResult<()> {
+    // As for requiresGrad: a deferred op replays with the edges it had.
+    hookgrad_core::deferred::flush().js()?;
+    core(id)?.detach_().js()
+}
+#[wasm_bindgen]
 pub fn tensor_add_(id: u32, other: JsValue) -> JsResult<u32> {
     wrap(ops::inplace::add_(&core(id)?, &operand(&other, "add_")?))
 }
